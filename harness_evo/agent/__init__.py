@@ -1,0 +1,1 @@
+"""The agent loop: harness + model + sandbox -> Trajectory; then the task's verifier."""

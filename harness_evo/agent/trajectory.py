@@ -1,0 +1,79 @@
+"""What happened in one rollout, step by step."""
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+ExitReason = Literal[
+    "done",  # the agent said it had finished
+    "step_limit",  # it used all its replies
+    "time_limit",  # the task's agent timeout ran out
+    "format_errors",  # too many replies in a row that could not be parsed
+    "model_error",  # the model could not be reached or failed (not the harness's fault)
+    "infra_error",  # image build, container death, verifier without a reward
+    "interrupted",  # Ctrl-C or a stop of the run
+]
+INFRA_REASONS = ("infra_error", "model_error", "interrupted")
+"""Exit reasons that say nothing about the harness: never analyzed as the agent's failures."""
+
+
+class Step(BaseModel):
+    """One model reply and what came of it."""
+
+    index: int
+    reply: str
+    """The model's text."""
+    action: str | None = None
+    """The command parsed from the reply (None when it could not be parsed)."""
+    output: str = ""
+    """The command's output, as recorded (before the harness cuts it for the model)."""
+    exit_code: int | None = None
+    timed_out: bool = False
+    duration_s: float = 0.0
+    """Wall time of the command."""
+    model_s: float = 0.0
+    """Wall time of the model call."""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    format_error: str | None = None
+    """Why the reply could not be run."""
+    finished: bool = False
+    """This step said the task was done."""
+
+
+class Trajectory(BaseModel):
+    """A whole rollout: the messages the model saw, every step, how it ended and what the verifier said."""
+
+    task_id: str
+    trial: int
+    harness_hash: str
+    model: str
+    messages: list[dict] = Field(default_factory=list)
+    steps: list[Step] = Field(default_factory=list)
+    exit_reason: ExitReason = "done"
+    error: str | None = None
+    """For infra and model errors: what failed."""
+    format_errors: int = 0
+    confirmations: int = 0
+    """Times the harness asked the agent to confirm it was done."""
+    reward: float | None = None
+    """The verifier's reward in [0, 1]; None when there was none."""
+    verifier_output: str = ""
+    duration_s: float = 0.0
+    cost: float = 0.0
+
+    @property
+    def tokens_in(self) -> int:
+        return sum(step.tokens_in for step in self.steps)
+
+    @property
+    def tokens_out(self) -> int:
+        return sum(step.tokens_out for step in self.steps)
+
+    @property
+    def passed(self) -> bool:
+        return self.reward is not None and self.reward >= 1.0
+
+    @property
+    def infra_failure(self) -> bool:
+        return self.exit_reason in INFRA_REASONS

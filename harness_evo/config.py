@@ -1,0 +1,196 @@
+"""The configuration of a run: pydantic models, unknown keys are errors, saved as `config.toml` in the run folder."""
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harness_evo.errors import ConfigError
+
+DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
+SMALL_MODEL = "local/qwen2.5-coder-0.5b"
+
+
+class Strict(BaseModel):
+    """Base of every config model: unknown keys fail, field docstrings are the documentation."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class RoleModel(Strict):
+    """How one role talks to its model."""
+
+    model: str = DEFAULT_MODEL
+    """litellm model name (`openai/gpt-4o-mini`, `vllm/Qwen/...`) or an embedded one (`local/qwen2.5-coder-1.5b`)."""
+    temperature: float = 0.0
+    """Sampling temperature; trials of one task differ by seed, so 0 still varies only through the seed."""
+    max_tokens: int = 512
+    """Cap on the tokens of one reply; small models otherwise ramble for minutes."""
+    timeout_s: float = 300.0
+    """Per-call timeout in seconds."""
+    params: dict[str, object] = Field(default_factory=dict)
+    """Extra keyword arguments passed to litellm as they are (api_base, top_p, ...)."""
+
+
+class ModelsConfig(Strict):
+    """The model of each role."""
+
+    solver: RoleModel = Field(default_factory=RoleModel)
+    """The agent's own model, the one whose harness is evolved."""
+    analyzer: RoleModel = Field(default_factory=RoleModel)
+    """Explains failed rollouts as failure records."""
+    proposer: RoleModel = Field(default_factory=lambda: RoleModel(max_tokens=1500))
+    """Proposes edits to the harness against a promoted failure pattern."""
+    critic: RoleModel = Field(default_factory=RoleModel)
+    """Reviews proposed edits before any rollout is paid for them."""
+    cache: bool = True
+    """Answer an identical request from the response cache instead of calling the model again."""
+
+    def role(self, name: str) -> RoleModel:
+        return getattr(self, name)
+
+
+class SandboxConfig(Strict):
+    """Where and how commands of the agent run."""
+
+    backend: Literal["docker", "local"] = "docker"
+    """`docker` isolates each rollout in its own container; `local` runs on this machine (bubblewrap if present)."""
+    memory_mb: int = 2048
+    """Memory limit of one sandbox."""
+    cpus: float = 1.0
+    """CPU limit of one sandbox."""
+    pids_limit: int = 256
+    """Process limit of one sandbox."""
+    max_output_chars: int = 100_000
+    """Output of one command is cut to this many characters inside the sandbox layer."""
+    base_image: str = "harness-evo/base:latest"
+    """The locally built base image that task images start from."""
+    image_aliases: dict[str, str] = Field(default_factory=dict)
+    """Extra `FROM` names resolved to local images, on top of the built-in aliases to the base image."""
+
+
+class ExecutorConfig(Strict):
+    """How rollouts are run."""
+
+    workers: int = 2
+    """Rollouts run in parallel."""
+    trials: int = 1
+    """Trials per task in `eval`."""
+
+
+class FailuresConfig(Strict):
+    """Failure analysis and aggregation."""
+
+    promotion_support: int = 2
+    """A pattern becomes an evolution target when it is seen on this many distinct train tasks."""
+    min_harness_blame: float = 0.5
+    """Share of a pattern's members blamed on the harness needed for promotion."""
+    trace_token_budget: int = 2500
+    """Hard cap on the tokens of one digested trajectory shown to a model."""
+
+
+class CurriculumConfig(Strict):
+    """Which failure pattern (arm) the next iteration works on."""
+
+    strategy: Literal["learning-progress", "fixed", "random"] = "learning-progress"
+    """`learning-progress` is the bandit of DESIGN.md; `fixed` and `random` are baselines."""
+    temperature: float = 0.15
+    """Softmax temperature over arm values."""
+    floor: float = 0.05
+    """Minimum probability of every arm, the explore arm included."""
+    discount: float = 0.7
+    """Weight of older learning-progress observations is multiplied by this at each new one."""
+    minibatch: int = 4
+    """Train tasks drawn per iteration."""
+
+
+class AcceptanceConfig(Strict):
+    """When a child harness is accepted over its parent."""
+
+    rule: Literal["sign-test", "strict-sum"] = "sign-test"
+    """`sign-test`: one-sided sign test on fixed vs broken pairs; `strict-sum`: any gain on the minibatch (GEPA)."""
+    alpha: float = 0.1
+    """Significance level of the sign test."""
+    regression_sample: int = 4
+    """Tasks the parent passes that are re-run on the child to catch regressions."""
+    trials: int = 3
+    """Trials per task when comparing child and parent."""
+
+
+class SearchConfig(Strict):
+    """Which harness node to expand next."""
+
+    strategy: Literal["ucb", "greedy"] = "ucb"
+    """`ucb` balances score and how often a node was expanded; `greedy` always expands the best."""
+    exploration: float = 1.0
+    """UCB exploration constant."""
+
+
+class BudgetConfig(Strict):
+    """When the evolution stops: whichever limit is reached first."""
+
+    max_rollouts: int = 400
+    """Total rollouts paid for (cached ones are free)."""
+    max_dollars: dict[str, float] = Field(default_factory=dict)
+    """Dollar cap per role, e.g. {proposer = 2.0}; roles not named are uncapped."""
+    max_wall_s: float = 900.0
+    """Wall time of the run in seconds."""
+    max_iterations: int = 20
+    """Evolution iterations."""
+    patience: int = 8
+    """Stop after this many iterations without an accepted edit."""
+
+
+class RunConfig(Strict):
+    """Everything a run needs; written to the run folder so that `resume` continues with the same settings."""
+
+    kind: Literal["eval", "evolve", "analyze"] = "eval"
+    """What the run does."""
+    harness: Path = Path("harnesses/bash-agent")
+    """The starting harness folder."""
+    tasks: Path = Path("tasks/core")
+    """The task suite folder."""
+    split: str = "dev"
+    """Split evaluated by `eval`."""
+    seed: int = 0
+    """Seed of every random choice in the run."""
+    agent: Literal["model", "oracle", "noop"] = "model"
+    """`model` runs the harness; `oracle` runs each task's reference solution; `noop` does nothing (a baseline)."""
+    models: ModelsConfig = Field(default_factory=ModelsConfig)
+    """Models per role."""
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    """Sandbox backend and limits."""
+    executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
+    """Parallelism and trials."""
+    failures: FailuresConfig = Field(default_factory=FailuresConfig)
+    """Failure analysis."""
+    curriculum: CurriculumConfig = Field(default_factory=CurriculumConfig)
+    """Curriculum bandit."""
+    acceptance: AcceptanceConfig = Field(default_factory=AcceptanceConfig)
+    """Acceptance gate."""
+    search: SearchConfig = Field(default_factory=SearchConfig)
+    """Search over harness nodes."""
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    """Stopping rules."""
+
+    @classmethod
+    def load(cls, path: Path) -> "RunConfig":
+        try:
+            return cls.model_validate(tomllib.loads(path.read_text()))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise ConfigError(f"{path}: {e}") from e
+        except ValidationError as e:
+            raise ConfigError(f"{path}: {one_line(e)}") from e
+
+    def save(self, path: Path) -> None:
+        path.write_text(tomli_w.dumps(self.model_dump(mode="json", exclude_none=True)))
+
+
+def one_line(error: ValidationError) -> str:
+    """The first problem of a pydantic error as `location: message`."""
+    first = error.errors()[0]
+    location = ".".join(str(part) for part in first["loc"]) or "(root)"
+    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return f"{location}: {first['msg']}{more}"

@@ -1,0 +1,252 @@
+"""Load, validate, hash, save and render a harness folder (see "Harness folder" in DESIGN.md)."""
+
+import hashlib
+import json
+import tomllib
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+import jinja2
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harness_evo.config import one_line
+from harness_evo.errors import HarnessError, UserError
+from harness_evo.harness.edit import Edit
+from harness_evo.harness.paths import safe_relative
+
+REQUIRED_TEMPLATES = ("system.md.j2", "instance.md.j2", "observation.md.j2", "format_error.md.j2")
+OPTIONAL_TEMPLATES = ("confirm_done.md.j2",)
+SANDBOX_ROOT = "/opt/harness"
+"""Where tools and skills are installed inside the sandbox."""
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class HarnessInfo(Strict):
+    name: str
+    """Short name of the harness."""
+    description: str = ""
+    """What the harness is for."""
+
+
+class AgentSettings(Strict):
+    step_limit: int = Field(30, ge=1)
+    """The agent stops after this many model replies."""
+    command_timeout_s: float = Field(30, gt=0)
+    """A command is killed after this many seconds."""
+    max_observation_chars: int = Field(4000, ge=100)
+    """Command output shown to the model is cut to this many characters (head and tail kept)."""
+    action_format: Literal["bash-block", "tool-calls"] = "bash-block"
+    """`bash-block`: one fenced bash block per reply; `tool-calls`: native tool calls of the model."""
+
+
+class HarnessToml(Strict):
+    harness: HarnessInfo
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+
+
+class Tool(Strict):
+    """A command the agent can call; installed in the sandbox under /opt/harness/tools/<name>/."""
+
+    name: str
+    description: str
+    """What the tool does and how to call it; shown to the agent."""
+    command: str
+    """Shell command run for a call; `$TOOL_DIR` is the tool's folder in the sandbox."""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    """JSON schema of the arguments (for `tool-calls`; in `bash-block` they are command-line arguments)."""
+
+    @property
+    def folder(self) -> str:
+        return f"{SANDBOX_ROOT}/tools/{self.name}"
+
+
+class Skill(BaseModel):
+    """An Agent Skill: frontmatter `name` and `description`, and a markdown body read on demand."""
+
+    name: str
+    description: str
+    body: str
+
+    @property
+    def path(self) -> str:
+        return f"{SANDBOX_ROOT}/skills/{self.name}/SKILL.md"
+
+
+class Harness:
+    """An immutable set of components (relative path -> text); the folder is only its serialization."""
+
+    def __init__(self, components: dict[str, str], source: str = "<components>"):
+        self.components = {safe_relative(path): text for path, text in sorted(components.items())}
+        self.source = source
+        self._validate()
+
+    @classmethod
+    def load(cls, folder: Path) -> "Harness":
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise HarnessError(f"{folder}: not a harness folder (no such directory)")
+        components = {}
+        for path in sorted(folder.rglob("*")):
+            relative = path.relative_to(folder).as_posix()
+            if path.is_symlink():
+                raise HarnessError(f"{folder / relative}: links are not allowed in a harness folder")
+            if not path.is_file() or "__pycache__" in path.parts:
+                continue
+            try:
+                components[relative] = path.read_text()
+            except UnicodeDecodeError:
+                raise HarnessError(f"{folder / relative}: not a text file; every harness file is a text component") from None
+        return cls(components, source=str(folder))
+
+    def save(self, folder: Path) -> Path:
+        folder = Path(folder)
+        for relative, text in self.components.items():
+            path = folder / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            if relative.startswith("tools/") and text.startswith("#!"):
+                path.chmod(0o755)
+        return folder
+
+    @cached_property
+    def hash(self) -> str:
+        return hashlib.sha256(json.dumps(self.components, sort_keys=True).encode()).hexdigest()
+
+    @property
+    def short_hash(self) -> str:
+        return self.hash[:12]
+
+    def apply(self, edit: Edit) -> "Harness":
+        return Harness(edit.apply(self.components), source=f"{self.source}+edit")
+
+    # parsed views of the components
+
+    @cached_property
+    def settings(self) -> HarnessToml:
+        return self._parse_toml("harness.toml", HarnessToml)
+
+    @property
+    def agent(self) -> AgentSettings:
+        return self.settings.agent
+
+    @property
+    def name(self) -> str:
+        return self.settings.harness.name
+
+    @cached_property
+    def tools(self) -> list[Tool]:
+        tools = []
+        for path in self.components:
+            parts = path.split("/")
+            if len(parts) == 3 and parts[0] == "tools" and parts[2] == "tool.toml":
+                data = self._parse_toml(path, None)
+                if not isinstance(data.get("command"), str) or not data["command"].strip():
+                    raise self._error(path, "a tool needs a `command`")
+                try:
+                    tools.append(Tool(name=parts[1], **data))
+                except ValidationError as e:
+                    raise self._error(path, one_line(e)) from None
+        return tools
+
+    def tool_files(self, tool: Tool) -> dict[str, str]:
+        prefix = f"tools/{tool.name}/"
+        return {path[len(prefix):]: text for path, text in self.components.items() if path.startswith(prefix)}
+
+    @cached_property
+    def skills(self) -> list[Skill]:
+        skills = []
+        for path, text in self.components.items():
+            parts = path.split("/")
+            if len(parts) == 3 and parts[0] == "skills" and parts[2] == "SKILL.md":
+                front, body = split_frontmatter(text, self._where(path))
+                for key in ("name", "description"):
+                    if not isinstance(front.get(key), str) or not front[key].strip():
+                        raise self._error(path, f"frontmatter needs a `{key}`")
+                skills.append(Skill(name=front["name"], description=front["description"].strip(), body=body))
+        return skills
+
+    def files_for_sandbox(self) -> dict[str, str]:
+        """Sandbox path -> text of every tool and skill file, installed under /opt/harness."""
+        return {f"{SANDBOX_ROOT}/{path}": text for path, text in self.components.items() if path.startswith(("tools/", "skills/"))}
+
+    # rendering
+
+    def render(self, template: str, **context: Any) -> str:
+        """Render `prompts/<template>` with the common context (tools, skills, agent) plus `context`."""
+        source = self.components.get(f"prompts/{template}")
+        if source is None:
+            raise self._error(f"prompts/{template}", "missing template")
+        try:
+            return self._jinja.from_string(source).render(tools=self.tools, skills=self.skills, agent=self.agent, **context).strip()
+        except jinja2.TemplateError as e:
+            raise self._error(f"prompts/{template}", f"does not render: {e}") from None
+
+    def has_template(self, template: str) -> bool:
+        return f"prompts/{template}" in self.components
+
+    @cached_property
+    def _jinja(self) -> jinja2.Environment:
+        return jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+
+    # validation
+
+    def _validate(self) -> None:
+        if "harness.toml" not in self.components:
+            raise HarnessError(f"{self.source}: missing harness.toml")
+        self.settings, self.tools, self.skills  # noqa: B018 - parse everything now, so errors surface at load
+        for template in REQUIRED_TEMPLATES:
+            if f"prompts/{template}" not in self.components:
+                raise self._error(f"prompts/{template}", "missing template")
+        for template in REQUIRED_TEMPLATES + OPTIONAL_TEMPLATES:
+            if self.has_template(template):
+                self.render(template, **SAMPLE_CONTEXT)
+
+    def _parse_toml(self, path: str, model: type[BaseModel] | None) -> Any:
+        try:
+            data = tomllib.loads(self.components[path])
+        except tomllib.TOMLDecodeError as e:
+            raise self._error(path, f"bad TOML: {e}") from None
+        if model is None:
+            return data
+        try:
+            return model.model_validate(data)
+        except ValidationError as e:
+            raise self._error(path, one_line(e)) from None
+
+    def _where(self, path: str) -> str:
+        return f"{self.source}/{path}"
+
+    def _error(self, path: str, problem: str) -> HarnessError:
+        return HarnessError(f"{self._where(path)}: {problem}")
+
+
+SAMPLE_CONTEXT = {
+    "instruction": "Create hello.txt containing 'hi'.",
+    "output": "hi",
+    "exit_code": 0,
+    "timed_out": False,
+    "step": 1,
+    "steps_left": 9,
+    "error": "No bash block found.",
+}
+"""Variables the agent loop passes to templates; a template using anything else fails at load time."""
+
+
+def split_frontmatter(text: str, where: str) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body) of a markdown file that starts with a `---` YAML block."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---" or "---" not in [line.strip() for line in lines[1:]]:
+        raise UserError(f"{where}: missing `---` frontmatter with name and description")
+    end = [line.strip() for line in lines[1:]].index("---") + 1
+    try:
+        front = yaml.safe_load("\n".join(lines[1:end])) or {}
+    except yaml.YAMLError as e:
+        raise UserError(f"{where}: bad frontmatter: {str(e).splitlines()[0]}") from None
+    if not isinstance(front, dict):
+        raise UserError(f"{where}: frontmatter must be a mapping")
+    return front, "\n".join(lines[end + 1 :]).strip() + "\n"

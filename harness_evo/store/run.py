@@ -1,0 +1,162 @@
+"""A run folder: `config.toml`, `run.db` (an append-only event log plus tables projected from it), snapshots.
+
+Every write goes through `emit`: the event is appended and, when its kind has a projection, the row is
+upserted into that table in the same transaction. The tables can therefore always be rebuilt from the log.
+"""
+
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from harness_evo.errors import UserError
+
+PROJECTIONS: dict[str, tuple[str, str | tuple[str, ...]]] = {
+    "run": ("run", "id"),
+    "node": ("nodes", "id"),
+    "edit": ("edits", "id"),
+    "rollout": ("rollouts", "id"),
+    "failure": ("failures", "id"),
+    "pattern": ("patterns", "id"),
+    "pattern_member": ("pattern_members", "failure_id"),
+    "arm": ("arms", "id"),
+    "llm_call": ("llm_calls", "id"),
+}
+"""Event kind -> (table, primary key). Events of other kinds are only logged."""
+
+
+class RunStore:
+    """One run folder. Safe to share between threads of one process; readers in other processes see WAL snapshots."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        if not (self.folder / "run.db").exists():
+            raise UserError(f"{self.folder} is not a run folder (no run.db); `harness-evo runs` lists the runs")
+        self._lock = threading.RLock()
+        self.db = self._connect()
+
+    @classmethod
+    def create(cls, runs_dir: Path, kind: str, run_id: str | None = None) -> "RunStore":
+        run_id = run_id or f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+        folder = Path(runs_dir) / run_id
+        folder.mkdir(parents=True, exist_ok=False)
+        connection = sqlite3.connect(folder / "run.db")
+        connection.close()
+        store = cls(folder)
+        store.emit("run", id=run_id, kind=kind, status="running", started=time.time())
+        return store
+
+    @property
+    def id(self) -> str:
+        return self.folder.name
+
+    def _connect(self) -> sqlite_utils.Database:
+        connection = sqlite3.connect(self.folder / "run.db", check_same_thread=False, timeout=30)
+        db = sqlite_utils.Database(connection)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        if "events" not in db.table_names():
+            db["events"].create({"seq": int, "ts": float, "kind": str, "data": str}, pk="seq")
+            db["events"].create_index(["kind"])
+        return db
+
+    def emit(self, kind: str, data: dict[str, Any] | None = None, **fields: Any) -> int:
+        """Append one event; project it into its table. Returns the event's sequence number."""
+        row = {**(data or {}), **fields}
+        with self._lock:
+            try:
+                with self.db.conn:
+                    cursor = self.db.conn.execute(
+                        "INSERT INTO events (ts, kind, data) VALUES (?, ?, ?)",
+                        (time.time(), kind, json.dumps(row, default=str)),
+                    )
+                    self._project(kind, row)
+            except sqlite3.OperationalError as e:
+                if "full" in str(e) or "disk" in str(e):
+                    raise UserError(f"cannot write to {self.folder / 'run.db'}: {e}; free disk space, then `harness-evo resume`") from e
+                raise
+        return cursor.lastrowid
+
+    def _project(self, kind: str, row: dict[str, Any]) -> None:
+        if kind not in PROJECTIONS:
+            return
+        table, pk = PROJECTIONS[kind]
+        self.db[table].upsert(row, pk=pk, alter=True)
+
+    def events(self, kinds: list[str] | None = None, after: int = 0) -> Iterator[dict[str, Any]]:
+        """The log in order, each as {seq, ts, kind, **data}."""
+        where, params = "seq > ?", [after]
+        if kinds:
+            where += f" AND kind IN ({', '.join('?' for _ in kinds)})"
+            params += kinds
+        for seq, ts, kind, data in self.db.execute(f"SELECT seq, ts, kind, data FROM events WHERE {where} ORDER BY seq", params):
+            yield {"seq": seq, "ts": ts, "kind": kind, **json.loads(data)}
+
+    def rebuild(self) -> None:
+        """Drop every projected table and replay the log into it."""
+        with self._lock, self.db.conn:
+            for table, _ in PROJECTIONS.values():
+                if table in self.db.table_names():
+                    self.db[table].drop()
+            for event in self.events(list(PROJECTIONS)):
+                self._project(event["kind"], {k: v for k, v in event.items() if k not in ("seq", "ts", "kind")})
+
+    def rows(self, table: str, where: str | None = None, params: Any = None, order_by: str | None = None) -> list[dict[str, Any]]:
+        """Rows of a projected table (empty when the table does not exist yet), JSON columns decoded."""
+        if table not in self.db.table_names():
+            return []
+        return [decode_json(row) for row in self.db[table].rows_where(where, params or [], order_by=order_by)]
+
+    def get(self, table: str, pk: Any) -> dict[str, Any] | None:
+        rows = self.rows(table, f"{PROJECTIONS_BY_TABLE[table]} = ?", [pk])
+        return rows[0] if rows else None
+
+    def set_status(self, status: str, **fields: Any) -> None:
+        self.emit("run", id=self.id, status=status, **fields)
+
+    @property
+    def info(self) -> dict[str, Any]:
+        return self.get("run", self.id) or {}
+
+    # files beside the database
+
+    def path(self, *parts: str) -> Path:
+        path = self.folder.joinpath(*parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def write_json(self, relative: str, payload: Any) -> Path:
+        """Write a JSON file atomically (a crash leaves the old file or the new one, never half of one)."""
+        path = self.path(relative)
+        partial = path.with_suffix(path.suffix + ".partial")
+        partial.write_text(json.dumps(payload, indent=1, default=str))
+        partial.replace(path)
+        return path
+
+    def read_json(self, relative: str) -> Any:
+        return json.loads((self.folder / relative).read_text())
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+
+PROJECTIONS_BY_TABLE = {table: pk for table, pk in PROJECTIONS.values()}
+
+
+def decode_json(row: dict[str, Any]) -> dict[str, Any]:
+    """sqlite-utils stores lists and dicts as JSON text; give them back as Python values."""
+    decoded = {}
+    for key, value in row.items():
+        if isinstance(value, str) and value[:1] in "[{":
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError:
+                pass
+        decoded[key] = value
+    return decoded

@@ -1,0 +1,108 @@
+"""One task folder in the Harbor format (as used by Terminal-Bench 2.0 and SkillsBench)."""
+
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from harness_evo.errors import TaskError
+
+CATEGORIES = (
+    "files",
+    "text-processing",
+    "data-wrangling",
+    "debugging",
+    "scripting",
+    "archives-permissions",
+    "git",
+    "processes-env",
+    "log-analysis",
+    "sqlite",
+    "config-edits",
+)
+"""The documented categories of the built-in suite; external suites may use their own."""
+
+REWARD_PATH = "/logs/verifier/reward.txt"
+TESTS_DIR = "/tests"
+SOLUTION_DIR = "/solution"
+
+
+class Task(BaseModel):
+    """A task: what the agent is told, the image it runs in, and how its outcome is verified."""
+
+    id: str
+    """The folder name; unique within a suite."""
+    folder: Path
+    """The task folder."""
+    instruction: str
+    """The text of instruction.md, shown to the agent."""
+    category: str = "uncategorized"
+    """[metadata] category."""
+    difficulty: str = "unknown"
+    """[metadata] difficulty: easy, medium or hard."""
+    tags: list[str] = Field(default_factory=list)
+    """[metadata] tags."""
+    agent_timeout_s: float = 600.0
+    """[agent] timeout_sec: wall time of the agent's whole episode."""
+    verifier_timeout_s: float = 120.0
+    """[verifier] timeout_sec: wall time of tests/test.sh."""
+    build_timeout_s: float = 600.0
+    """[environment] build_timeout_sec."""
+    allow_internet: bool = False
+    """[environment] allow_internet: network inside the sandbox (off unless the task asks)."""
+    cpus: float | None = None
+    """[environment] cpus, overriding the sandbox default."""
+    memory_mb: int | None = None
+    """[environment] memory_mb, overriding the sandbox default."""
+
+    @property
+    def environment_dir(self) -> Path:
+        return self.folder / "environment"
+
+    @property
+    def dockerfile(self) -> Path:
+        return self.environment_dir / "Dockerfile"
+
+    @property
+    def tests_dir(self) -> Path:
+        return self.folder / "tests"
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.folder / "solution"
+
+
+def load_task(folder: Path) -> Task:
+    """Read a Harbor task folder; a TaskError names the file and the problem."""
+    folder = Path(folder)
+    config_path = folder / "task.toml"
+    try:
+        config = tomllib.loads(config_path.read_text())
+    except FileNotFoundError:
+        raise TaskError(f"{config_path}: missing") from None
+    except tomllib.TOMLDecodeError as e:
+        raise TaskError(f"{config_path}: bad TOML: {e}") from None
+    for required in ("instruction.md", "tests/test.sh", "environment/Dockerfile"):
+        if not (folder / required).is_file():
+            image = config.get("environment", {}).get("docker_image")
+            hint = f" (it names the prebuilt image {image}, and no registry is reachable)" if image and required.startswith("environment") else ""
+            raise TaskError(f"{folder / required}: missing{hint}")
+    metadata, agent = config.get("metadata", {}), config.get("agent", {})
+    verifier, environment = config.get("verifier", {}), config.get("environment", {})
+    try:
+        return Task(
+            id=folder.name,
+            folder=folder.resolve(),
+            instruction=(folder / "instruction.md").read_text().strip(),
+            category=metadata.get("category", "uncategorized"),
+            difficulty=metadata.get("difficulty", "unknown"),
+            tags=list(metadata.get("tags", [])),
+            agent_timeout_s=float(agent.get("timeout_sec", 600.0)),
+            verifier_timeout_s=float(verifier.get("timeout_sec", 120.0)),
+            build_timeout_s=float(environment.get("build_timeout_sec", 600.0)),
+            allow_internet=bool(environment.get("allow_internet", False)),
+            cpus=environment.get("cpus"),
+            memory_mb=environment.get("memory_mb"),
+        )
+    except (ValueError, TypeError) as e:
+        raise TaskError(f"{config_path}: {str(e).splitlines()[0]}") from None
