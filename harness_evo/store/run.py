@@ -27,6 +27,7 @@ PROJECTIONS: dict[str, tuple[str, str | tuple[str, ...]]] = {
     "pattern_member": ("pattern_members", "failure_id"),
     "arm": ("arms", "id"),
     "llm_call": ("llm_calls", "id"),
+    "iteration": ("iterations", "id"),
 }
 """Event kind -> (table, primary key). Events of other kinds are only logged."""
 
