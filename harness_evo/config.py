@@ -120,12 +120,26 @@ class AcceptanceConfig(Strict):
 
 
 class SearchConfig(Strict):
-    """Which harness node to expand next."""
+    """Which harness node to expand next, and how edits to it are proposed and reviewed."""
 
     strategy: Literal["ucb", "greedy"] = "ucb"
     """`ucb` balances score and how often a node was expanded; `greedy` always expands the best."""
     exploration: float = 1.0
     """UCB exploration constant."""
+    candidates: int = 2
+    """Edits the proposer is asked for per round; at most this many face the empirical gate."""
+    evidence: int = 3
+    """Member traces from distinct tasks shown to the proposer per pattern."""
+    revisions: int = 2
+    """Rounds in which the critic may send rejected edits back to the proposer with its reasons."""
+    max_harness_chars: int = 24_000
+    """Size budget of an edited harness: all components plus the rendered system prompt."""
+    ngram_words: int = 8
+    """An edit quoting this many consecutive words of a training task's instruction, tests or solution is rejected."""
+    review: bool = True
+    """Ask the critic model to judge generality and relevance after the rule checks pass."""
+    dev_trials: int = 1
+    """Trials per dev task when an accepted node (and the root) is scored on the dev split."""
 
 
 class BudgetConfig(Strict):
