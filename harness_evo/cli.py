@@ -34,3 +34,70 @@ def main() -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted; finished work is kept in the run folder (`harness-evo resume RUN` continues it)")
         sys.exit(130)
+
+
+def load_config(config_file: Path | None) -> "RunConfig":
+    from harness_evo.config import RunConfig
+
+    return RunConfig.load(config_file) if config_file else RunConfig()
+
+
+@app.command("eval")
+def eval_command(
+    harness: Annotated[Path, typer.Option(help="The harness folder.")] = Path("harnesses/bash-agent"),
+    tasks: Annotated[Path, typer.Option(help="The task suite folder (Harbor format).")] = Path("tasks/core"),
+    split: Annotated[str, typer.Option(help="train, dev, test or all.")] = "dev",
+    trials: Annotated[int, typer.Option(min=1, help="Trials per task.")] = 1,
+    model: Annotated[str | None, typer.Option(help="Solver model (litellm name or local/...); default: the embedded model.")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Rollouts in parallel.")] = 2,
+    sandbox: Annotated[str, typer.Option(help="docker or local.")] = "docker",
+    agent: Annotated[str, typer.Option(help="model, oracle (the tasks' reference solutions) or noop.")] = "model",
+    seed: Annotated[int, typer.Option(help="Seed of the run.")] = 0,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not answer model calls from the response cache.")] = False,
+    config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML; options override it.")] = None,
+    runs: RunsDir = Path("runs"),
+) -> None:
+    """Score a harness on a split of a task suite; writes a run folder."""
+    import time
+
+    from harness_evo.agent.evaluate import evaluate
+    from harness_evo.config import ConfigError
+    from harness_evo.store import RunStore
+    from harness_evo.taskset import load_suite
+    from harness_evo.views.evaluation import RolloutProgress, eval_table
+
+    config = load_config(config_file)
+    try:
+        config = config.model_validate(config.model_dump() | {
+            "kind": "eval", "harness": harness, "tasks": tasks, "split": split, "seed": seed, "agent": agent,
+            "sandbox": config.sandbox.model_dump() | {"backend": sandbox},
+            "executor": {"workers": workers, "trials": trials},
+            "models": config.models.model_dump() | ({"solver": config.models.solver.model_dump() | {"model": model}} if model else {})
+                      | ({"cache": False} if no_cache else {}),
+        })
+    except ValueError as e:
+        raise ConfigError(str(e).splitlines()[0]) from None
+    from harness_evo.harness import Harness
+
+    Harness.load(config.harness)
+    total = len(load_suite(config.tasks, seed=config.seed).split(config.split)) * config.executor.trials
+    store = RunStore.create(runs, "eval")
+    config.save(store.folder / "config.toml")
+    started = time.time()
+    llm = open_llm(config, store) if agent == "model" else None
+    try:
+        with RolloutProgress(total, console=console) as progress:
+            result = evaluate(config, store, on_progress=progress.update, llm=llm)
+    except KeyboardInterrupt:
+        store.set_status("stopped", finished=time.time())
+        raise
+    finally:
+        if llm is not None:
+            llm.close()
+    console.print(eval_table(result, started))
+
+
+def open_llm(config, store):
+    from harness_evo.llm import LLM
+
+    return LLM(config.models, store=store)

@@ -1,0 +1,151 @@
+"""The agents a rollout can run: the harness driven by a model, the task's oracle, and a do-nothing baseline."""
+
+import shlex
+import threading
+import time
+from typing import Protocol
+
+from harness_evo.agent.actions import STOP_SEQUENCES, FormatError, closed, parse_bash_block, says_done
+from harness_evo.agent.trajectory import ExitReason, Step, Trajectory
+from harness_evo.harness import Harness
+from harness_evo.harness.folder import SANDBOX_ROOT
+from harness_evo.sandbox import Sandbox
+from harness_evo.taskset import Task
+from harness_evo.taskset.task import SOLUTION_DIR
+
+MAX_FORMAT_ERRORS_IN_A_ROW = 3
+TOOLS_BIN = f"{SANDBOX_ROOT}/bin"
+
+
+class Submitted(Exception):
+    """The agent said it has finished."""
+
+
+class LimitsExceeded(Exception):
+    """The episode ran out of steps, time or well-formed replies."""
+
+    def __init__(self, reason: ExitReason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Interrupted(Exception):
+    """The run is stopping (Ctrl-C); the rollout is abandoned and will be run again on resume."""
+
+
+class Agent(Protocol):
+    name: str
+
+    def run(self, harness: Harness, task: Task, sandbox: Sandbox, trajectory: Trajectory) -> None:
+        """Act in the sandbox, filling `trajectory` (steps, messages, exit reason) as it goes."""
+        ...
+
+
+class ModelAgent:
+    """The harness under evolution: render its prompts, ask the solver model, run one bash block per reply."""
+
+    name = "model"
+
+    def __init__(self, llm, stop: threading.Event | None = None):
+        self.llm = llm
+        self.stop = stop or threading.Event()
+
+    def run(self, harness: Harness, task: Task, sandbox: Sandbox, trajectory: Trajectory) -> None:
+        install_harness(harness, sandbox)
+        settings = harness.agent
+        messages = trajectory.messages
+        messages += [
+            {"role": "system", "content": harness.render("system.md.j2")},
+            {"role": "user", "content": harness.render("instance.md.j2", instruction=task.instruction)},
+        ]
+        started, errors_in_a_row = time.monotonic(), 0
+        try:
+            while True:
+                remaining = task.agent_timeout_s - (time.monotonic() - started)
+                if self.stop.is_set():
+                    raise Interrupted()
+                if len(trajectory.steps) >= settings.step_limit:
+                    raise LimitsExceeded("step_limit")
+                if remaining <= 0:
+                    raise LimitsExceeded("time_limit")
+                reply = self.llm.complete("solver", messages, seed=trajectory.trial, stop=STOP_SEQUENCES)
+                step = Step(index=len(trajectory.steps), reply=reply.text, model_s=reply.latency_s,
+                            tokens_in=reply.tokens_in, tokens_out=reply.tokens_out)
+                trajectory.steps.append(step)
+                trajectory.cost += reply.cost
+                messages.append({"role": "assistant", "content": closed(reply.text)})
+                try:
+                    step.action = parse_bash_block(reply.text)
+                except FormatError as e:
+                    step.format_error = str(e)
+                    trajectory.format_errors += 1
+                    errors_in_a_row += 1
+                    if errors_in_a_row >= MAX_FORMAT_ERRORS_IN_A_ROW:
+                        raise LimitsExceeded("format_errors") from None
+                    messages.append({"role": "user", "content": harness.render("format_error.md.j2", error=str(e))})
+                    continue
+                errors_in_a_row = 0
+                timeout = max(1.0, min(settings.command_timeout_s, remaining))
+                result = sandbox.run(f'export PATH="{TOOLS_BIN}:$PATH"\n{step.action}', timeout_s=timeout)
+                step.output, step.exit_code = result.output, result.exit_code
+                step.timed_out, step.duration_s = result.timed_out, result.duration_s
+                if says_done(result.output):
+                    if harness.has_template("confirm_done.md.j2") and trajectory.confirmations == 0:
+                        trajectory.confirmations += 1
+                        messages.append({"role": "user", "content": harness.render("confirm_done.md.j2")})
+                        continue
+                    step.finished = True
+                    raise Submitted()
+                messages.append({"role": "user", "content": harness.render(
+                    "observation.md.j2",
+                    output=cut(result.output, settings.max_observation_chars),
+                    exit_code=result.exit_code,
+                    timed_out=result.timed_out,
+                    step=len(trajectory.steps),
+                    steps_left=settings.step_limit - len(trajectory.steps),
+                )})
+        except Submitted:
+            trajectory.exit_reason = "done"
+        except LimitsExceeded as e:
+            trajectory.exit_reason = e.reason
+
+
+class OracleAgent:
+    """Runs the task's reference solution (`solution/solve.sh`), to validate tasks as Harbor's oracle does."""
+
+    name = "oracle"
+
+    def run(self, harness: Harness, task: Task, sandbox: Sandbox, trajectory: Trajectory) -> None:
+        sandbox.copy_dir(task.solution_dir, SOLUTION_DIR)
+        result = sandbox.run(f"bash {SOLUTION_DIR}/solve.sh", timeout_s=task.agent_timeout_s)
+        trajectory.steps.append(Step(index=0, reply="(oracle)", action=f"bash {SOLUTION_DIR}/solve.sh", output=result.output,
+                                     exit_code=result.exit_code, timed_out=result.timed_out, duration_s=result.duration_s, finished=True))
+        trajectory.exit_reason = "time_limit" if result.timed_out else "done"
+
+
+class NoopAgent:
+    """Does nothing and says it is done: every verifier must give it 0."""
+
+    name = "noop"
+
+    def run(self, harness: Harness, task: Task, sandbox: Sandbox, trajectory: Trajectory) -> None:
+        trajectory.exit_reason = "done"
+
+
+def install_harness(harness: Harness, sandbox: Sandbox) -> None:
+    """Copy tools and skills to /opt/harness and put a command for each tool on PATH (in /opt/harness/bin)."""
+    sandbox.write_files(harness.files_for_sandbox())
+    wrappers = {
+        f"{TOOLS_BIN}/{tool.name}": f'#!/bin/sh\nTOOL_DIR={shlex.quote(tool.folder)}\nexport TOOL_DIR\nexec {tool.command} "$@"\n'
+        for tool in harness.tools
+    }
+    if wrappers:
+        sandbox.write_files(wrappers, executable=True)
+
+
+def cut(text: str, limit: int) -> str:
+    """Keep the head and the tail of a long output, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
+    return f"{head}\n[... {len(text) - len(head) - len(tail)} characters cut ...]\n{tail}"

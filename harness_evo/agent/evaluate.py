@@ -1,0 +1,88 @@
+"""Score a harness on a split of a suite: the library behind `harness-evo eval`."""
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from statistics import mean
+
+from harness_evo.agent.executor import Executor, ProgressCallback
+from harness_evo.agent.trajectory import INFRA_REASONS
+from harness_evo.config import RunConfig
+from harness_evo.harness import Harness
+from harness_evo.sandbox import get_backend
+from harness_evo.store import RunStore
+from harness_evo.taskset import load_suite
+
+
+@dataclass
+class TaskScore:
+    """One task's rollouts, summed up."""
+
+    task_id: str
+    split: str
+    rollouts: int = 0
+    scored: int = 0
+    passed: int = 0
+    reward: float = 0.0
+    exit_reasons: Counter = field(default_factory=Counter)
+    tokens: int = 0
+    wall_s: float = 0.0
+
+
+@dataclass
+class EvalResult:
+    run: RunStore
+    harness: Harness
+    tasks: list[TaskScore]
+
+    @property
+    def scored(self) -> int:
+        return sum(task.scored for task in self.tasks)
+
+    @property
+    def infra_failures(self) -> int:
+        return sum(task.rollouts - task.scored for task in self.tasks)
+
+    @property
+    def pass_at_1(self) -> float | None:
+        """Share of scored rollouts (infrastructure failures left out) that passed."""
+        return sum(task.passed for task in self.tasks) / self.scored if self.scored else None
+
+    @property
+    def mean_reward(self) -> float | None:
+        return sum(task.reward for task in self.tasks) / self.scored if self.scored else None
+
+
+def score_rollouts(rows: list[dict]) -> list[TaskScore]:
+    scores: dict[str, TaskScore] = {}
+    for row in rows:
+        score = scores.setdefault(row["task_id"], TaskScore(row["task_id"], row["split"]))
+        score.rollouts += 1
+        score.exit_reasons[row["exit_reason"]] += 1
+        score.tokens += (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
+        score.wall_s += row["duration_s"] or 0.0
+        if row["exit_reason"] not in INFRA_REASONS:
+            score.scored += 1
+            score.passed += bool(row["passed"])
+            score.reward += row["reward"] or 0.0
+    return list(scores.values())
+
+
+def evaluate(config: RunConfig, store: RunStore, on_progress: ProgressCallback | None = None, llm=None) -> EvalResult:
+    """Run every (task, trial) of the split; record the run's summary; return per-task scores."""
+    harness = Harness.load(config.harness)
+    suite = load_suite(config.tasks, seed=config.seed)
+    tasks = suite.split(config.split)
+    store.emit("run", id=store.id, harness=str(config.harness), harness_hash=harness.hash, tasks=str(config.tasks),
+               split=config.split, trials=config.executor.trials, agent=config.agent)
+    backend = get_backend(config.sandbox)
+    executor = Executor(store, backend, suite, llm=llm, workers=config.executor.workers, agent=config.agent, on_progress=on_progress)
+    rows = executor.run(harness, tasks, config.executor.trials)
+    result = EvalResult(store, harness, score_rollouts(rows))
+    store.set_status("finished", finished=time.time(), best_node=harness.hash, summary={
+        "split": config.split, "pass_at_1": result.pass_at_1, "mean_reward": result.mean_reward,
+        "scored": result.scored, "infra_failures": result.infra_failures,
+        "tokens_per_rollout": mean([(r["tokens_in"] or 0) + (r["tokens_out"] or 0) for r in rows]) if rows else 0,
+    })
+    return result
+

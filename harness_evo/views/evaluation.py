@@ -1,0 +1,58 @@
+"""The live progress of an evaluation and its closing table."""
+
+import threading
+import time
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from harness_evo.agent.evaluate import EvalResult
+
+
+class RolloutProgress:
+    """A rich progress bar over rollouts, with the pass count; its `update` is the executor's progress callback."""
+
+    def __init__(self, total: int, console=None):
+        self.passed = self.finished = 0
+        self._lock = threading.Lock()
+        self.progress = Progress(
+            TextColumn("[bold]rollouts"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("[green]{task.fields[passed]} passed"), TextColumn("{task.fields[last]}"), TimeElapsedColumn(),
+            console=console, transient=False,
+        )
+        self.bar = self.progress.add_task("rollouts", total=total, passed=0, last="")
+
+    def update(self, kind: str, row: dict[str, Any]) -> None:
+        if kind == "started":
+            return
+        with self._lock:
+            self.finished += 1
+            self.passed += bool(row.get("passed"))
+            mark = "cached" if kind == "cached" else row.get("exit_reason", "")
+            self.progress.update(self.bar, advance=1, passed=self.passed, last=f"{row['task_id']}#{row['trial']}: {mark}")
+
+    def __enter__(self) -> "RolloutProgress":
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+
+def eval_table(result: EvalResult, started: float) -> Table:
+    table = Table(title=f"{result.harness.name} ({result.harness.short_hash}) on {len(result.tasks)} tasks", title_justify="left")
+    for column in ("task", "split", "passed", "reward", "exit reasons", "tokens", "wall s"):
+        table.add_column(column, justify="right" if column in ("passed", "reward", "tokens", "wall s") else "left")
+    for task in sorted(result.tasks, key=lambda t: t.task_id):
+        ok = task.scored and task.passed == task.scored
+        passed = f"[{'green' if ok else 'red'}]{task.passed}/{task.scored}[/]" if task.scored else "[yellow]infra[/]"
+        reasons = ", ".join(f"{reason}×{n}" if n > 1 else reason for reason, n in task.exit_reasons.most_common())
+        reward = f"{task.reward / task.scored:.2f}" if task.scored else "-"
+        table.add_row(task.task_id, task.split, passed, reward, reasons, f"{task.tokens:,}", f"{task.wall_s:.1f}")
+    pass_at_1 = "-" if result.pass_at_1 is None else f"{result.pass_at_1:.1%}"
+    infra = f"; {result.infra_failures} infrastructure failures not counted" if result.infra_failures else ""
+    table.caption = (f"pass@1 {pass_at_1} over {result.scored} scored rollouts{infra}; "
+                     f"tokens {sum(t.tokens for t in result.tasks):,}; wall {time.time() - started:.0f} s; run {result.run.folder}")
+    table.caption_justify = "left"
+    return table

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# The whole test suite: sets everything up, then runs pytest. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+exec .venv/bin/pytest -q "$@"
