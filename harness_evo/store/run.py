@@ -67,7 +67,7 @@ class RunStore:
             db["events"].create_index(["kind"])
         return db
 
-    def emit(self, kind: str, data: dict[str, Any] | None = None, **fields: Any) -> int:
+    def emit(self, kind: str, data: dict[str, Any] | None = None, /, **fields: Any) -> int:
         """Append one event; project it into its table. Returns the event's sequence number."""
         row = {**(data or {}), **fields}
         with self._lock:
@@ -91,13 +91,13 @@ class RunStore:
         self.db[table].upsert(row, pk=pk, alter=True)
 
     def events(self, kinds: list[str] | None = None, after: int = 0) -> Iterator[dict[str, Any]]:
-        """The log in order, each as {seq, ts, kind, **data}."""
+        """The log in order, each as {seq, ts, kind, data}."""
         where, params = "seq > ?", [after]
         if kinds:
             where += f" AND kind IN ({', '.join('?' for _ in kinds)})"
             params += kinds
         for seq, ts, kind, data in self.db.execute(f"SELECT seq, ts, kind, data FROM events WHERE {where} ORDER BY seq", params):
-            yield {"seq": seq, "ts": ts, "kind": kind, **json.loads(data)}
+            yield {"seq": seq, "ts": ts, "kind": kind, "data": json.loads(data)}
 
     def rebuild(self) -> None:
         """Drop every projected table and replay the log into it."""
@@ -106,7 +106,7 @@ class RunStore:
                 if table in self.db.table_names():
                     self.db[table].drop()
             for event in self.events(list(PROJECTIONS)):
-                self._project(event["kind"], {k: v for k, v in event.items() if k not in ("seq", "ts", "kind")})
+                self._project(event["kind"], event["data"])
 
     def rows(self, table: str, where: str | None = None, params: Any = None, order_by: str | None = None) -> list[dict[str, Any]]:
         """Rows of a projected table (empty when the table does not exist yet), JSON columns decoded."""

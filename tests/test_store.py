@@ -1,0 +1,35 @@
+"""The run folder: the event log is the truth, tables are projections that can be rebuilt."""
+
+from pathlib import Path
+
+import pytest
+
+from harness_evo.errors import UserError
+from harness_evo.store import RunStore
+
+
+def test_emitted_rows_land_in_their_table_and_survive_a_rebuild(tmp_path: Path):
+    store = RunStore.create(tmp_path, "eval")
+    store.emit("rollout", id="r1", task_id="a", reward=0.0, exit_reason="step_limit", tags=["x"])
+    store.emit("rollout", id="r1", reward=1.0)  # an update keeps the other columns
+    store.emit("iteration_note", text="only logged")
+    before = store.rows("rollouts")
+    assert before == [{"id": "r1", "task_id": "a", "reward": 1.0, "exit_reason": "step_limit", "tags": ["x"]}]
+    store.db["rollouts"].delete_where()
+    store.rebuild()
+    assert store.rows("rollouts") == before
+    assert [e["kind"] for e in store.events()] == ["run", "rollout", "rollout", "iteration_note"]
+
+
+def test_reopened_run_sees_everything_written(tmp_path: Path):
+    store = RunStore.create(tmp_path, "evolve", run_id="r")
+    store.emit("node", id="h1", parent_id=None, train_score=0.5)
+    store.close()
+    again = RunStore(tmp_path / "r")
+    assert again.info["kind"] == "evolve" and again.info["status"] == "running"
+    assert again.get("nodes", "h1")["train_score"] == 0.5
+
+
+def test_a_folder_without_run_db_is_a_user_error(tmp_path: Path):
+    with pytest.raises(UserError, match="not a run folder"):
+        RunStore(tmp_path)

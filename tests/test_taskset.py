@@ -1,0 +1,82 @@
+"""Loading Harbor task folders and suites, with their splits."""
+
+from pathlib import Path
+
+import pytest
+
+from harness_evo.errors import TaskError
+from harness_evo.taskset import load_suite, load_task
+
+
+def make_task(root: Path, name: str, category: str = "files", toml: str | None = None, skip: str | None = None) -> Path:
+    folder = root / name
+    files = {
+        "task.toml": toml if toml is not None else f'version = "1.0"\n[metadata]\ncategory = "{category}"\ndifficulty = "easy"\ntags = ["t"]\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 30\n',
+        "instruction.md": f"Do {name}.\n",
+        "environment/Dockerfile": "FROM python:3.11-slim-bookworm\nWORKDIR /app\n",
+        "tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+        "solution/solve.sh": "true\n",
+    }
+    for relative, text in files.items():
+        if relative == skip:
+            continue
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(text)
+    return folder
+
+
+def test_task_fields_come_from_task_toml(tmp_path: Path):
+    task = load_task(make_task(tmp_path, "count-lines", category="text-processing"))
+    assert (task.id, task.category, task.difficulty, task.tags) == ("count-lines", "text-processing", "easy", ["t"])
+    assert (task.agent_timeout_s, task.verifier_timeout_s, task.allow_internet) == (120, 30, False)
+    assert task.instruction == "Do count-lines."
+
+
+@pytest.mark.parametrize(("skip", "toml", "problem"), [
+    ("tests/test.sh", None, "tests/test.sh: missing"),
+    ("instruction.md", None, "instruction.md: missing"),
+    (None, "[metadata\n", "task.toml: bad TOML"),
+    (None, "[agent]\ntimeout_sec = 'soon'\n", "task.toml: could not convert"),
+])
+def test_broken_task_folder_is_named_with_its_problem(tmp_path: Path, skip, toml, problem):
+    with pytest.raises(TaskError, match=problem):
+        load_task(make_task(tmp_path, "broken", toml=toml, skip=skip))
+
+
+def test_suite_skips_what_it_cannot_load_with_a_reason(tmp_path: Path):
+    make_task(tmp_path, "good")
+    make_task(tmp_path, "prebuilt", toml='[environment]\ndocker_image = "ghcr.io/x/y:1"\n', skip="environment/Dockerfile")
+    suite = load_suite(tmp_path)
+    assert list(suite.tasks) == ["good"]
+    assert "prebuilt image ghcr.io/x/y:1" in suite.skipped["prebuilt"]
+
+
+def test_seeded_split_is_stratified_stable_and_covers_every_task_once(tmp_path: Path):
+    for category in ("files", "git", "sqlite"):
+        for i in range(8):
+            make_task(tmp_path, f"{category}-{i}", category=category)
+    suite = load_suite(tmp_path, seed=3)
+    assert load_suite(tmp_path, seed=3).splits == suite.splits
+    ids = [task_id for split in suite.splits.values() for task_id in split]
+    assert sorted(ids) == sorted(suite.tasks) and len(ids) == len(set(ids))
+    for split in ("train", "dev", "test"):
+        assert {suite.tasks[t].category for t in suite.splits[split]} == {"files", "git", "sqlite"}
+    assert len(suite.splits["train"]) > len(suite.splits["dev"]) > len(suite.splits["test"])
+
+
+def test_suite_toml_fixes_the_splits_and_unknown_ids_are_errors(tmp_path: Path):
+    for name in ("a", "b", "c"):
+        make_task(tmp_path, name)
+    (tmp_path / "suite.toml").write_text('[splits]\ntrain = ["a", "b"]\ndev = ["c"]\ntest = []\n')
+    suite = load_suite(tmp_path)
+    assert [t.id for t in suite.split("dev")] == ["c"] and suite.split_of("a") == "train"
+    with pytest.raises(TaskError, match="no split 'holdout'"):
+        suite.split("holdout")
+    (tmp_path / "suite.toml").write_text('[splits]\ntrain = ["a", "zzz"]\n')
+    with pytest.raises(TaskError, match="zzz"):
+        load_suite(tmp_path)
+
+
+def test_empty_folder_is_a_clear_error(tmp_path: Path):
+    with pytest.raises(TaskError, match="no loadable task folder"):
+        load_suite(tmp_path)
