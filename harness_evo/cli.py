@@ -101,3 +101,7 @@ def open_llm(config, store):
     from harness_evo.llm import LLM
 
     return LLM(config.models, store=store)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""`harness-evo eval` end to end on real Docker: the agent loop, the verifier, the run folder."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import docker
+import pytest
+
+from harness_evo.agent.evaluate import evaluate
+from harness_evo.agent.trajectory import Trajectory
+from harness_evo.config import RunConfig
+from harness_evo.llm import LLM, scripted
+from harness_evo.store import RunStore
+
+pytestmark = pytest.mark.docker
+
+ROOT = Path(__file__).parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "eval-tasks"
+HARNESS = ROOT / "harnesses" / "bash-agent"
+LABEL = "harness-evo"
+
+
+def bash(command: str) -> str:
+    return f"```bash\n{command}\n```"
+
+
+def run_eval(tmp_path: Path, replies, split: str = "train", tasks: Path = FIXTURES, harness: Path = HARNESS, **overrides) -> RunStore:
+    name = f"test-{time.monotonic_ns()}"
+    scripted.register(name, replies)
+    config = RunConfig(harness=harness, tasks=tasks, split=split, **overrides)
+    config.models.solver.model = f"scripted/{name}"
+    store = RunStore.create(tmp_path, "eval")
+    with LLM(config.models, store=store) as llm:
+        evaluate(config, store, llm=llm)
+    return store
+
+
+def greeting_suite(tmp_path: Path) -> Path:
+    """Only the greeting task, in the train split."""
+    suite = tmp_path / "suite"
+    shutil.copytree(FIXTURES / "greeting", suite / "greeting")
+    (suite / "suite.toml").write_text('[splits]\ntrain = ["greeting"]\ndev = []\ntest = []\n')
+    return suite
+
+
+def test_scripted_model_solves_a_task_through_the_default_harness(tmp_path: Path):
+    replies = [bash("ls"), bash("echo 'hello harness' > /app/greeting.txt"), bash("cat /app/greeting.txt && echo TASK_DONE")]
+    store = run_eval(tmp_path, replies, tasks=greeting_suite(tmp_path))
+    [row] = store.rows("rollouts")
+    assert row["passed"] and row["reward"] == 1.0 and row["exit_reason"] == "done" and row["steps"] == 3
+    trajectory = Trajectory.model_validate(store.read_json(row["trajectory"]))
+    assert "notes.txt" in trajectory.steps[0].output  # the observation of `ls` in the task's workdir
+    assert "notes.txt" in trajectory.messages[3]["content"]
+    assert trajectory.steps[2].finished
+    assert len(store.rows("llm_calls")) == 3
+    assert (store.folder / "harnesses" / row["harness_hash"] / "harness.toml").is_file()
+    assert store.info["status"] == "finished" and store.info["summary"]["pass_at_1"] == 1.0
+
+
+def test_tools_of_the_harness_are_on_the_agents_path(tmp_path: Path):
+    replies = [bash("view /app/notes.txt"), bash("echo TASK_DONE")]
+    store = run_eval(tmp_path, replies, tasks=greeting_suite(tmp_path))
+    trajectory = Trajectory.model_validate(store.read_json(store.rows("rollouts")[0]["trajectory"]))
+    assert "1  notes" in trajectory.steps[0].output
+
+
+def test_an_agent_that_never_acts_fails_with_format_errors(tmp_path: Path):
+    store = run_eval(tmp_path, lambda messages: "I have completed the task successfully.", tasks=greeting_suite(tmp_path))
+    [row] = store.rows("rollouts")
+    assert (row["exit_reason"], row["reward"], row["passed"], row["format_errors"]) == ("format_errors", 0.0, False, 3)
+
+
+def test_a_looping_agent_stops_at_the_step_limit(tmp_path: Path):
+    store = run_eval(tmp_path, lambda messages: bash("ls"), tasks=greeting_suite(tmp_path))
+    [row] = store.rows("rollouts")
+    assert row["exit_reason"] == "step_limit" and row["steps"] == 20 and not row["passed"]
+
+
+def test_a_command_past_its_timeout_is_killed_and_recorded(tmp_path: Path):
+    harness = shutil.copytree(HARNESS, tmp_path / "harness")
+    toml = harness / "harness.toml"
+    toml.write_text(toml.read_text().replace("command_timeout_s = 30", "command_timeout_s = 2"))
+    started = time.monotonic()
+    store = run_eval(tmp_path, [bash("sleep 60; echo woke"), bash("echo TASK_DONE")], tasks=greeting_suite(tmp_path), harness=harness)
+    assert time.monotonic() - started < 45
+    trajectory = Trajectory.model_validate(store.read_json(store.rows("rollouts")[0]["trajectory"]))
+    assert trajectory.steps[0].timed_out and "woke" not in trajectory.steps[0].output
+    assert "timed out" in trajectory.messages[3]["content"]
+
+
+def test_second_eval_of_the_same_keys_pays_nothing(tmp_path: Path):
+    suite = greeting_suite(tmp_path)
+    replies = [bash("echo 'hello harness' > /app/greeting.txt"), bash("echo TASK_DONE")]
+    name = f"test-cache-{time.monotonic_ns()}"
+    scripted.register(name, replies)
+    config = RunConfig(harness=HARNESS, tasks=suite, split="train")
+    config.models.solver.model = f"scripted/{name}"
+    store = RunStore.create(tmp_path, "eval")
+    with LLM(config.models, store=store) as llm:
+        evaluate(config, store, llm=llm)
+        evaluate(config, store, llm=llm)
+    assert len(store.rows("rollouts")) == 1 and scripted.calls(name) == 2
+
+
+def test_infrastructure_failure_is_recorded_as_such_and_the_others_go_on(tmp_path: Path):
+    store = RunStore.create(tmp_path, "eval")
+    config = RunConfig(harness=HARNESS, tasks=FIXTURES, split="all", agent="oracle")
+    suite = tmp_path / "suite"
+    for name in ("greeting", "broken-image"):
+        shutil.copytree(FIXTURES / name, suite / name)
+    config.tasks = suite
+    evaluate(config, store)
+    rows = {row["task_id"]: row for row in store.rows("rollouts")}
+    assert rows["greeting"]["passed"]
+    assert rows["broken-image"]["exit_reason"] == "infra_error" and "registry.example.invalid" in rows["broken-image"]["error"]
+
+
+def harness_evo(*args: str, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "harness_evo.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def test_ctrl_c_during_eval_removes_every_container_and_keeps_finished_rollouts(tmp_path: Path):
+    process = harness_evo("eval", "--agent", "oracle", "--tasks", str(FIXTURES), "--split", "train", "--workers", "2",
+                          "--runs", str(tmp_path))
+    deadline = time.monotonic() + 120
+    db = None
+    while time.monotonic() < deadline and process.poll() is None:
+        runs = list(tmp_path.glob("*/run.db"))
+        if runs:
+            db = RunStore(runs[0].parent)
+            if db.rows("rollouts"):
+                break
+        time.sleep(0.2)
+    assert db is not None and db.rows("rollouts"), "the quick rollout never finished"
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
+    [row] = db.rows("rollouts")
+    assert row["task_id"] == "greeting" and row["passed"]
+    assert db.info["status"] == "stopped"
+    client = docker.from_env()
+    assert client.containers.list(all=True, filters={"label": LABEL}) == [] or all(
+        db.id not in str(c.labels) for c in client.containers.list(all=True, filters={"label": LABEL}))
+
+
+def test_malformed_harness_is_one_line_without_traceback(tmp_path: Path):
+    harness = shutil.copytree(HARNESS, tmp_path / "harness")
+    (harness / "harness.toml").write_text("[harness]\nname = 'x'\n[agent]\nstep_limt = 3\n")
+    process = harness_evo("eval", "--harness", str(harness), "--tasks", str(FIXTURES), "--runs", str(tmp_path / "runs"))
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert stderr.strip().count("\n") == 0 and "step_limt" in stderr and "Traceback" not in stderr
+    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
