@@ -96,13 +96,17 @@ class CurriculumConfig(Strict):
 
     strategy: Literal["learning-progress", "fixed", "random"] = "learning-progress"
     """`learning-progress` is the bandit of DESIGN.md; `fixed` and `random` are baselines."""
-    temperature: float = 0.15
+    temperature: float = Field(0.15, gt=0)
     """Softmax temperature over arm values."""
-    floor: float = 0.05
+    floor: float = Field(0.05, ge=0, lt=1)
     """Minimum probability of every arm, the explore arm included."""
-    discount: float = 0.7
+    discount: float = Field(0.7, gt=0, le=1)
     """Weight of older learning-progress observations is multiplied by this at each new one."""
-    minibatch: int = 4
+    prior_weight: float = Field(1.0, ge=0)
+    """How many learning-progress observations an arm's prior (a pattern's phi) is worth in its value."""
+    explore_prior: float = 0.5
+    """Prior value of the explore arm, on the scale of a pattern's phi."""
+    minibatch: int = Field(4, ge=1)
     """Train tasks drawn per iteration."""
 
 
@@ -111,7 +115,7 @@ class AcceptanceConfig(Strict):
 
     rule: Literal["sign-test", "strict-sum"] = "sign-test"
     """`sign-test`: one-sided sign test on fixed vs broken pairs; `strict-sum`: any gain on the minibatch (GEPA)."""
-    alpha: float = 0.1
+    alpha: float = Field(0.1, gt=0, lt=1)
     """Significance level of the sign test."""
     regression_sample: int = 4
     """Tasks the parent passes that are re-run on the child to catch regressions."""

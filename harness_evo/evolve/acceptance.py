@@ -1,0 +1,141 @@
+"""The empirical gate: accept a child harness over its parent from their results on identical (task, trial) keys.
+
+Both sides ran the same tasks with the same trial seeds, so each key is a pair. A pair is *fixed* when the child
+scored higher, *broken* when it scored lower, a *tie* otherwise; ties say nothing about which harness is better.
+"""
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Collection, Iterable
+from typing import Protocol
+
+from pydantic import BaseModel
+from scipy.stats import binomtest
+
+from harness_evo.agent.trajectory import INFRA_REASONS
+from harness_evo.config import AcceptanceConfig
+
+
+class Pair(BaseModel):
+    """The parent's and the child's reward on one (task, trial) key; pass/fail is 1.0/0.0."""
+
+    task_id: str
+    trial: int
+    parent: float
+    child: float
+
+
+class Verdict(BaseModel):
+    """What the gate decided, with the counts it decided on and a sentence for the user."""
+
+    accepted: bool
+    fixed: int
+    broken: int
+    ties: int
+    p_value: float | None = None
+    """One-sided sign-test p-value of "the child is no better" (None when no pair differs or the rule has none)."""
+    reason: str
+
+
+class AcceptanceRule(Protocol):
+    """Decides whether a child harness replaces its parent."""
+
+    def decide(self, pairs: list[Pair], protected: Collection[str] = ()) -> Verdict:
+        """Judge the paired results; `protected` names tasks the child must not lose."""
+        ...
+
+
+def pair_rollouts(parent: Iterable[dict], child: Iterable[dict]) -> list[Pair]:
+    """Pairs from two sides' `rollouts` rows on the keys both have; rollouts that failed through no fault of the
+    agent (infrastructure, model, interruption) say nothing about the harness and are left out."""
+
+    def scored(rows: Iterable[dict]) -> dict[tuple[str, int], float]:
+        return {(row["task_id"], row["trial"]): float(row["reward"]) for row in rows
+                if row["reward"] is not None and row["exit_reason"] not in INFRA_REASONS}
+
+    parents, children = scored(parent), scored(child)
+    return [Pair(task_id=task_id, trial=trial, parent=parents[task_id, trial], child=children[task_id, trial])
+            for task_id, trial in sorted(parents.keys() & children.keys())]
+
+
+class Tally(BaseModel):
+    """Fixed, broken and tied pairs."""
+
+    fixed: int
+    broken: int
+    ties: int
+
+    @classmethod
+    def of(cls, pairs: list[Pair]) -> "Tally":
+        fixed = sum(pair.child > pair.parent for pair in pairs)
+        broken = sum(pair.child < pair.parent for pair in pairs)
+        return cls(fixed=fixed, broken=broken, ties=len(pairs) - fixed - broken)
+
+    def verdict(self, accepted: bool, reason: str, p_value: float | None = None) -> Verdict:
+        return Verdict(accepted=accepted, p_value=p_value, reason=reason, **self.model_dump())
+
+    def __str__(self) -> str:
+        return f"{self.fixed} fixed vs {self.broken} broken ({self.ties} ties)"
+
+
+class SignTestGate:
+    """Accept only when a one-sided sign test on fixed vs broken pairs rejects "no improvement" at `alpha` and no
+    protected task was lost. A protected task is lost when the parent scored on one of its trials and the child on
+    none: one flaky trial is noise, losing the task is a regression."""
+
+    def __init__(self, alpha: float):
+        self.alpha = alpha
+        self.min_discordant = math.ceil(math.log(alpha, 0.5) - 1e-9)
+        """Fewest differing pairs with which even an all-fixed result can reach `alpha`."""
+
+    def decide(self, pairs: list[Pair], protected: Collection[str] = ()) -> Verdict:
+        tally = Tally.of(pairs)
+        discordant = tally.fixed + tally.broken
+        p_value = binomtest(tally.fixed, discordant, 0.5, alternative="greater").pvalue if discordant else None
+        lost = lost_tasks(pairs, protected)
+        if lost:
+            return tally.verdict(False, f"the child lost protected task{'s' * (len(lost) > 1)} {', '.join(lost)} "
+                                        "(the parent scored on it, the child on none of its trials)", p_value)
+        if not pairs:
+            return tally.verdict(False, "no paired results: the child and the parent share no scored (task, trial) key")
+        if not discordant:
+            return tally.verdict(False, f"all {tally.ties} pairs tie: the child does no better than its parent here")
+        if discordant < self.min_discordant:
+            return tally.verdict(False, f"too few pairs differ to tell: {tally}; the sign test at alpha {self.alpha:g} "
+                                        f"needs at least {self.min_discordant}", p_value)
+        if p_value > self.alpha:
+            return tally.verdict(False, f"not significant: {tally}, p = {p_value:.3f} > alpha {self.alpha:g}", p_value)
+        return tally.verdict(True, f"{tally}, p = {p_value:.3f} <= alpha {self.alpha:g}", p_value)
+
+
+class StrictSumGate:
+    """GEPA's rule: accept when the child's total reward on the pairs is strictly greater than the parent's.
+    It knows no protected tasks and no noise: a lucky trial is an improvement."""
+
+    def decide(self, pairs: list[Pair], protected: Collection[str] = ()) -> Verdict:
+        tally = Tally.of(pairs)
+        parent, child = sum(pair.parent for pair in pairs), sum(pair.child for pair in pairs)
+        relation = ">" if child > parent else "<="
+        return tally.verdict(child > parent, f"child total {child:g} {relation} parent total {parent:g} over {len(pairs)} pairs: {tally}")
+
+
+def lost_tasks(pairs: list[Pair], protected: Collection[str]) -> list[str]:
+    """Protected tasks on which the parent scored in some trial and the child in none."""
+    parent, child = defaultdict(float), defaultdict(float)
+    for pair in pairs:
+        if pair.task_id in protected:
+            parent[pair.task_id] = max(parent[pair.task_id], pair.parent)
+            child[pair.task_id] = max(child[pair.task_id], pair.child)
+    return sorted(task_id for task_id in parent if parent[task_id] > 0 and child[task_id] == 0)
+
+
+RULES: dict[str, Callable[[AcceptanceConfig], AcceptanceRule]] = {
+    "sign-test": lambda config: SignTestGate(config.alpha),
+    "strict-sum": lambda config: StrictSumGate(),
+}
+"""`AcceptanceConfig.rule` -> how to build it."""
+
+
+def make_gate(config: AcceptanceConfig) -> AcceptanceRule:
+    """The configured acceptance rule."""
+    return RULES[config.rule](config)

@@ -1,0 +1,90 @@
+"""The acceptance gate: a child replaces its parent only on evidence, and says why each time."""
+
+import random
+
+from harness_evo.config import AcceptanceConfig
+from harness_evo.evolve.acceptance import Pair, SignTestGate, StrictSumGate, make_gate, pair_rollouts
+
+
+def pairs(fixed: int = 0, broken: int = 0, ties: int = 0) -> list[Pair]:
+    outcomes = [(0.0, 1.0)] * fixed + [(1.0, 0.0)] * broken + [(1.0, 1.0)] * ties
+    return [Pair(task_id=f"task-{i}", trial=0, parent=parent, child=child) for i, (parent, child) in enumerate(outcomes)]
+
+
+def noisy_twins(rng: random.Random, tasks: int = 8, trials: int = 3) -> list[Pair]:
+    """A child identical to its parent: every task passes with its own probability on either side, independently."""
+    rates = [rng.uniform(0.2, 0.8) for _ in range(tasks)]
+    return [Pair(task_id=f"task-{task}", trial=trial, parent=float(rng.random() < rate), child=float(rng.random() < rate))
+            for task, rate in enumerate(rates) for trial in range(trials)]
+
+
+def test_a_child_identical_to_its_parent_is_rejected_under_noise():
+    gate, strict = SignTestGate(alpha=0.1), StrictSumGate()
+    verdicts = [gate.decide(noisy_twins(random.Random(seed))) for seed in range(400)]
+    lucky = [strict.decide(noisy_twins(random.Random(seed))) for seed in range(400)]
+
+    accepted = sum(verdict.accepted for verdict in verdicts) / len(verdicts)
+    assert accepted <= 0.1, "a sign test at alpha 0.1 accepts noise at most 10% of the time"
+    assert sum(verdict.accepted for verdict in lucky) / len(lucky) > 0.3, "the strict sum takes lucky noise for progress"
+    first = verdicts[0]
+    assert not first.accepted and first.fixed + first.broken + first.ties == 24
+    assert first.reason.startswith(("not significant", "too few pairs differ", "all 24 pairs tie"))
+
+
+def test_a_child_that_fixes_six_of_six_and_breaks_none_is_accepted():
+    verdict = SignTestGate(alpha=0.1).decide(pairs(fixed=6, ties=10))
+    assert verdict.accepted
+    assert (verdict.fixed, verdict.broken, verdict.ties) == (6, 0, 10)
+    assert verdict.p_value == 1 / 64
+    assert verdict.reason == "6 fixed vs 0 broken (10 ties), p = 0.016 <= alpha 0.1"
+
+
+def test_a_child_that_fixes_five_and_breaks_four_is_rejected_by_the_sign_test_but_not_the_strict_sum():
+    verdict = SignTestGate(alpha=0.1).decide(pairs(fixed=5, broken=4))
+    assert not verdict.accepted and verdict.p_value == 0.5
+    assert verdict.reason == "not significant: 5 fixed vs 4 broken (0 ties), p = 0.500 > alpha 0.1"
+
+    strict = StrictSumGate().decide(pairs(fixed=5, broken=4))
+    assert strict.accepted and strict.reason == "child total 5 > parent total 4 over 9 pairs: 5 fixed vs 4 broken (0 ties)"
+
+
+def test_ties_and_too_few_differing_pairs_are_rejections_with_their_reason():
+    gate = SignTestGate(alpha=0.1)
+    ties = gate.decide(pairs(ties=12))
+    few = gate.decide(pairs(fixed=3, ties=9))
+    nothing = gate.decide([])
+
+    assert not ties.accepted and ties.reason == "all 12 pairs tie: the child does no better than its parent here"
+    assert not few.accepted and few.reason == (
+        "too few pairs differ to tell: 3 fixed vs 0 broken (9 ties); the sign test at alpha 0.1 needs at least 4")
+    assert not nothing.accepted and nothing.reason.startswith("no paired results")
+
+
+def test_losing_a_protected_task_rejects_an_otherwise_clear_improvement():
+    lost = [Pair(task_id="kept-green", trial=trial, parent=1.0, child=0.0) for trial in range(2)]
+    flaky = [Pair(task_id="flaky", trial=0, parent=1.0, child=0.0), Pair(task_id="flaky", trial=1, parent=1.0, child=1.0)]
+    gate = SignTestGate(alpha=0.1)
+
+    verdict = gate.decide(pairs(fixed=8) + lost, protected={"kept-green", "flaky"})
+    only_flaky = gate.decide(pairs(fixed=8) + flaky, protected={"kept-green", "flaky"})
+
+    assert not verdict.accepted
+    assert verdict.reason == "the child lost protected task kept-green (the parent scored on it, the child on none of its trials)"
+    assert only_flaky.accepted, "one failed trial of a task the child still passes is noise, not a lost task"
+
+
+def test_rollout_rows_pair_on_identical_keys_and_skip_what_is_not_the_agents_fault():
+    def row(task_id, trial, reward, exit_reason="done"):
+        return {"task_id": task_id, "trial": trial, "reward": reward, "exit_reason": exit_reason}
+
+    parent = [row("a", 0, 0.0), row("a", 1, 1.0), row("b", 0, 0.0), row("c", 0, 1.0)]
+    child = [row("a", 0, 1.0), row("a", 1, 1.0), row("b", 0, None, "infra_error"), row("d", 0, 1.0)]
+
+    assert pair_rollouts(parent, child) == [Pair(task_id="a", trial=0, parent=0.0, child=1.0),
+                                            Pair(task_id="a", trial=1, parent=1.0, child=1.0)]
+
+
+def test_the_rule_is_chosen_by_name():
+    assert isinstance(make_gate(AcceptanceConfig(rule="strict-sum")), StrictSumGate)
+    gate = make_gate(AcceptanceConfig(rule="sign-test", alpha=0.05))
+    assert isinstance(gate, SignTestGate) and gate.min_discordant == 5
