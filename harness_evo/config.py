@@ -34,6 +34,19 @@ class RoleModel(Strict):
     """Extra keyword arguments passed to litellm as they are (api_base, top_p, ...)."""
 
 
+class VllmConfig(Strict):
+    """Settings of a vLLM server started for a `vllm/NAME` model (or by `harness-evo serve vllm`)."""
+
+    gpu_memory_utilization: float = 0.9
+    """Share of GPU memory vLLM may take."""
+    tensor_parallel_size: int = 1
+    """GPUs one model is split across."""
+    max_model_len: int | None = None
+    """Context length in tokens; unset takes the model's own."""
+    start_timeout_s: float = 900.0
+    """How long to wait for vLLM's health endpoint; loading large weights takes minutes."""
+
+
 class ModelsConfig(Strict):
     """The model of each role."""
 
@@ -47,6 +60,14 @@ class ModelsConfig(Strict):
     """Reviews proposed edits before any rollout is paid for them."""
     cache: bool = True
     """Answer an identical request from the response cache instead of calling the model again."""
+    retries: int = 3
+    """Retries of a call after a transient failure (rate limit, timeout, 5xx, lost connection)."""
+    backoff_s: float = 2.0
+    """Wait before the first retry in seconds; doubled before each next one."""
+    context_tokens: int = 8192
+    """Context window of the embedded llama.cpp server: long enough for one agent episode."""
+    vllm: VllmConfig = Field(default_factory=VllmConfig)
+    """How `vllm/NAME` models are served when harness-evo starts vLLM itself."""
 
     def role(self, name: str) -> RoleModel:
         return getattr(self, name)

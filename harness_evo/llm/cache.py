@@ -1,0 +1,50 @@
+"""The response cache: identical requests are answered from a SQLite file instead of paying again.
+
+The file lives in the user cache folder (`~/.cache/harness-evo/`, or `$HARNESS_EVO_CACHE`), shared by all
+runs, so a resumed run or a repeated evaluation never calls a model twice for the same request.
+"""
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+
+def cache_home() -> Path:
+    """The user cache folder of harness-evo (created on demand)."""
+    folder = Path(os.environ.get("HARNESS_EVO_CACHE") or Path.home() / ".cache" / "harness-evo")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def request_key(request: dict[str, Any]) -> str:
+    """A stable digest of everything that determines a reply."""
+    return hashlib.sha256(json.dumps(request, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class ResponseCache:
+    """Key -> response (a JSON object). Thread-safe; several processes may share the file."""
+
+    def __init__(self, path: Path | None = None):
+        self.path = path or cache_home() / "responses.sqlite"
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL, ts REAL NOT NULL)")
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put(self, key: str, response: dict[str, Any]) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?)", (key, json.dumps(response), time.time()))
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
