@@ -24,6 +24,3 @@ class SandboxUnavailable(UserError):
 class InfraError(Exception):
     """Our infrastructure failed (image build, container death, verifier without reward): not the agent's fault."""
 
-
-class ModelUnavailable(InfraError):
-    """A model could not be reached or kept failing after retries: not the harness's fault."""

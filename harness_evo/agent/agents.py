@@ -9,6 +9,7 @@ from harness_evo.agent.actions import STOP_SEQUENCES, FormatError, closed, parse
 from harness_evo.agent.trajectory import ExitReason, Step, Trajectory
 from harness_evo.harness import Harness
 from harness_evo.harness.folder import SANDBOX_ROOT
+from harness_evo.llm import ContextTooLong
 from harness_evo.sandbox import Sandbox
 from harness_evo.taskset import Task
 from harness_evo.taskset.task import SOLUTION_DIR
@@ -68,7 +69,10 @@ class ModelAgent:
                     raise LimitsExceeded("step_limit")
                 if remaining <= 0:
                     raise LimitsExceeded("time_limit")
-                reply = self.llm.complete("solver", messages, seed=trajectory.trial, stop=STOP_SEQUENCES)
+                try:
+                    reply = self.llm.complete("solver", messages, seed=trajectory.trial, stop=STOP_SEQUENCES)
+                except ContextTooLong:
+                    raise LimitsExceeded("context_limit") from None
                 step = Step(index=len(trajectory.steps), reply=reply.text, model_s=reply.latency_s,
                             tokens_in=reply.tokens_in, tokens_out=reply.tokens_out)
                 trajectory.steps.append(step)

@@ -15,8 +15,9 @@ from typing import Any
 from harness_evo.agent.agents import Agent, Interrupted, ModelAgent, NoopAgent, OracleAgent
 from harness_evo.agent.trajectory import INFRA_REASONS, Trajectory
 from harness_evo.agent.verify import verify
-from harness_evo.errors import InfraError, ModelUnavailable
+from harness_evo.errors import InfraError
 from harness_evo.harness import Harness
+from harness_evo.llm import ModelUnavailable
 from harness_evo.sandbox import Sandbox, SandboxBackend
 from harness_evo.store import RunStore
 from harness_evo.taskset import Suite, Task

@@ -8,6 +8,7 @@ ExitReason = Literal[
     "done",  # the agent said it had finished
     "step_limit",  # it used all its replies
     "time_limit",  # the task's agent timeout ran out
+    "context_limit",  # the conversation outgrew the model's context window
     "format_errors",  # too many replies in a row that could not be parsed
     "model_error",  # the model could not be reached or failed (not the harness's fault)
     "infra_error",  # image build, container death, verifier without a reward
