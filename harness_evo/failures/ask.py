@@ -1,0 +1,22 @@
+"""Questions to the analyzer role: a Jinja2 template from `prompts/` in, a structured reply out."""
+
+from pathlib import Path
+
+import jinja2
+from pydantic import BaseModel
+
+from harness_evo.llm import LLM, Reply
+
+ROLE = "analyzer"
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "prompts"),
+    undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def ask(llm: LLM, template: str, output: type[BaseModel], **context: object) -> Reply:
+    """Render `prompts/<template>` with `context` and ask the analyzer for an `output`; `Reply.error` when it gave none."""
+    messages = [
+        {"role": "system", "content": TEMPLATES.get_template("system.md.j2").render()},
+        {"role": "user", "content": TEMPLATES.get_template(template).render(**context)},
+    ]
+    return llm.complete(ROLE, messages, output=output, seed=0)

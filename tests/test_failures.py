@@ -1,0 +1,410 @@
+"""Failure analysis: triage, digests, the analyzer (scripted model), patterns, promotion, resume after a crash.
+
+Rollouts are written straight into a RunStore (a row plus its trajectory JSON), so no sandbox is needed.
+Run as a script (`python tests/test_failures.py RUN_FOLDER STOP_AT`), this file is the worker that the
+crash test kills in the middle of an analysis.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness_evo.agent.trajectory import Step, Trajectory
+from harness_evo.cli import app
+from harness_evo.config import FailuresConfig, ModelsConfig, RoleModel
+from harness_evo.failures import FailureAnalysis, digest, pattern_evidence, patterns, triage
+from harness_evo.failures.digest import count_tokens
+from harness_evo.llm import LLM, scripted
+from harness_evo.store import RunStore
+
+VERIFIED_NOTHING = {"category": "no-verification", "pattern": "finishes without looking at the file it wrote", "blame": "harness"}
+NEAR_DUPLICATE = {"category": "no-verification", "pattern": "finishes without ever checking the output file it wrote", "blame": "harness"}
+OTHER = {"category": "misread-instruction", "pattern": "sorts by the wrong column of the table", "blame": "model"}
+
+
+class Analyst:
+    """The scripted analyzer: answers each kind of question the failures package asks, and counts them."""
+
+    def __init__(self, causes: dict[str, dict] | None = None, same: bool = True, keep: list[int] | None = None,
+                 stop_at: int | None = None):
+        self.causes = causes or {}
+        self.same = same
+        self.keep = keep
+        self.stop_at = stop_at
+        self.asked: list[str] = []
+
+    def __call__(self, messages: list[dict]) -> str:
+        prompt = messages[-1]["content"]
+        kind = prompt.splitlines()[0].lstrip("# ")
+        self.asked.append(kind)
+        if self.stop_at is not None and len(self.asked) == self.stop_at:
+            print(f"asked {len(self.asked)}: {kind}", flush=True)
+            sys.stdin.readline()  # blocks until the test kills this process
+        if kind == "Failed rollout":
+            task = re.search(r"Task (\S+)\.", prompt).group(1)
+            cause = self.causes.get(task, VERIFIED_NOTHING)
+            return json.dumps({**cause, "root_cause": f"It never checked its result for {task}.", "critical_step": 2,
+                               "evidence": "echo done", "confidence": 0.8})
+        if kind == "Same defect?":
+            return json.dumps({"same": self.same, "reason": "scripted"})
+        if kind == "One defect or several?":
+            groups = len(re.findall(r"^\d+\. ", prompt, flags=re.M))
+            return json.dumps({"keep": self.keep or list(range(1, groups + 1)), "reason": "scripted"})
+        return json.dumps({"severity": 0.9, "fixability": 0.7, "side_effect_risk": 0.2, "reason": "scripted"})
+
+
+@pytest.fixture(autouse=True)
+def user_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def store(tmp_path):
+    return RunStore.create(tmp_path / "runs", "eval")
+
+
+def models(name: str) -> ModelsConfig:
+    return ModelsConfig(analyzer=RoleModel(model=f"scripted/{name}"), backoff_s=0.0)
+
+
+def analysis(store: RunStore, analyst: Analyst, **config) -> FailureAnalysis:
+    name = f"analyst-{id(analyst)}"
+    scripted.register(name, analyst)
+    return FailureAnalysis(store, LLM(models(name), store=store), FailuresConfig(**config))
+
+
+def steps(*commands: str, done: bool = True) -> list[Step]:
+    made = [Step(index=i + 1, reply=f"```bash\n{c}\n```", action=c, output=f"output of {c}", exit_code=0)
+            for i, c in enumerate(commands)]
+    if done:
+        made.append(Step(index=len(made) + 1, reply="The task is done.", action="", finished=True))
+    return made
+
+
+def rollout(store: RunStore, task: str, *, trial: int = 0, split: str = "train", node: str = "n0",
+            commands: tuple[str, ...] = ("cat notes.txt", "echo done > out.txt"), exit_reason: str = "done",
+            reward: float | None = 0.0, error: str | None = None, step_list: list[Step] | None = None) -> dict:
+    """A finished rollout in the store: its trajectory file and its row, as the executor writes them."""
+    trajectory = Trajectory(
+        task_id=task, trial=trial, harness_hash=node, model="scripted/solver",
+        messages=[{"role": "system", "content": "You are an agent."}, {"role": "user", "content": f"Task {task}. Fix it."}],
+        steps=step_list if step_list is not None else steps(*commands), exit_reason=exit_reason, error=error,
+        reward=reward, verifier_output="FAILED test_output" if reward is not None else "")
+    rollout_id = f"{node}-{task}-{trial}"
+    path = f"rollouts/{rollout_id}.json"
+    store.write_json(path, trajectory.model_dump())
+    row = {"id": rollout_id, "node_id": node, "harness_hash": node, "task_id": task, "split": split, "trial": trial,
+           "model": "scripted/solver", "reward": reward, "passed": reward is not None and reward >= 1.0,
+           "exit_reason": exit_reason, "error": error, "steps": len(trajectory.steps), "format_errors": 0,
+           "started": 1000.0 + trial, "finished": 1010.0 + trial, "trajectory": path}
+    store.emit("rollout", row)
+    return row
+
+
+def live(store: RunStore) -> list[dict]:
+    return patterns(store)
+
+
+# promotion and support
+
+
+def test_the_same_root_cause_on_three_train_tasks_is_one_promoted_pattern_with_support_3(store):
+    rows = [rollout(store, task) for task in ("csv-sum", "log-grep", "json-merge")]
+
+    changed = analysis(store, Analyst()).process(rows)
+
+    [pattern] = live(store)
+    assert pattern["status"] == "promoted"
+    assert pattern["support"] == 3
+    assert pattern["task_ids"] == ["csv-sum", "json-merge", "log-grep"]
+    assert pattern["harness_blame"] == 1.0
+    assert (pattern["severity"], pattern["fixability"], pattern["side_effect_risk"]) == (0.9, 0.7, 0.2)
+    assert [row["id"] for row in changed] == [pattern["id"]]
+
+
+def test_the_same_task_failing_five_times_stays_at_support_1_and_is_not_promoted(store):
+    rows = [rollout(store, "csv-sum", trial=trial) for trial in range(5)]
+
+    analysis(store, Analyst()).process(rows)
+
+    [pattern] = live(store)
+    assert (pattern["support"], pattern["members"], pattern["status"]) == (1, 5, "candidate")
+
+
+def test_a_pattern_blamed_mostly_on_the_model_is_not_promoted(store):
+    rows = [rollout(store, task) for task in ("csv-sum", "log-grep", "json-merge")]
+
+    analysis(store, Analyst(causes={task: OTHER for task in ("csv-sum", "log-grep", "json-merge")})).process(rows)
+
+    [pattern] = live(store)
+    assert (pattern["support"], pattern["harness_blame"], pattern["status"]) == (3, 0.0, "candidate")
+
+
+def test_an_infrastructure_failure_never_becomes_a_harness_pattern(store):
+    rows = [rollout(store, task, exit_reason="infra_error", reward=None, step_list=[],
+                    error=f"image build failed for {task}: apt-get exited 100") for task in ("csv-sum", "log-grep", "json-merge")]
+    analyst = Analyst()
+
+    analysis(store, analyst).process(rows)
+
+    [pattern] = live(store)
+    assert pattern["infra"] and pattern["status"] == "candidate" and pattern["support"] == 3
+    assert pattern["category"] == "infrastructure"
+    assert analyst.asked == []
+
+
+def test_a_dev_failure_is_counted_and_leaves_no_pattern(store):
+    row = rollout(store, "csv-sum", split="dev")
+    analyst = Analyst()
+
+    analysis(store, analyst).process([row])
+
+    [failure] = store.rows("failures")
+    assert (failure["split"], failure["source"], failure["category"]) == ("dev", "counted", None)
+    assert live(store) == [] and analyst.asked == []
+
+
+# triage and the analyzer
+
+
+def test_a_command_loop_is_explained_by_the_rules_alone(store):
+    row = rollout(store, "csv-sum", exit_reason="step_limit", commands=("ls", "cat a.csv", "cat a.csv", "cat a.csv", "cat a.csv"))
+    analyst = Analyst()
+
+    analysis(store, analyst).process([row])
+
+    [failure] = store.rows("failures")
+    assert (failure["source"], failure["category"], failure["critical_step"]) == ("triage", "command-loop", 2)
+    assert "cat a.csv" in failure["root_cause"] and "4 times" in failure["root_cause"]
+    assert analyst.asked == []
+
+
+def test_declared_success_that_the_verifier_rejects_goes_to_the_analyzer():
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=steps("echo hi"), reward=0.0)
+
+    found = triage({"passed": False}, trajectory, loop_repeats=3)
+
+    assert found.record.category == "premature-success" and not found.final and not found.infra
+
+
+def test_an_analyzer_without_valid_output_records_the_triage_fallback(store):
+    row = rollout(store, "csv-sum")
+    scripted.register("mute", lambda messages: "I cannot answer in JSON, sorry.")
+    failures = FailureAnalysis(store, LLM(models("mute"), store=store), FailuresConfig())
+
+    failures.process([row])
+
+    [failure] = store.rows("failures")
+    assert (failure["source"], failure["category"]) == ("analyzer-failed", "premature-success")
+    assert failure["analyzer_error"] and failure["confidence"] <= 0.3
+    assert len(live(store)) == 1
+
+
+def test_an_analyzed_rollout_is_not_analyzed_again(store):
+    rows = [rollout(store, task) for task in ("csv-sum", "log-grep")]
+    analyst = Analyst()
+    failures = analysis(store, analyst)
+    failures.process(rows[:1])
+
+    failures.process(rows)
+
+    assert analyst.asked.count("Failed rollout") == 2
+
+
+# merging and splitting
+
+
+def test_two_near_duplicate_patterns_are_merged_by_adjudication(store):
+    rows = [rollout(store, "csv-sum"), rollout(store, "log-grep")]
+    analyst = Analyst(causes={"log-grep": NEAR_DUPLICATE}, same=True)
+
+    analysis(store, analyst).process(rows)
+
+    [pattern] = live(store)
+    [retired] = patterns(store, retired=True)[1:]
+    assert "Same defect?" in analyst.asked
+    assert (pattern["support"], pattern["status"]) == (2, "promoted")
+    assert (retired["status"], retired["merged_into"]) == ("retired", pattern["id"])
+
+
+def test_near_duplicates_the_adjudicator_keeps_apart_stay_two_patterns(store):
+    rows = [rollout(store, "csv-sum"), rollout(store, "log-grep"), rollout(store, "json-merge")]
+
+    analysis(store, Analyst(causes={"log-grep": NEAR_DUPLICATE, "json-merge": NEAR_DUPLICATE}, same=False)).process(rows)
+
+    assert sorted(p["support"] for p in live(store)) == [1, 2]
+
+
+def test_a_merged_pattern_can_be_split_again_before_promotion(store):
+    rows = [rollout(store, task) for task in ("csv-sum", "log-grep", "json-merge")]
+    analyst = Analyst(causes={"json-merge": NEAR_DUPLICATE}, same=True, keep=[1])
+
+    analysis(store, analyst).process(rows)
+
+    kept, split_off = live(store)
+    assert (kept["task_ids"], kept["status"]) == (["csv-sum", "log-grep"], "promoted")
+    assert (split_off["task_ids"], split_off["status"]) == (["json-merge"], "candidate")
+
+
+def test_unrelated_failures_open_separate_patterns_without_asking(store):
+    rows = [rollout(store, "csv-sum"), rollout(store, "log-grep")]
+    analyst = Analyst(causes={"log-grep": OTHER})
+
+    analysis(store, analyst).process(rows)
+
+    assert len(live(store)) == 2 and "Same defect?" not in analyst.asked
+
+
+# resolution, evidence, rebuild
+
+
+def test_a_pattern_that_does_not_recur_on_a_new_node_is_resolved_and_reopens_when_it_does(store):
+    rows = [rollout(store, task) for task in ("csv-sum", "log-grep")]
+    failures = analysis(store, Analyst())
+    failures.process(rows)
+    fixed = [rollout(store, task, node="n1", reward=1.0) for task in ("csv-sum", "log-grep")]
+    failures.process(fixed)
+
+    [resolved] = failures.resolve(["n1"], ["csv-sum", "log-grep"])
+    failures.process([rollout(store, "csv-sum", node="n2", trial=5)])
+
+    assert resolved["status"] == "resolved"
+    [pattern] = live(store)
+    assert pattern["status"] == "promoted" and pattern["node_ids"] == ["n0", "n2"]
+
+
+def test_pattern_evidence_gives_digested_traces_from_distinct_tasks(store):
+    rows = [rollout(store, "csv-sum", trial=t) for t in range(3)] + [rollout(store, "log-grep")]
+    analysis(store, Analyst()).process(rows)
+    [pattern] = live(store)
+
+    evidence = pattern_evidence(store, pattern["id"], k=3, budget=300)
+
+    assert sorted(item["task_id"] for item in evidence) == ["csv-sum", "log-grep"]
+    assert all(count_tokens(item["digest"]) <= 300 and "echo done > out.txt" in item["digest"] for item in evidence)
+    assert evidence[0]["instruction"].startswith("Task ")
+
+
+def test_the_patterns_are_rebuilt_from_the_event_log(store):
+    rows = [rollout(store, task) for task in ("csv-sum", "log-grep", "json-merge")]
+    analysis(store, Analyst(causes={"json-merge": NEAR_DUPLICATE})).process(rows)
+    before = snapshot(store)
+
+    store.rebuild()
+
+    assert snapshot(store) == before
+
+
+# digests
+
+
+def test_a_500_step_trajectory_is_digested_under_the_token_budget():
+    looping = [Step(index=i, reply="try again", action="python3 solve.py", output="Traceback ...\n" + "x" * 3000, exit_code=1)
+               for i in range(1, 401)]
+    wandering = [Step(index=i, reply="look", action=f"grep -n pattern{i} /var/log/app.log", output="line\n" * 400, exit_code=0)
+                 for i in range(401, 501)]
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=looping + wandering,
+                            exit_reason="step_limit", reward=0.0, verifier_output="E" * 20000)
+
+    text = digest(trajectory, budget=2500)
+
+    assert count_tokens(text) <= 2500
+    assert "[steps 1-400] the same command 400 times: $ python3 solve.py" in text
+    assert "grep -n pattern500" in text and "outcome: step_limit after 500 steps" in text
+
+
+def test_a_short_trajectory_is_digested_whole():
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=steps("ls", "cat a"), reward=0.0)
+
+    text = digest(trajectory, budget=2500)
+
+    assert "[step 1] $ ls" in text and "output of cat a" in text and "[step 3] declares the task done" in text
+
+
+# resume after a crash
+
+
+CRASH_TASKS = ("csv-sum", "log-grep", "json-merge", "tar-pack", "sql-join")
+CRASH_CAUSES = {"log-grep": NEAR_DUPLICATE, "tar-pack": OTHER}
+
+
+def crash_world(store: RunStore) -> list[dict]:
+    return [rollout(store, task, trial=trial) for task in CRASH_TASKS for trial in range(2)]
+
+
+def snapshot(store: RunStore) -> list[tuple]:
+    members = {}
+    for member in store.rows("pattern_members"):
+        members.setdefault(member["pattern_id"], []).append(member["failure_id"])
+    return [(p["id"], p["status"], p["support"], p.get("merged_into"), sorted(members.get(p["id"], [])))
+            for p in patterns(store, retired=True)]
+
+
+def run_worker(folder: Path, stop_at: int | None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, __file__, str(folder), str(stop_at or 0)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+
+
+@pytest.mark.parametrize("stop_at", [3, 6, 9])
+def test_killing_the_analysis_and_resuming_gives_the_same_patterns_as_an_uninterrupted_run(tmp_path, stop_at):
+    uninterrupted = RunStore.create(tmp_path / "runs", "eval", run_id="whole")
+    crash_world(uninterrupted)
+    analysis(uninterrupted, Analyst(causes=CRASH_CAUSES)).process(uninterrupted.rows("rollouts", order_by="rowid"))
+    crashed = RunStore.create(tmp_path / "runs", "eval", run_id="crashed")
+    crash_world(crashed)
+
+    worker = run_worker(crashed.folder, stop_at)
+    assert worker.stdout.readline().startswith(f"asked {stop_at}")
+    worker.kill()
+    worker.wait()
+    resumed = run_worker(crashed.folder, None)
+    resumed.communicate(timeout=300)
+
+    assert resumed.returncode == 0
+    assert snapshot(RunStore(crashed.folder)) == snapshot(uninterrupted)
+    assert len(snapshot(uninterrupted)) == 3
+
+
+def work(folder: Path, stop_at: int) -> None:
+    """The worker: analyze every rollout of the run, stopping (to be killed) at the `stop_at`-th question."""
+    store = RunStore(folder)
+    analysis(store, Analyst(causes=CRASH_CAUSES, stop_at=stop_at or None)).process(store.rows("rollouts", order_by="rowid"))
+
+
+# the commands
+
+
+def test_the_patterns_command_lists_patterns_and_shows_one_with_its_evidence(store):
+    rows = [rollout(store, task) for task in ("csv-sum", "log-grep")]
+    analysis(store, Analyst()).process(rows)
+    runner = CliRunner()
+
+    listed = runner.invoke(app, ["patterns", str(store.folder), "--json"])
+    shown = runner.invoke(app, ["patterns", str(store.folder), "P1"])
+
+    assert listed.exit_code == 0 and [p["id"] for p in json.loads(listed.stdout)] == ["P1"]
+    assert shown.exit_code == 0
+    assert "finishes without looking at the file it wrote" in shown.stdout and "csv-sum" in shown.stdout
+
+
+def test_the_analyze_command_explains_the_failures_of_an_eval_run(store):
+    for task in ("csv-sum", "log-grep"):
+        rollout(store, task)
+    rollout(store, "json-merge", reward=1.0)
+    scripted.register("cli-analyst", Analyst())
+
+    result = CliRunner().invoke(app, ["analyze", str(store.folder), "--model", "scripted/cli-analyst"])
+
+    assert result.exit_code == 0, result.output
+    assert "promoted" in result.stdout
+    assert len(store.rows("failures")) == 2
+
+
+if __name__ == "__main__":
+    work(Path(sys.argv[1]), int(sys.argv[2]))
