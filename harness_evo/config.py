@@ -110,6 +110,12 @@ class FailuresConfig(Strict):
     """Share of a pattern's members blamed on the harness needed for promotion."""
     trace_token_budget: int = 2500
     """Hard cap on the tokens of one digested trajectory shown to a model."""
+    loop_repeats: int = Field(3, ge=2)
+    """The same command (or pair of commands) this many times in a row is a command loop."""
+    join_similarity: float = Field(88.0, ge=0, le=100)
+    """A failure joins the pattern whose signature is at least this similar (rapidfuzz token-sort ratio, 0-100)."""
+    adjudicate_similarity: float = Field(55.0, ge=0, le=100)
+    """Patterns at least this similar (and below `join_similarity`) are close calls the analyzer merges or keeps apart."""
 
 
 class CurriculumConfig(Strict):
