@@ -1,0 +1,2 @@
+. ./notify.inc
+notify_all "nightly jobs finished"

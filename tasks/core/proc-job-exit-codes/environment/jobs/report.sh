@@ -1,0 +1,2 @@
+echo "report written, exit code 0"
+exit 42
