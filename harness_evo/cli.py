@@ -103,5 +103,60 @@ def open_llm(config, store):
     return LLM(config.models, store=store)
 
 
+@app.command("evolve")
+def evolve_command(
+    harness: Annotated[Path | None, typer.Option(help="The starting harness folder. [default: harnesses/bash-agent]")] = None,
+    tasks: Annotated[Path | None, typer.Option(help="The task suite folder (Harbor format). [default: tasks/core]")] = None,
+    model: Annotated[str | None, typer.Option(help="Solver model (litellm name or local/...); default: the embedded model.")] = None,
+    optimizer_model: Annotated[str | None, typer.Option(help="Model of the analyzer, proposer and critic; default: the embedded model.")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="Rollouts in parallel. [default: 2]")] = None,
+    budget_rollouts: Annotated[int | None, typer.Option(min=1, help="Stop after this many paid rollouts. [default: 400]")] = None,
+    budget_minutes: Annotated[float | None, typer.Option(min=0.1, help="Stop after this much wall time. [default: 15]")] = None,
+    iterations: Annotated[int | None, typer.Option(min=1, help="Stop after this many iterations. [default: 20]")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of every random choice. [default: 0]")] = None,
+    sandbox: Annotated[str | None, typer.Option(help="docker or local. [default: docker]")] = None,
+    source: Annotated[str | None, typer.Option("--from", help="Fork: start from a node of this run (with its settings).")] = None,
+    node: Annotated[str | None, typer.Option(help="With --from: the node (a hash prefix, or `best`).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="Plain progress lines instead of the live view.")] = False,
+    config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML; options override it.")] = None,
+    runs: RunsDir = Path("runs"),
+) -> None:
+    """Evolve a harness on the train split of a suite; the best node (by dev score) is the result."""
+    from harness_evo.evolve import session
+
+    overrides = dict(harness=harness, tasks=tasks, model=model, optimizer_model=optimizer_model, workers=workers, sandbox=sandbox,
+                     seed=seed, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations)
+    if source:
+        origin = session.find_run(source, runs)
+        config = session.configure(session.load_run_config(origin), **overrides)
+        store = session.fork(origin, node or "best", runs, config)
+    elif node:
+        raise UserError("--node needs --from RUN (the run whose node to start from)")
+    else:
+        store = session.start(session.configure(load_config(config_file), **overrides), runs)
+    run_evolution(store, quiet)
+
+
+@app.command("resume")
+def resume_command(
+    run: Annotated[str, typer.Argument(help="The run folder or its id.")],
+    quiet: Annotated[bool, typer.Option("--quiet", help="Plain progress lines instead of the live view.")] = False,
+    runs: RunsDir = Path("runs"),
+) -> None:
+    """Continue an evolution run that was stopped or killed; finished rollouts and model calls are not paid again."""
+    from harness_evo.evolve import session
+
+    run_evolution(session.find_run(run, runs), quiet)
+
+
+def run_evolution(store, quiet: bool) -> None:
+    from harness_evo.evolve import session
+    from harness_evo.views.evolution import EvolutionView, summary_panel
+
+    with EvolutionView(console, quiet=quiet) as view:
+        summary = session.run(store, [view])
+    console.print(summary_panel(summary, str(store.folder)))
+
+
 if __name__ == "__main__":
     main()

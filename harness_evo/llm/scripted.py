@@ -34,10 +34,13 @@ _scripts: dict[str, _Registration] = {}
 _lock = threading.Lock()
 
 
-def register(name: str, replies: Script) -> None:
-    """Make `scripted/<name>` answer with `replies`: a list taken in order, or a function of the messages."""
+def register(name: str, replies: Script, token: str | None = None) -> None:
+    """Make `scripted/<name>` answer with `replies`: a list taken in order, or a function of the messages.
+
+    `token` names the script in the response cache; registering the same script with the same token in another
+    process (e.g. a run resumed after a crash) finds the replies the first process cached."""
     with _lock:
-        _scripts[name] = _Registration(replies if callable(replies) else list(replies), uuid.uuid4().hex)
+        _scripts[name] = _Registration(replies if callable(replies) else list(replies), token or uuid.uuid4().hex)
 
 
 def calls(name: str) -> int:

@@ -1,0 +1,109 @@
+"""The static critic: checks an edited harness before any rollout is paid for it.
+
+Rules first (the edit applies, the harness loads, renders and stays within its size budget, changed tool
+scripts survive a smoke call in a sandbox, nothing is quoted from the training tasks), then the critic
+model's review of generality and relevance. Every problem is one sentence the proposer sees on revision.
+"""
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness_evo.agent.agents import TOOLS_BIN, install_harness
+from harness_evo.config import SearchConfig
+from harness_evo.errors import InfraError, UserError
+from harness_evo.evolve import templates
+from harness_evo.evolve.leakage import LeakIndex
+from harness_evo.harness import Edit, EditError, Harness
+from harness_evo.sandbox import SandboxBackend
+from harness_evo.taskset import Task
+
+CRASH = re.compile(r"SyntaxError|IndentationError|Traceback \(most recent call last\)|syntax error|command not found|can't open file")
+SMOKE_TIMEOUT_S = 20.0
+
+
+class Judgement(BaseModel):
+    """The static verdict on one edit."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    status: Literal["invalid", "rejected_static", "passed"]
+    reasons: list[str] = Field(default_factory=list)
+    child: Harness | None = None
+
+
+class Review(BaseModel):
+    """The critic model's answer."""
+
+    accept: bool
+    """True when the edit is general and addresses the pattern."""
+    reasons: list[str] = Field(default_factory=list)
+    """One sentence per problem (empty when accepted)."""
+
+
+class Critic:
+    """Rule checks and an LLM review; `backend` and `smoke_task` are where changed tools are smoke-tested."""
+
+    def __init__(self, config: SearchConfig, train_tasks: list[Task], backend: SandboxBackend | None = None, llm=None):
+        self.config = config
+        self.leaks = LeakIndex(train_tasks, n=config.ngram_words)
+        self.smoke_task = min(train_tasks, key=lambda task: task.id) if train_tasks else None
+        self.backend = backend
+        self.llm = llm
+
+    def judge(self, parent: Harness, edit: Edit, pattern: dict, seed: int = 0) -> Judgement:
+        try:
+            child = parent.apply(edit)
+        except EditError as e:
+            return Judgement(status="invalid", reasons=[str(e)])
+        except UserError as e:
+            return Judgement(status="rejected_static", reasons=[f"the edited harness does not load: {e}"])
+        if child.hash == parent.hash:
+            return Judgement(status="invalid", reasons=["the edit changes nothing"])
+        reasons = self.rules(parent, child)
+        if not reasons and self.config.review and self.llm is not None:
+            reasons = self.review(parent, edit, pattern, seed)
+        return Judgement(status="rejected_static" if reasons else "passed", reasons=reasons, child=child)
+
+    def rules(self, parent: Harness, child: Harness) -> list[str]:
+        reasons = []
+        size = sum(len(text) for text in child.components.values()) + len(child.render("system.md.j2"))
+        if size > self.config.max_harness_chars:
+            reasons.append(f"the harness grows to {size} characters, over the budget of {self.config.max_harness_chars}; make the edit shorter")
+        changed = [path for path, text in child.components.items() if parent.components.get(path) != text]
+        added = "\n".join(child.components[path] for path in changed)
+        reasons += self.leaks.leaks(added, known="\n".join(parent.components.values()))
+        reasons += self.smoke(child, changed)
+        return reasons
+
+    def smoke(self, child: Harness, changed: list[str]) -> list[str]:
+        """Run each new or changed tool with `--help` in a sandbox; a crash (syntax error, missing file) is a reason."""
+        tools = [tool for tool in child.tools if any(path.startswith(f"tools/{tool.name}/") for path in changed)]
+        if not tools or self.backend is None or self.smoke_task is None:
+            return []
+        reasons = []
+        try:
+            self.backend.prepare(self.smoke_task)
+            with self.backend.open(self.smoke_task) as sandbox:
+                install_harness(child, sandbox)
+                for tool in tools:
+                    result = sandbox.run(f"{TOOLS_BIN}/{tool.name} --help", timeout_s=SMOKE_TIMEOUT_S)
+                    crash = CRASH.search(result.output)
+                    if result.timed_out or result.exit_code in (126, 127) or crash:
+                        why = "hangs" if result.timed_out else f"crashes ({(crash.group(0) if crash else f'exit {result.exit_code}')})"
+                        last = result.output.strip().splitlines()[-1:] or [""]
+                        reasons.append(f"the tool {tool.name} {why} when run as `{tool.name} --help`: {last[0][:200]}")
+        except InfraError as e:
+            reasons.append(f"the changed tools could not be smoke-tested ({e}); try again or leave tools unchanged")
+        return reasons
+
+    def review(self, parent: Harness, edit: Edit, pattern: dict, seed: int) -> list[str]:
+        reply = self.llm.complete("critic", templates.messages("critic", pattern=pattern, edit=edit, parent=parent), output=Review, seed=seed)
+        if reply.parsed is None:
+            return []
+        review = reply.parsed
+        if review.accept:
+            return []
+        return [f"critic: {reason}" for reason in review.reasons if reason.strip()] or ["critic: the edit is not general or does not address the pattern"]
+

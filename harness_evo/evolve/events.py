@@ -1,0 +1,60 @@
+"""Typed progress events of an evolution run; the CLI renders them, tests collect them.
+
+A callback is any function taking one event. The loop never prints.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from harness_evo.evolve.budget import Estimate
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    run_id: str
+    estimate: Estimate
+    resumed: bool = False
+
+
+@dataclass(frozen=True)
+class IterationStarted:
+    iteration: int
+    arm: str
+    node_id: str
+    tasks: list[str]
+
+
+@dataclass(frozen=True)
+class RolloutProgress:
+    kind: str
+    """started, finished or cached."""
+    row: dict
+
+
+@dataclass(frozen=True)
+class EditJudged:
+    """An edit reached a verdict: invalid, rejected_static, rejected_empirical or accepted (or proposed: passed the critic)."""
+
+    edit: dict
+
+
+@dataclass(frozen=True)
+class NodeScored:
+    node: dict
+    best_id: str
+
+
+@dataclass(frozen=True)
+class IterationFinished:
+    iteration: int
+    outcome: str
+    spend: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    summary: dict
+
+
+Event = RunStarted | IterationStarted | RolloutProgress | EditJudged | NodeScored | IterationFinished | RunFinished
+Callback = Callable[[Event], None]

@@ -1,0 +1,204 @@
+"""The evolution loop, one iteration at a time (DESIGN.md, "One evolution iteration"):
+
+1. the curriculum picks an arm and its minibatch of train tasks;
+2. the search tree picks the node (harness version) to expand;
+3. the executor runs the minibatch on it (cached by key: nothing is paid twice);
+4. failed rollouts are analyzed and aggregated into patterns;
+5. the proposer proposes edits against the targeted pattern;
+6. the critic reviews them statically (sending them back a bounded number of times), survivors face the gate;
+7. an accepted child becomes a node, is scored on dev, and the arm gets its reward;
+8. every step is an event; the iteration ends with a checkpoint that `resume` restarts from.
+"""
+
+import random
+import time
+
+from harness_evo.agent.executor import Executor
+from harness_evo.config import RunConfig
+from harness_evo.curriculum import EXPLORE, make_curriculum, similar_by_metadata
+from harness_evo.evolve import events as ev
+from harness_evo.evolve.acceptance import make_gate, pair_rollouts
+from harness_evo.evolve.budget import Budget, BudgetExhausted, estimate
+from harness_evo.evolve.critic import Critic
+from harness_evo.evolve.ledger import Candidate, Ledger
+from harness_evo.evolve.patterns import Patterns
+from harness_evo.evolve.proposer import Proposer
+from harness_evo.evolve.state import LoopState, NodeStats
+from harness_evo.evolve.tree import SearchTree, node_selector
+from harness_evo.harness import Harness
+from harness_evo.sandbox import SandboxBackend
+from harness_evo.store import RunStore
+from harness_evo.taskset import Suite
+
+
+class Evolution:
+    """One evolution run in `store`, started from `harness`; `run()` starts it or continues it from its last checkpoint."""
+
+    def __init__(self, store: RunStore, config: RunConfig, suite: Suite, harness: Harness, llm, backend: SandboxBackend,
+                 callbacks: list[ev.Callback] = ()):
+        self.store, self.config, self.suite, self.llm = store, config, suite, llm
+        self.callbacks = list(callbacks)
+        self.executor = Executor(store, backend, suite, llm, workers=config.executor.workers, agent=config.agent,
+                                 on_progress=lambda kind, row: self.emit(ev.RolloutProgress(kind, row)))
+        self.train = suite.split("train")
+        self.patterns = Patterns(store, llm, config, suite)
+        self.proposer = Proposer(llm, config.search)
+        self.critic = Critic(config.search, self.train, backend, llm)
+        self.gate = make_gate(config.acceptance)
+        self.ledger = Ledger(store, self.emit)
+        self.selector = node_selector(config.search)
+        self.harnesses = {harness.hash: harness}
+        self.state = LoopState.last(store) or LoopState()
+        self.curriculum = make_curriculum(config.curriculum, [task.id for task in self.train],
+                                          similar_by_metadata(self.train), self.state.curriculum)
+        self.budget = Budget(config, store, self.state.elapsed_s)
+        self.root = harness.hash
+
+    def emit(self, event: ev.Event) -> None:
+        for callback in self.callbacks:
+            callback(event)
+
+    def run(self) -> dict:
+        forecast = estimate(self.config, len(self.suite.split("dev")), self.harness(self.root).agent.step_limit)
+        self.emit(ev.RunStarted(self.store.id, forecast, resumed=self.state.iteration > 0))
+        try:
+            self.score_root()
+            while True:
+                self.budget.check_iteration(self.state.iteration, self.state.idle)
+                accepted = self.iterate(self.state.iteration)
+                self.state.idle = 0 if accepted else self.state.idle + 1
+                self.state.iteration += 1
+                self.state.elapsed_s = self.budget.elapsed_s
+                self.state.curriculum = self.curriculum.state
+                self.state.save(self.store)
+        except BudgetExhausted as e:
+            stop = str(e)
+        summary = self.summary(stop)
+        self.store.set_status("finished", finished=time.time(), best_node=summary["best_node"], summary=summary)
+        self.emit(ev.RunFinished(summary))
+        return summary
+
+    def iterate(self, i: int) -> bool:
+        """One iteration; True when an edit was accepted."""
+        rng = random.Random(f"{self.config.seed}:{i}")
+        started = time.time()
+        arm = self.curriculum.choose(rng)                                                    # 1
+        tasks = self.curriculum.minibatch(arm, rng)
+        self.store.emit("arm", self.curriculum.state.arms[arm.id].model_dump(mode="json"))
+        tree = SearchTree(self.state.nodes.values())
+        node = self.selector.select(tree)                                                    # 2
+        self.state.put_node(self.store, node, expansions=self.state.nodes[node]["expansions"] + 1)
+        self.store.emit("iteration", id=i, arm=arm.id, node_id=node, tasks=tasks, started=started)
+        self.emit(ev.IterationStarted(i, arm.id, node, tasks))
+        rows = self.rollouts(node, tasks, [0])                                               # 3
+        self.patterns.analyze(rows, node)                                                    # 4
+        self.sync_arms()
+        pattern = self.patterns.target(arm.id, rows)
+        accepted, outcome = False, "no promoted failure pattern to work on yet"
+        if pattern is not None:
+            candidates = self.propose_and_review(i, node, pattern)                           # 5, 6
+            outcome = f"no edit against pattern {pattern['id']} passed the critic"
+            for candidate in candidates:
+                accepted, outcome = self.try_candidate(i, node, pattern, candidate, rng)    # 6, 7
+                if accepted:
+                    break
+        if arm.id == EXPLORE:
+            self.curriculum.observe(arm.id, self.patterns.promoted_share(rows))
+        elif not accepted:
+            self.curriculum.observe(arm.id, 0.0)
+        spend = self.budget.spend()
+        self.store.emit("iteration", id=i, finished=time.time(), outcome=outcome, spend=spend)          # 8
+        self.emit(ev.IterationFinished(i, outcome, spend))
+        return accepted
+
+    def propose_and_review(self, i: int, node: str, pattern: dict) -> list[Candidate]:
+        """Proposals that passed the static critic; rejected ones go back to the proposer with their reasons."""
+        parent = self.harness(node)
+        evidence = self.patterns.evidence(pattern["id"], self.config.search.evidence)
+        feedback: list[dict] = []
+        for revision in range(self.config.search.revisions + 1):
+            self.budget.check()
+            seed = self.config.seed * 10_000 + i * 10 + revision
+            proposals = self.proposer.propose(pattern, evidence, parent, self.ledger.tried(pattern["id"], before=i), feedback, seed)
+            passed, feedback = [], []
+            for k, proposal in enumerate(proposals):
+                candidate = self.ledger.propose(i, revision, k, node, pattern["id"], proposal)
+                judgement = self.critic.judge(parent, proposal.edit, pattern, seed) if proposal.edit else None
+                if judgement and judgement.child is not None and judgement.child.hash in self.state.nodes:
+                    judgement.status, judgement.reasons = "invalid", ["the edited harness is already a node of the tree"]
+                candidate = self.ledger.judged(candidate, judgement)
+                if candidate.status == "proposed":
+                    passed.append(candidate)
+                    self.harnesses[candidate.child.hash] = candidate.child
+                else:
+                    feedback.append(candidate.row)
+            if passed:
+                return passed
+        return []
+
+    def try_candidate(self, i: int, node: str, pattern: dict, candidate: Candidate, rng: random.Random) -> tuple[bool, str]:
+        """The empirical gate: child vs parent on the pattern's tasks plus a regression sample of tasks the parent passes."""
+        child = candidate.child
+        regression = self.regression_sample(node, pattern, rng)
+        tasks = sorted(set(pattern["task_ids"]) & {task.id for task in self.train}) + regression
+        trials = list(range(self.config.acceptance.trials))
+        parent_rows = self.rollouts(node, tasks, trials)
+        child_rows = self.rollouts(child.hash, tasks, trials, harness=child)
+        verdict = self.gate.decide(pair_rollouts(parent_rows, child_rows), protected=regression)
+        self.ledger.gated(candidate, verdict, tasks)
+        if not verdict.accepted:
+            return False, f"edit {candidate.row['id']} rejected by the gate: {verdict.reason}"
+        self.state.put_node(self.store, child.hash, parent_id=node, edit_id=candidate.row["id"], iteration=i, status="accepted")
+        self.rollouts(child.hash, self.suite.split("dev"), list(range(self.config.search.dev_trials)), split="dev")
+        if pattern["id"] in self.curriculum.state.arms:
+            self.curriculum.observe(pattern["id"], (verdict.fixed - verdict.broken) / max(1, verdict.fixed + verdict.broken + verdict.ties))
+        self.emit_node(child.hash)
+        return True, f"edit {candidate.row['id']} accepted: {verdict.reason}"
+
+    def score_root(self) -> None:
+        if self.root not in self.state.nodes:
+            self.state.put_node(self.store, self.root, parent_id=None, iteration=-1, status="root")
+            self.rollouts(self.root, self.suite.split("dev"), list(range(self.config.search.dev_trials)), split="dev")
+            self.emit_node(self.root)
+            self.state.save(self.store)
+
+    def rollouts(self, node: str, tasks, trials: list[int], harness: Harness | None = None, split: str = "train") -> list[dict]:
+        """Run (or fetch from the cache) rollouts of a node and add them to its scores."""
+        self.budget.check()
+        tasks = [self.suite.tasks[task] if isinstance(task, str) else task for task in tasks]
+        rows = self.executor.run(harness or self.harness(node), tasks, trials, node_id=node)
+        self.state.stats.setdefault(node, NodeStats()).add(rows, split)
+        if node in self.state.nodes:
+            self.state.put_node(self.store, node)
+        return rows
+
+    def regression_sample(self, node: str, pattern: dict, rng: random.Random) -> list[str]:
+        stats = self.state.stats.get(node)
+        passed = {self.store.get("rollouts", key)["task_id"] for key, ok in (stats.train.items() if stats else []) if ok}
+        candidates = sorted(passed - set(pattern["task_ids"]))
+        return sorted(rng.sample(candidates, min(len(candidates), self.config.acceptance.regression_sample)))
+
+    def harness(self, node: str) -> Harness:
+        if node not in self.harnesses:
+            self.harnesses[node] = Harness.load(self.store.folder / "harnesses" / node)
+        return self.harnesses[node]
+
+    def sync_arms(self) -> None:
+        for arm in self.curriculum.sync_arms(self.patterns.views()):
+            self.store.emit("arm", arm.model_dump(mode="json"))
+
+    def emit_node(self, node: str) -> None:
+        best = SearchTree(self.state.nodes.values()).best()
+        self.store.emit("run", id=self.store.id, best_node=best)
+        self.emit(ev.NodeScored(self.state.nodes[node], best))
+
+    def summary(self, stop: str) -> dict:
+        tree = SearchTree(self.state.nodes.values())
+        best = tree.best()
+        fates = self.ledger.fates()
+        return {
+            "run_id": self.store.id, "stop": stop, "iterations": self.state.iteration, "root": self.root, "best_node": best,
+            "start_dev": tree.node(self.root).get("dev_score"), "best_dev": tree.node(best).get("dev_score"),
+            "proposals": sum(fates.values()), "fates": fates, "nodes": len(tree),
+            "rollouts": self.budget.rollouts(), "spend": self.budget.spend(), "elapsed_s": round(self.budget.elapsed_s, 1),
+        }

@@ -1,0 +1,70 @@
+"""The loop's side of the failure store: analyze an iteration's rollouts, pick the pattern to work on, show its evidence.
+
+Every answer is read from the store, never from what changed during a call, so an iteration redone after a
+crash (its failures already analyzed) picks the same pattern as the iteration that was cut off.
+"""
+
+from typing import Any
+
+from harness_evo.config import RunConfig
+from harness_evo.curriculum import EXPLORE, PatternView
+from harness_evo.failures import FailureAnalysis, pattern_evidence, patterns
+from harness_evo.store import RunStore
+from harness_evo.taskset import Suite
+
+NEUTRAL = 0.5
+"""phi component of a pattern the analyzer has not scored yet."""
+
+
+class Patterns:
+    def __init__(self, store: RunStore, llm, config: RunConfig, suite: Suite):
+        self.store = store
+        self.analysis = FailureAnalysis(store, llm, config.failures, suite)
+        self.budget = config.failures.trace_token_budget
+
+    def analyze(self, rollouts: list[dict], node: str) -> None:
+        """Explain the failed train rollouts of `node` among `rollouts` and aggregate them into patterns; a pattern
+        whose tasks were among them and that did not recur on this node is resolved."""
+        train = [row for row in rollouts if row["split"] == "train"]
+        self.analysis.process(train)
+        self.analysis.resolve([node], sorted({row["task_id"] for row in train}))
+
+    def views(self) -> list[PatternView]:
+        """Every live pattern as the curriculum sees it."""
+        return [view(row) for row in patterns(self.store) if row.get("task_ids")]
+
+    def target(self, arm_id: str, rollouts: list[dict]) -> dict[str, Any] | None:
+        """The promoted pattern to propose edits against: the arm's own, or for the explore arm the best supported
+        promoted pattern that this iteration's rollouts fell into."""
+        promoted = [row for row in patterns(self.store) if row["status"] == "promoted"]
+        if arm_id != EXPLORE:
+            return next((row for row in promoted if row["id"] == arm_id), None)
+        touched = self._patterns_of(rollouts)
+        return next((row for row in promoted if row["id"] in touched), None)
+
+    def promoted_share(self, rollouts: list[dict]) -> float:
+        """Share of the rollouts' tasks whose failures joined a promoted pattern: what exploring found."""
+        tasks = {row["task_id"] for row in rollouts}
+        promoted = {row["id"] for row in patterns(self.store) if row["status"] == "promoted"}
+        members = self._members(rollouts)
+        found = {member["task_id"] for member in members if member["pattern_id"] in promoted}
+        return len(found) / len(tasks) if tasks else 0.0
+
+    def evidence(self, pattern_id: str, k: int) -> list[dict[str, Any]]:
+        """Up to `k` member failures from distinct train tasks, each with the task's instruction and digested trace."""
+        return [item for item in pattern_evidence(self.store, pattern_id, k, self.budget) if item.get("split", "train") == "train"]
+
+    def _members(self, rollouts: list[dict]) -> list[dict]:
+        ids = [row["id"] for row in rollouts]
+        if not ids:
+            return []
+        return self.store.rows("pattern_members", f"rollout_id IN ({', '.join('?' for _ in ids)})", ids)
+
+    def _patterns_of(self, rollouts: list[dict]) -> set[str]:
+        return {member["pattern_id"] for member in self._members(rollouts)}
+
+
+def view(row: dict[str, Any]) -> PatternView:
+    """A `patterns` row as the curriculum's PatternView; unscored phi components count as neutral."""
+    score = {key: NEUTRAL if row.get(key) is None else row[key] for key in ("severity", "fixability", "side_effect_risk")}
+    return PatternView(id=row["id"], status=row["status"], tasks=row["task_ids"], breadth=row.get("breadth") or 0.0, **score)

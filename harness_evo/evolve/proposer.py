@@ -1,0 +1,107 @@
+"""The proposer: turns one promoted failure pattern into candidate edits of the harness.
+
+It sees the pattern, its evidence from distinct tasks, the harness's components, and the ledger of edits
+already tried against the pattern (with their verdicts and reasons). Its reply is a deliberately flat JSON
+schema, because small models write messy JSON; a draft that is not a valid edit becomes an `invalid`
+proposal in the ledger, never a crash.
+"""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from harness_evo.config import SearchConfig, one_line
+from harness_evo.errors import UserError
+from harness_evo.evolve import templates
+from harness_evo.harness import Edit, Harness
+
+MAX_COMPONENT_CHARS = 3000
+LEDGER_SHOWN = 8
+
+
+class OpDraft(BaseModel):
+    op: Literal["replace", "write", "delete"]
+    """replace: `old` -> `new` in `path`; write: `path` gets `text`; delete: `path` is removed."""
+    path: str
+    old: str = ""
+    new: str = ""
+    text: str = ""
+
+    def operation(self) -> dict:
+        fields = {"replace": ("old", "new"), "write": ("text",), "delete": ()}[self.op]
+        return {"op": self.op, "path": self.path, **{name: getattr(self, name) for name in fields}}
+
+
+class EditDraft(BaseModel):
+    rationale: str = ""
+    prediction: str = ""
+    ops: list[OpDraft] = Field(default_factory=list)
+
+
+class ProposerReply(BaseModel):
+    """What the proposer model answers."""
+
+    edits: list[EditDraft]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_edit(cls, data: Any) -> Any:
+        """Small models often answer with one bare edit, or a bare list of edits."""
+        if isinstance(data, list):
+            return {"edits": data}
+        if isinstance(data, dict) and "edits" not in data and "ops" in data:
+            return {"edits": [data]}
+        return data
+
+
+class Proposal(BaseModel):
+    """One candidate edit as the ledger records it; `edit` is None when the draft was not a valid edit."""
+
+    ops: list[dict]
+    rationale: str = ""
+    prediction: str = ""
+    edit: Edit | None = None
+    problem: str | None = None
+
+
+class Proposer:
+    def __init__(self, llm, config: SearchConfig):
+        self.llm = llm
+        self.config = config
+
+    def propose(self, pattern: dict, evidence: list[dict], harness: Harness, ledger: list[dict],
+                feedback: list[dict] | None = None, seed: int = 0) -> list[Proposal]:
+        """Candidate edits for `pattern` from its `evidence` (items of `pattern_evidence`); `ledger` holds the edits
+        tried against it in earlier iterations, `feedback` the previous round's rejected edits with their reasons."""
+        messages = templates.messages(
+            "proposer", pattern=pattern, evidence=evidence, components=shown_components(harness),
+            ledger=ledger[-LEDGER_SHOWN:], feedback=feedback or [], candidates=self.config.candidates,
+        )
+        reply = self.llm.complete("proposer", messages, output=ProposerReply, seed=seed)
+        if reply.parsed is None:
+            return [Proposal(ops=[], problem=f"the proposer's reply was not a valid list of edits: {reply.error or 'no JSON'}")]
+        drafts = reply.parsed.edits[: self.config.candidates]
+        if not drafts:
+            return [Proposal(ops=[], problem="the proposer proposed no edit")]
+        return [to_proposal(draft) for draft in drafts]
+
+
+def to_proposal(draft: EditDraft) -> Proposal:
+    ops = [op.operation() for op in draft.ops]
+    proposal = Proposal(ops=ops, rationale=draft.rationale, prediction=draft.prediction)
+    if not ops:
+        proposal.problem = "the edit has no operations"
+        return proposal
+    try:
+        proposal.edit = Edit.model_validate({"ops": ops, "rationale": draft.rationale, "prediction": draft.prediction})
+    except ValidationError as e:
+        proposal.problem = f"not a valid edit: {one_line(e)}"
+    except UserError as e:
+        proposal.problem = str(e)
+    return proposal
+
+
+def shown_components(harness: Harness) -> dict[str, str]:
+    """The components as the proposer sees them; a very long one is cut (a replace must quote text it can see)."""
+    return {path: text if len(text) <= MAX_COMPONENT_CHARS else text[:MAX_COMPONENT_CHARS] + "\n[... cut ...]"
+            for path, text in harness.components.items()}

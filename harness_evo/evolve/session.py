@@ -1,0 +1,114 @@
+"""Start, resume and fork evolution runs: the run folder, its configuration and the pieces the loop needs.
+
+A run's starting harness is kept as a snapshot (`harnesses/<hash>/`), so `resume` continues from exactly the
+harness the run started with, whatever happened to the folder it came from.
+"""
+
+import shutil
+import time
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from harness_evo.config import RunConfig, one_line
+from harness_evo.errors import ConfigError, UserError
+from harness_evo.evolve import events as ev
+from harness_evo.evolve.loop import Evolution
+from harness_evo.harness import Harness
+from harness_evo.llm import LLM
+from harness_evo.sandbox import get_backend
+from harness_evo.store import RunStore
+from harness_evo.taskset import load_suite
+
+OPTIMIZER_ROLES = ("analyzer", "proposer", "critic")
+
+
+def configure(config: RunConfig, harness: Path | None = None, tasks: Path | None = None, model: str | None = None,
+              optimizer_model: str | None = None, workers: int | None = None, sandbox: str | None = None, seed: int | None = None,
+              budget_rollouts: int | None = None, budget_minutes: float | None = None, iterations: int | None = None) -> RunConfig:
+    """`config` as an evolution run with the given settings changed (None leaves a setting as it is)."""
+    data = config.model_dump() | {"kind": "evolve"}
+    given = {"harness": harness, "tasks": tasks, "seed": seed}
+    data |= {key: value for key, value in given.items() if value is not None}
+    if model:
+        data["models"]["solver"]["model"] = model
+    for role in OPTIMIZER_ROLES if optimizer_model else ():
+        data["models"][role]["model"] = optimizer_model
+    if workers is not None:
+        data["executor"]["workers"] = workers
+    if sandbox is not None:
+        data["sandbox"]["backend"] = sandbox
+    budget = {"max_rollouts": budget_rollouts, "max_iterations": iterations,
+              "max_wall_s": budget_minutes * 60 if budget_minutes is not None else None}
+    data["budget"] |= {key: value for key, value in budget.items() if value is not None}
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(one_line(e)) from None
+
+
+def start(config: RunConfig, runs_dir: Path, harness: Harness | None = None, forked_from: dict | None = None) -> RunStore:
+    """A new evolution run folder with its configuration and starting harness; `run` then runs it."""
+    harness = harness or Harness.load(config.harness)
+    if not load_suite(config.tasks, seed=config.seed).split("train"):
+        raise UserError(f"{config.tasks}: no train tasks to evolve on; name some under [splits] train in its suite.toml")
+    store = RunStore.create(runs_dir, "evolve")
+    config.save(store.folder / "config.toml")
+    harness.save(store.folder / "harnesses" / harness.hash)
+    store.emit("run", id=store.id, config=config.model_dump(mode="json"), harness=str(config.harness), root=harness.hash,
+               tasks=str(config.tasks), forked_from=forked_from)
+    return store
+
+
+def load_run_config(store: RunStore) -> RunConfig:
+    """The configuration an evolution run was started with."""
+    if store.info.get("kind") != "evolve" or not store.info.get("root"):
+        raise UserError(f"{store.id} is not an evolution run (it is a {store.info.get('kind')} run); start one with `harness-evo evolve`")
+    return RunConfig.load(store.folder / "config.toml")
+
+
+def run(store: RunStore, callbacks: list[ev.Callback] = ()) -> dict:
+    """Run (or continue) the evolution of a run folder until a budget stops it; returns the summary."""
+    config = load_run_config(store)
+    harness = Harness.load(store.folder / "harnesses" / store.info["root"])
+    suite = load_suite(config.tasks, seed=config.seed)
+    store.set_status("running")
+    try:
+        with LLM(config.models, store=store) as llm:
+            evolution = Evolution(store, config, suite, harness, llm, get_backend(config.sandbox), callbacks)
+            return evolution.run()
+    except KeyboardInterrupt:
+        store.set_status("stopped", finished=time.time())
+        raise
+    except BaseException:
+        store.set_status("failed", finished=time.time())
+        raise
+
+
+def find_run(run: str, runs_dir: Path) -> RunStore:
+    """A run by its folder or its id (a unique prefix will do) under `runs_dir`."""
+    if Path(run).is_dir():
+        return RunStore(Path(run))
+    matches = sorted(path for path in Path(runs_dir).glob(f"{run}*") if (path / "run.db").is_file())
+    if len(matches) != 1:
+        found = "no run" if not matches else f"{len(matches)} runs"
+        raise UserError(f"{found} named {run!r} in {runs_dir}; `harness-evo runs` lists them")
+    return RunStore(matches[0])
+
+
+def fork(source: RunStore, node: str, runs_dir: Path, config: RunConfig | None = None) -> RunStore:
+    """A new run that starts from a node of `source` (a hash prefix or `best`), with the source's configuration (or
+    `config`); the node's rollouts come along, so they are not paid for again."""
+    node = source.info.get("best_node") or "" if node == "best" else node
+    ids = [row["id"] for row in source.rows("nodes") if node and row["id"].startswith(node)]
+    if len(ids) != 1:
+        raise UserError(f"{'no node' if not ids else f'{len(ids)} nodes'} starting with {node!r} in run {source.id}; "
+                        f"`harness-evo tree {source.id}` lists them")
+    config = config or load_run_config(source)
+    harness = Harness.load(source.folder / "harnesses" / ids[0])
+    store = start(config, runs_dir, harness=harness, forked_from={"run": source.id, "node": ids[0]})
+    for row in source.rows("rollouts", "harness_hash = ?", [ids[0]]):
+        if row.get("trajectory") and (source.folder / row["trajectory"]).is_file():
+            shutil.copyfile(source.folder / row["trajectory"], store.path(row["trajectory"]))
+        store.emit("rollout", row | {"node_id": ids[0]})
+    return store

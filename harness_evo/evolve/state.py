@@ -1,0 +1,73 @@
+"""What the loop knows between iterations, saved as a `checkpoint` event after each one.
+
+`resume` restores the last checkpoint and redoes the iteration that was cut off: with the same seeds, the
+same cached rollouts and the same cached model replies it takes the same decisions.
+"""
+
+import time
+from statistics import fmean
+
+from pydantic import BaseModel, Field
+
+from harness_evo.agent.trajectory import INFRA_REASONS
+from harness_evo.curriculum import CurriculumState
+from harness_evo.store import RunStore
+
+
+class NodeStats(BaseModel):
+    """The scored rollouts of one node, by rollout id (a cached rollout seen twice counts once)."""
+
+    train: dict[str, bool] = Field(default_factory=dict)
+    dev: dict[str, bool] = Field(default_factory=dict)
+    tokens: dict[str, int] = Field(default_factory=dict)
+
+    def add(self, rows: list[dict], split: str) -> None:
+        for row in rows:
+            if row["exit_reason"] not in INFRA_REASONS and row["split"] == split:
+                getattr(self, split)[row["id"]] = bool(row["passed"])
+                self.tokens[row["id"]] = (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
+
+    def score(self, split: str) -> tuple[float | None, int]:
+        outcomes = list(getattr(self, split).values())
+        return (fmean(outcomes) if outcomes else None, len(outcomes))
+
+    def fields(self) -> dict:
+        """The score columns of the node's row."""
+        train, train_n = self.score("train")
+        dev, dev_n = self.score("dev")
+        tokens = round(fmean(self.tokens.values()), 1) if self.tokens else None
+        return {"train_score": train, "train_n": train_n, "dev_score": dev, "dev_n": dev_n, "tokens_per_rollout": tokens}
+
+
+class LoopState(BaseModel):
+    """The loop's memory at the end of an iteration."""
+
+    iteration: int = 0
+    """The next iteration to run."""
+    idle: int = 0
+    """Iterations since the last accepted edit."""
+    elapsed_s: float = 0.0
+    """Wall time spent by the run so far, over all its sessions."""
+    curriculum: CurriculumState | None = None
+    nodes: dict[str, dict] = Field(default_factory=dict)
+    """Node id -> its `nodes` row."""
+    stats: dict[str, NodeStats] = Field(default_factory=dict)
+
+    def save(self, store: RunStore) -> None:
+        store.emit("checkpoint", self.model_dump(mode="json"))
+
+    @classmethod
+    def last(cls, store: RunStore) -> "LoopState | None":
+        found = None
+        for event in store.events(["checkpoint"]):
+            found = event
+        if found is None:
+            return None
+        return cls.model_validate(found["data"])
+
+    def put_node(self, store: RunStore, node_id: str, **fields) -> dict:
+        """Update a node's row (in memory and in the store) with `fields` and its current scores."""
+        row = self.nodes.setdefault(node_id, {"id": node_id, "created": time.time(), "expansions": 0})
+        row.update(fields, **self.stats.setdefault(node_id, NodeStats()).fields())
+        store.emit("node", row)
+        return row

@@ -1,0 +1,100 @@
+"""The search tree: harness versions (content hashes) joined by accepted edits; a projection of `nodes`.
+
+Rejected edits never become nodes; they stay in the `edits` ledger of their parent. Which node is
+expanded next is a policy (`NodeSelector`), chosen by name in `SearchConfig.strategy`.
+"""
+
+import math
+from typing import Protocol
+
+import networkx as nx
+
+from harness_evo.config import SearchConfig
+from harness_evo.store import RunStore
+
+
+class SearchTree:
+    def __init__(self, rows: list[dict] = ()):
+        self.graph = nx.DiGraph()
+        for row in rows:
+            self.add(row)
+
+    @classmethod
+    def load(cls, store: RunStore) -> "SearchTree":
+        return cls(store.rows("nodes", order_by="created"))
+
+    def add(self, row: dict) -> None:
+        """Add or update a node from its `nodes` row."""
+        node = row["id"]
+        if node in self.graph:
+            self.graph.nodes[node].update(row)
+        else:
+            self.graph.add_node(node, **row)
+        if row.get("parent_id"):
+            self.graph.add_edge(row["parent_id"], node, edit_id=row.get("edit_id"))
+
+    def __contains__(self, node: str) -> bool:
+        return node in self.graph
+
+    def __len__(self) -> int:
+        return len(self.graph)
+
+    def node(self, node: str) -> dict:
+        return self.graph.nodes[node]
+
+    def nodes(self) -> list[dict]:
+        """Every node in the order it was created."""
+        return sorted((self.graph.nodes[node] for node in self.graph), key=lambda row: (row.get("iteration") or 0, row.get("created") or 0))
+
+    @property
+    def root(self) -> str:
+        return next(node for node in self.graph if self.graph.in_degree(node) == 0)
+
+    def lineage(self, node: str) -> list[str]:
+        """The path from the root to `node`."""
+        return nx.shortest_path(self.graph, self.root, node)
+
+    def best(self) -> str:
+        """The node with the best dev score, ties broken by fewer tokens per rollout, then by age."""
+        scored = [row for row in self.nodes() if row.get("dev_score") is not None]
+        if not scored:
+            return self.root
+        return min(scored, key=lambda row: (-row["dev_score"], row.get("tokens_per_rollout") or 0.0))["id"]
+
+
+class NodeSelector(Protocol):
+    def select(self, tree: SearchTree) -> str:
+        """The node to expand next."""
+        ...
+
+
+class UCB:
+    """Upper confidence bound on train score: good nodes are expanded, rarely expanded ones get their turn."""
+
+    def __init__(self, exploration: float = 1.0):
+        self.exploration = exploration
+
+    def select(self, tree: SearchTree) -> str:
+        nodes = tree.nodes()
+        total = sum(row.get("expansions") or 0 for row in nodes)
+
+        def bound(row: dict) -> float:
+            if row.get("train_score") is None:
+                return math.inf
+            expansions = row.get("expansions") or 0
+            return row["train_score"] + self.exploration * math.sqrt(math.log(total + 1) / (expansions + 1))
+
+        return max(nodes, key=bound)["id"]
+
+
+class Greedy:
+    """Always the best train score; among equals the least expanded, then the oldest."""
+
+    def select(self, tree: SearchTree) -> str:
+        nodes = tree.nodes()
+        return min(nodes, key=lambda row: (-(row.get("train_score") if row.get("train_score") is not None else math.inf),
+                                           row.get("expansions") or 0))["id"]
+
+
+def node_selector(config: SearchConfig) -> NodeSelector:
+    return {"ucb": lambda: UCB(config.exploration), "greedy": Greedy}[config.strategy]()

@@ -1,0 +1,128 @@
+"""What `harness-evo evolve` shows while it runs (a rich live panel, or plain lines with --quiet) and when it ends."""
+
+import threading
+from collections import Counter, deque
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from harness_evo.evolve import events as ev
+
+RECENT = 6
+"""Lines of recent happenings kept in the live panel."""
+
+
+def score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def dollars(spend: dict[str, float]) -> str:
+    return ", ".join(f"{role} ${cost:.3f}" for role, cost in sorted(spend.items())) or "$0"
+
+
+class EvolutionView:
+    """The loop's callback: keeps the run's progress and shows it live, or prints one plain line per event."""
+
+    def __init__(self, console: Console, quiet: bool = False):
+        self.console, self.quiet = console, quiet
+        self.run_id, self.heading = "", ""
+        self.iteration: ev.IterationStarted | None = None
+        self.in_flight: dict[str, dict] = {}
+        self.done = self.passed = 0
+        self.best_train: float | None = None
+        self.best_dev: float | None = None
+        self.fates: Counter = Counter()
+        self.spend: dict[str, float] = {}
+        self.recent: deque[str] = deque(maxlen=RECENT)
+        self._lock = threading.Lock()
+        self._live = Live(console=console, auto_refresh=True, refresh_per_second=4, get_renderable=self.render) if not quiet else None
+
+    def __enter__(self) -> "EvolutionView":
+        if self._live:
+            self._live.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live:
+            self._live.stop()
+
+    def __call__(self, event: ev.Event) -> None:
+        with self._lock:
+            line = self.update(event)
+        if line and self.quiet:
+            self.console.print(line, markup=False, highlight=False, soft_wrap=True)
+        elif line:
+            self.recent.append(line)
+
+    def update(self, event: ev.Event) -> str | None:
+        """Take in one event; the line that tells it (None for events too frequent to tell one by one)."""
+        match event:
+            case ev.RunStarted(run_id, estimate, resumed):
+                self.run_id = run_id
+                self.heading = f"{'resuming' if resumed else 'evolving'} run {run_id}: {estimate.sentence()}"
+                return self.heading
+            case ev.IterationStarted(i, arm, node, tasks):
+                self.iteration = event
+                return f"iteration {i}: arm {arm}, node {node[:12]}, tasks {', '.join(tasks)}"
+            case ev.RolloutProgress("started", row):
+                self.in_flight[row["id"]] = row
+            case ev.RolloutProgress(_, row):
+                self.in_flight.pop(row["id"], None)
+                self.done += 1
+                self.passed += bool(row.get("passed"))
+            case ev.EditJudged(edit):
+                self.fates[edit["status"]] += 1
+                reason = f": {edit['reasons'][0]}" if edit.get("reasons") else ""
+                gate = f": {edit['gate']['reason']}" if edit.get("gate") else ""
+                return f"edit {edit['id']} against {edit['pattern_id']}: {edit['status'].replace('_', ' ')}{gate or reason}"
+            case ev.NodeScored(node, best_id):
+                if node.get("train_score") is not None:
+                    self.best_train = max(self.best_train or 0.0, node["train_score"])
+                if node.get("dev_score") is not None:
+                    self.best_dev = max(self.best_dev or 0.0, node["dev_score"])
+                return f"node {node['id'][:12]}: train {score(node.get('train_score'))}, dev {score(node.get('dev_score'))}; best {best_id[:12]}"
+            case ev.IterationFinished(i, outcome, spend):
+                self.spend = spend
+                return f"iteration {i} done: {outcome}"
+            case ev.RunFinished(summary):
+                return f"stopped: {summary['stop']}"
+        return None
+
+    def render(self) -> Panel:
+        with self._lock:
+            table = Table.grid(padding=(0, 2))
+            table.add_column(style="bold")
+            table.add_column()
+            if self.iteration:
+                it = self.iteration
+                table.add_row("iteration", f"{it.iteration}  arm {it.arm}  node {it.node_id[:12]}")
+            flight = ", ".join(f"{row['task_id']}#{row['trial']}" for row in list(self.in_flight.values())[:6])
+            table.add_row("rollouts", f"{self.done} done ({self.passed} passed), {len(self.in_flight)} running {flight}")
+            table.add_row("best", f"train {score(self.best_train)}  dev {score(self.best_dev)}")
+            fates = ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in sorted(self.fates.items())) or "none yet"
+            table.add_row("edits", fates)
+            table.add_row("spend", dollars(self.spend))
+            return Panel(Group(table, Text("\n".join(self.recent), style="dim")), title=self.heading or "harness-evo evolve",
+                         title_align="left")
+
+
+def summary_panel(summary: dict, run_folder: str) -> Panel:
+    """The closing summary: proposals and their fates, start vs best dev score, spend, and what to do next."""
+    run = summary["run_id"]
+    fates = summary["fates"]
+    lines = [
+        f"stopped because: {summary['stop']}",
+        f"{summary['iterations']} iterations, {summary['rollouts']} rollouts, {summary['elapsed_s'] / 60:.1f} min",
+        f"proposals: {summary['proposals']} made, {fates.get('invalid', 0)} invalid, {fates.get('rejected_static', 0)} rejected statically, "
+        f"{fates.get('rejected_empirical', 0)} rejected empirically, {fates.get('accepted', 0)} accepted",
+        f"dev pass@1: start {score(summary['start_dev'])} -> best {score(summary['best_dev'])} ({summary['nodes']} nodes in the tree)",
+        f"spend: {dollars(summary['spend'])}",
+        "",
+        f"best harness: {run_folder}/harnesses/{summary['best_node']}",
+        f"inspect it:   harness-evo show {run}   |   harness-evo tree {run}   |   harness-evo diff {run} {summary['root'][:12]} {summary['best_node'][:12]}",
+        f"export it:    harness-evo export {run} --node best --format native|mini-swe-agent|skills|claude-code --out DIR",
+    ]
+    return Panel("\n".join(lines), title=f"run {run}", title_align="left")

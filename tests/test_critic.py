@@ -1,0 +1,103 @@
+"""The static critic: every edit is judged before a rollout is paid for it, and every refusal says why."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness_evo.config import ModelsConfig, RoleModel, SandboxConfig, SearchConfig
+from harness_evo.evolve.critic import Critic
+from harness_evo.harness import Delete, Edit, Harness, Replace, Write
+from harness_evo.llm import LLM, scripted
+from harness_evo.taskset import load_suite
+
+FIXTURES = Path(__file__).parent / "fixtures"
+HARNESS = Harness.load(FIXTURES / "wrong-folder-harness")
+TRAIN = load_suite(FIXTURES / "evolve-tasks").split("train")
+DEFECT = "Save every file you create under /tmp/work/ (the shared output folder)."
+PATTERN = {"id": "P1", "support": 2, "description": "saves its output files in a folder other than the working directory"}
+
+
+@pytest.fixture(autouse=True)
+def user_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
+
+
+def prompt_edit(new: str) -> Edit:
+    return Edit(ops=[Replace(path="prompts/system.md.j2", old=DEFECT, new=new)], rationale="put files where the task says")
+
+
+def judge(edit: Edit, config: SearchConfig | None = None, review: str | None = None, backend=None):
+    config = config or SearchConfig(review=review is not None)
+    if review is None:
+        return Critic(config, TRAIN, backend).judge(HARNESS, edit, PATTERN)
+    name = f"critic-{id(edit)}"
+    scripted.register(name, [review])
+    with LLM(ModelsConfig(critic=RoleModel(model=f"scripted/{name}"))) as llm:
+        return Critic(config, TRAIN, backend, llm).judge(HARNESS, edit, PATTERN)
+
+
+def test_a_general_edit_passes_with_its_child_harness():
+    judgement = judge(prompt_edit("Save each file exactly where the task says."))
+    assert judgement.status == "passed" and judgement.reasons == []
+    assert "exactly where the task says" in judgement.child.render("system.md.j2")
+
+
+def test_an_edit_quoting_a_training_tasks_expected_output_is_rejected_with_that_reason():
+    judgement = judge(prompt_edit(DEFECT + ' When a task asks for a fruit, the word is "crunchy-apple-42".'))
+    assert judgement.status == "rejected_static"
+    assert 'quotes the tests of training task fruit (its expected output): "crunchy-apple-42"' in judgement.reasons
+
+
+def test_an_edit_naming_a_training_task_or_its_files_is_rejected():
+    judgement = judge(prompt_edit("For the stone task, check /app/stone.txt twice."))
+    assert judgement.status == "rejected_static"
+    assert any("names the training task stone" in reason for reason in judgement.reasons)
+    assert any("names the file stone.txt of training task stone" in reason for reason in judgement.reasons)
+
+
+def test_long_verbatim_text_from_a_training_instruction_is_rejected(tmp_path: Path):
+    judgement = judge(prompt_edit("Remember: write the word crunchy apple 42 into fruit txt and stop."))
+    assert judgement.status == "rejected_static"
+    assert any(reason.startswith("quotes the instruction of training task fruit") for reason in judgement.reasons)
+
+
+def test_text_the_parent_already_had_is_not_held_against_an_edit():
+    edit = Edit(ops=[Write(path="skills/notes/SKILL.md", text="---\nname: notes\ndescription: where files go\n---\n" + DEFECT + "\n")])
+    assert judge(edit).status == "passed"
+
+
+def test_an_edit_that_does_not_apply_is_invalid_and_one_that_breaks_the_harness_is_rejected():
+    missing = judge(Edit(ops=[Replace(path="prompts/system.md.j2", old="no such text", new="x")]))
+    assert missing.status == "invalid" and "occurs 0 times" in missing.reasons[0]
+    broken = judge(Edit(ops=[Delete(path="prompts/instance.md.j2")]))
+    assert broken.status == "rejected_static" and "does not load" in broken.reasons[0] and "instance.md.j2" in broken.reasons[0]
+    undefined = judge(prompt_edit("Your budget is {{ budget }} steps."))
+    assert undefined.status == "rejected_static" and "does not render" in undefined.reasons[0]
+
+
+def test_an_edit_beyond_the_size_budget_is_rejected():
+    judgement = judge(prompt_edit("Be careful. " * 300), SearchConfig(max_harness_chars=3000, review=False))
+    assert judgement.status == "rejected_static" and "over the budget of 3000" in judgement.reasons[0]
+
+
+def test_the_critic_model_may_send_an_edit_back_with_its_reasons():
+    review = json.dumps({"accept": False, "reasons": ["it only restates the problem"]})
+    judgement = judge(prompt_edit("Save each file exactly where the task says."), review=review)
+    assert judgement.status == "rejected_static" and judgement.reasons == ["critic: it only restates the problem"]
+    accepted = judge(prompt_edit("Save files where the task says."), review=json.dumps({"accept": True, "reasons": []}))
+    assert accepted.status == "passed"
+
+
+@pytest.mark.docker
+def test_a_changed_tool_that_crashes_in_the_sandbox_is_rejected():
+    from harness_evo.sandbox import get_backend
+
+    tool = {"tools/count/tool.toml": 'description = "count lines"\ncommand = "python3 $TOOL_DIR/count.py"\n'}
+    broken = Edit(ops=[Write(path=path, text=text) for path, text in (tool | {"tools/count/count.py": "def main(:\n"}).items()])
+    working = Edit(ops=[Write(path=path, text=text) for path, text in (tool | {"tools/count/count.py": "print('usage: count FILE')\n"}).items()])
+    backend = get_backend(SandboxConfig())
+    crashed = judge(broken, backend=backend)
+    assert crashed.status == "rejected_static"
+    assert crashed.reasons[0].startswith("the tool count crashes (SyntaxError) when run as `count --help`")
+    assert judge(working, backend=backend).status == "passed"

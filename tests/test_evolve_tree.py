@@ -1,0 +1,40 @@
+"""The search tree: harness versions joined by accepted edits; which node to expand, and which one is best."""
+
+from harness_evo.config import SearchConfig
+from harness_evo.evolve.tree import UCB, Greedy, SearchTree, node_selector
+from harness_evo.store import RunStore
+
+
+def node(id: str, parent: str | None = None, train=None, dev=None, tokens=100.0, expansions=0, created=0.0) -> dict:
+    return {"id": id, "parent_id": parent, "train_score": train, "dev_score": dev, "tokens_per_rollout": tokens,
+            "expansions": expansions, "created": created, "iteration": -1 if parent is None else 0}
+
+
+def test_the_tree_is_rebuilt_from_the_nodes_table(tmp_path):
+    store = RunStore.create(tmp_path, "evolve")
+    for row in (node("root"), node("a", "root", created=1.0), node("b", "a", created=2.0)):
+        store.emit("node", row)
+    tree = SearchTree.load(store)
+    assert tree.root == "root" and len(tree) == 3
+    assert tree.lineage("b") == ["root", "a", "b"]
+
+
+def test_the_best_node_has_the_best_dev_score_and_ties_go_to_fewer_tokens():
+    tree = SearchTree([node("root", dev=0.5), node("long", "root", dev=0.75, tokens=900.0), node("short", "root", dev=0.75, tokens=300.0),
+                       node("unscored", "root")])
+    assert tree.best() == "short"
+    assert SearchTree([node("root")]).best() == "root", "with no dev score yet, the root"
+
+
+def test_ucb_expands_an_unscored_node_first_then_trades_score_for_novelty():
+    assert UCB().select(SearchTree([node("root", train=0.9, expansions=3), node("new", "root")])) == "new"
+    worn = SearchTree([node("root", train=0.6, expansions=9), node("fresh", "root", train=0.5, expansions=0)])
+    assert UCB(exploration=1.0).select(worn) == "fresh"
+    assert UCB(exploration=0.0).select(worn) == "root"
+
+
+def test_greedy_takes_the_best_train_score_and_the_strategy_is_chosen_by_name():
+    tree = SearchTree([node("root", train=0.4, expansions=0), node("good", "root", train=0.8, expansions=5)])
+    assert Greedy().select(tree) == "good"
+    assert isinstance(node_selector(SearchConfig(strategy="greedy")), Greedy)
+    assert isinstance(node_selector(SearchConfig(strategy="ucb")), UCB)

@@ -1,0 +1,93 @@
+"""The proposer: a promoted pattern, its evidence, the harness and the ledger in; candidate edits out, never a crash."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness_evo.config import ModelsConfig, RoleModel, SearchConfig
+from harness_evo.evolve.proposer import Proposer
+from harness_evo.harness import Harness, Replace
+from harness_evo.llm import LLM, scripted
+
+HARNESS = Harness.load(Path(__file__).parent / "fixtures" / "wrong-folder-harness")
+DEFECT = "Save every file you create under /tmp/work/ (the shared output folder)."
+PATTERN = {"id": "P1", "support": 2, "category": "environment-assumption",
+           "description": "saves its output files in a folder other than the working directory"}
+EVIDENCE = [{"task_id": "fruit", "instruction": "Write the word crunchy-apple-42 into fruit.txt.",
+             "root_cause": "It wrote the file under /tmp/work/.", "critical_step": 0,
+             "digest": "[step 0] $ echo crunchy-apple-42 > /tmp/work/fruit.txt"}]
+
+
+@pytest.fixture(autouse=True)
+def user_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
+
+
+def propose(replies, ledger=(), feedback=(), candidates: int = 2):
+    """The proposals of a proposer answering with `replies`, and the messages it was sent."""
+    seen = []
+
+    def answer(messages):
+        seen.append(messages)
+        return replies.pop(0)
+
+    name = f"proposer-{id(replies)}"
+    scripted.register(name, answer)
+    with LLM(ModelsConfig(proposer=RoleModel(model=f"scripted/{name}"))) as llm:
+        proposals = Proposer(llm, SearchConfig(candidates=candidates)).propose(PATTERN, EVIDENCE, HARNESS, list(ledger), list(feedback))
+    return proposals, seen
+
+
+def edit_json(old: str = DEFECT, new: str = "Save files where the task says.", path: str = "prompts/system.md.j2") -> dict:
+    return {"rationale": "files go where the task expects them", "prediction": "relative-file tasks pass",
+            "ops": [{"op": "replace", "path": path, "old": old, "new": new}]}
+
+
+def test_a_proposal_becomes_an_edit_that_applies_to_the_harness():
+    [proposal], [messages] = propose([json.dumps({"edits": [edit_json()]})])
+
+    assert proposal.problem is None
+    assert proposal.edit.ops == [Replace(path="prompts/system.md.j2", old=DEFECT, new="Save files where the task says.")]
+    assert proposal.edit.prediction == "relative-file tasks pass"
+    child = HARNESS.apply(proposal.edit)
+    assert "Save files where the task says." in child.render("system.md.j2")
+    prompt = messages[-1]["content"]
+    assert PATTERN["description"] in prompt and "crunchy-apple-42 > /tmp/work/fruit.txt" in prompt
+    assert DEFECT in prompt, "the proposer sees the harness's components"
+
+
+def test_a_bare_edit_in_a_fenced_block_is_understood():
+    reply = "Here is my fix:\n```json\n" + json.dumps(edit_json()) + "\n```"
+    [proposal], _ = propose([reply])
+    assert proposal.problem is None and proposal.edit is not None
+
+
+def test_a_reply_that_is_no_edit_at_all_is_recorded_as_a_problem_not_raised():
+    proposals, seen = propose(["I would change the prompt.", "Still prose, sorry."])
+    assert len(seen) == 2, "one repair round"
+    [proposal] = proposals
+    assert proposal.edit is None and proposal.problem.startswith("the proposer's reply was not a valid list of edits")
+
+
+def test_an_edit_escaping_the_harness_folder_is_a_problem():
+    reply = {"edits": [edit_json(path="../../etc/passwd"), {"rationale": "empty", "ops": []}]}
+    proposals, _ = propose([json.dumps(reply)])
+    assert [proposal.edit for proposal in proposals] == [None, None]
+    assert "unsafe path" in proposals[0].problem and proposals[1].problem == "the edit has no operations"
+
+
+def test_no_more_candidates_than_configured_are_taken():
+    reply = {"edits": [edit_json(new=f"variant {i}") for i in range(4)]}
+    proposals, _ = propose([json.dumps(reply)], candidates=2)
+    assert [proposal.edit.ops[0].new for proposal in proposals] == ["variant 0", "variant 1"]
+
+
+def test_the_ledger_and_the_critics_reasons_reach_the_proposer():
+    ledger = [{"status": "rejected_empirical", "rationale": "tell it to double-check", "ops": [{"path": "prompts/system.md.j2"}],
+               "reasons": [], "gate": {"reason": "0 fixed vs 2 broken (4 ties)"}}]
+    feedback = [{"rationale": "hard-code the fruit", "reasons": ['quotes the tests of training task fruit: "crunchy-apple-42"']}]
+    _, [messages] = propose([json.dumps({"edits": [edit_json()]})], ledger=ledger, feedback=feedback)
+    prompt = messages[-1]["content"]
+    assert "rejected_empirical: tell it to double-check" in prompt and "0 fixed vs 2 broken" in prompt
+    assert "sent back" in prompt and 'quotes the tests of training task fruit: "crunchy-apple-42"' in prompt
