@@ -1,0 +1,184 @@
+"""skills: a folder of Agent Skills (agentskills.io): `<name>/SKILL.md` per skill, and per tool a skill with its scripts.
+
+A tool becomes a skill whose folder holds the tool's files as they are (`tool.toml` included) and whose
+generated SKILL.md says how to run it; its frontmatter `metadata` marks it, so that an import turns it back
+into a tool. Prompts and agent settings have no place in this format.
+"""
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness_evo.errors import UserError
+from harness_evo.harness.folder import Harness, split_frontmatter
+from harness_evo.harness.formats.base import TEMPLATES, Exported, Imported
+from harness_evo.harness.paths import safe_relative
+
+NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+MAX_COMPATIBILITY = 500
+FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+TOOL_MARK = "harness-evo-tool"
+"""Key of the frontmatter `metadata` that marks a skill made from a harness tool."""
+
+
+def frontmatter_problems(front: dict[str, Any], folder_name: str) -> list[str]:
+    """Every way a SKILL.md frontmatter breaks the Agent Skills rules; empty when it is valid."""
+    problems = [f"unknown frontmatter field `{key}` (allowed: {', '.join(sorted(FIELDS))})" for key in front if key not in FIELDS]
+    name = front.get("name")
+    if not isinstance(name, str) or not name:
+        problems.append("`name` is missing or not a string")
+    else:
+        if len(name) > MAX_NAME:
+            problems.append(f"`name` has {len(name)} characters, at most {MAX_NAME} are allowed")
+        if not NAME.fullmatch(name):
+            problems.append(f"`name` {name!r} must be lowercase letters, digits and single hyphens, not starting or ending with one")
+        if name != folder_name:
+            problems.append(f"`name` {name!r} must match its folder {folder_name!r}")
+    description = front.get("description")
+    if not isinstance(description, str) or not description.strip():
+        problems.append("`description` is missing or empty")
+    elif len(description) > MAX_DESCRIPTION:
+        problems.append(f"`description` has {len(description)} characters, at most {MAX_DESCRIPTION} are allowed")
+    compatibility = front.get("compatibility")
+    if compatibility is not None and (not isinstance(compatibility, str) or len(compatibility) > MAX_COMPATIBILITY):
+        problems.append(f"`compatibility` must be a string of at most {MAX_COMPATIBILITY} characters")
+    for key in ("license", "allowed-tools"):
+        if key in front and not isinstance(front[key], str):
+            problems.append(f"`{key}` must be a string")
+    metadata = front.get("metadata")
+    if metadata is not None and not (isinstance(metadata, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+        problems.append("`metadata` must map strings to strings")
+    return problems
+
+
+def skill_problems(folder: Path) -> list[str]:
+    """Every way a skill folder breaks the Agent Skills rules; empty when it is valid."""
+    skill_md = folder / "SKILL.md"
+    if skill_md.is_symlink() or not skill_md.is_file():
+        return [f"{skill_md}: missing (or a link)"]
+    try:
+        front, _ = split_frontmatter(skill_md.read_text(), str(skill_md))
+    except UserError as e:
+        return [str(e)]
+    return [f"{skill_md}: {problem}" for problem in frontmatter_problems(front, folder.name)]
+
+
+def skill_name(name: str) -> str:
+    """`name` made valid for the Agent Skills rules; a name that tries to leave its folder is refused."""
+    safe_relative(name)
+    if "/" in name:
+        raise UserError(f"refusing skill or tool name {name!r}: a name is one folder, without '/'")
+    valid = "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:MAX_NAME].strip("-")
+    if not valid:
+        raise UserError(f"skill or tool name {name!r} has no letters or digits to make an Agent Skills name from")
+    return valid
+
+
+def frontmatter(fields: dict[str, Any], body: str) -> str:
+    return "---\n" + yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, width=float("inf")) + "---\n" + body
+
+
+def skill_folders(harness: Harness) -> dict[str, dict[str, str]]:
+    """Folder name -> {relative path -> text} of each skill of the harness."""
+    folders: dict[str, dict[str, str]] = {}
+    for path, text in harness.components.items():
+        parts = path.split("/", 2)
+        if parts[0] == "skills" and len(parts) == 3:
+            folders.setdefault(parts[1], {})[parts[2]] = text
+    return {folder: files for folder, files in folders.items() if "SKILL.md" in files}
+
+
+def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
+    """Skill folder files (relative to the skills folder) for every skill and tool; `tool_dir` is how a tool's
+    instructions name the folder that holds its files (`{name}` is the skill's name)."""
+    files: dict[str, str] = {}
+    lost: list[str] = []
+    for folder, skill_files in skill_folders(harness).items():
+        name = skill_name(folder)
+        front, body = split_frontmatter(skill_files["SKILL.md"], f"skills/{folder}/SKILL.md")
+        problems = frontmatter_problems(front, name) if name == folder else ["renamed"]
+        if problems:
+            description = str(front.get("description", "")).strip()
+            fields = {"name": name, "description": description[:MAX_DESCRIPTION]}
+            fields |= {key: front[key] for key in FIELDS - {"name", "description"} if key in front}
+            skill_files = {**skill_files, "SKILL.md": frontmatter(fields, body)}
+            lost.append(f"skill `{folder}` was rewritten to meet the Agent Skills rules (name `{name}`, description of at most {MAX_DESCRIPTION} characters); other frontmatter was dropped")
+        files |= {f"{name}/{relative}": text for relative, text in skill_files.items()}
+    for tool in harness.tools:
+        name = skill_name(tool.name)
+        if any(path.startswith(f"{name}/") for path in files):
+            name = skill_name(f"{name}-tool")
+        if name != tool.name:
+            lost.append(f"tool `{tool.name}` became the skill `{name}`; an import brings it back under that name")
+        body = TEMPLATES.get_template("tool_skill.md.j2").render(tool=tool, command=tool.command.replace("$TOOL_DIR", tool_dir.format(name=name)))
+        description = tool.description[:MAX_DESCRIPTION]
+        files[f"{name}/SKILL.md"] = frontmatter({"name": name, "description": description, "metadata": {TOOL_MARK: "true"}}, body)
+        files |= {f"{name}/{relative}": text for relative, text in harness.tool_files(tool).items()}
+    return Exported(files=files, lost=lost)
+
+
+class AgentSkills:
+    name = "skills"
+
+    def export(self, harness: Harness) -> Exported:
+        exported = as_skills(harness)
+        prompts = ", ".join(path for path in harness.components if path.startswith("prompts/"))
+        exported.lost += [
+            f"the prompts ({prompts}) have no place in a folder of skills",
+            f"the agent settings of harness.toml (step limit {harness.agent.step_limit}, command timeout {harness.agent.command_timeout_s:g} s, "
+            f"output cap {harness.agent.max_observation_chars} characters, action format {harness.agent.action_format})",
+        ]
+        exported.usage = [
+            "copy the skill folders where your agent looks for skills (e.g. `.claude/skills/` or `~/.claude/skills/`)",
+            "`harness-evo import skills DIR --out HARNESS` turns them back into a harness (prompts from `--base`)",
+        ]
+        return exported
+
+    def load(self, source: Path, base: Harness) -> Imported:
+        source = Path(source)
+        if not source.is_dir():
+            raise UserError(f"{source}: not a folder of skills")
+        folders = [source] if (source / "SKILL.md").exists() else sorted(p for p in source.iterdir() if (p / "SKILL.md").exists() or p.is_symlink())
+        if not folders:
+            raise UserError(f"{source}: no `<name>/SKILL.md` inside; a folder of Agent Skills holds one folder per skill")
+        imported: dict[str, str] = {}
+        notes = []
+        for folder in folders:
+            if folder.is_symlink():
+                raise UserError(f"{folder}: links are refused; copy the skill in place of the link")
+            problems = skill_problems(folder)
+            if problems:
+                raise UserError(f"{folder} is not a valid Agent Skill: {'; '.join(problems)}")
+            files = read_text_files(folder)
+            front, _ = split_frontmatter(files["SKILL.md"], str(folder / "SKILL.md"))
+            if (front.get("metadata") or {}).get(TOOL_MARK) == "true":
+                if "tool.toml" not in files:
+                    raise UserError(f"{folder}: marked as a harness-evo tool but has no tool.toml")
+                imported |= {f"tools/{folder.name}/{path}": text for path, text in files.items() if path != "SKILL.md"}
+            else:
+                imported |= {f"skills/{folder.name}/{path}": text for path, text in files.items()}
+            notes += [f"{folder.name}: frontmatter `{key}` is kept in SKILL.md but harness-evo does not act on it" for key in ("allowed-tools", "compatibility") if key in front]
+        replaced = {"/".join(path.split("/")[:2]) for path in imported}
+        kept = {path: text for path, text in base.components.items() if "/".join(path.split("/")[:2]) not in replaced}
+        notes.append(f"prompts and agent settings come from the base harness {base.source}")
+        return Imported(harness=Harness({**kept, **imported}, source=str(source)), notes=notes)
+
+
+def read_text_files(folder: Path) -> dict[str, str]:
+    """Relative path -> text of every file under `folder`; links and binary files are refused."""
+    files = {}
+    for path in sorted(folder.rglob("*")):
+        relative = safe_relative(path.relative_to(folder).as_posix())
+        if path.is_symlink():
+            raise UserError(f"{path}: links are refused; copy the file in place of the link")
+        if path.is_file() and "__pycache__" not in path.parts:
+            try:
+                files[relative] = path.read_text()
+            except UnicodeDecodeError:
+                raise UserError(f"{path}: not a text file; a harness holds text components only") from None
+    return files
+

@@ -1,0 +1,114 @@
+"""What every format shares: the result of an export or an import, where it came from, and a safe writer."""
+
+import time
+from pathlib import Path
+from typing import Protocol
+
+import jinja2
+from pydantic import BaseModel, Field
+
+from harness_evo.errors import UserError
+from harness_evo.harness.folder import Harness
+from harness_evo.harness.paths import safe_relative
+
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent),
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+"""The text files these formats generate (EXPORT.md, generated SKILL.md, CLAUDE.md) are templates beside this module."""
+
+
+class Origin(BaseModel):
+    """Where an exported harness came from."""
+
+    run: str | None = None
+    """Run id."""
+    kind: str | None = None
+    """Kind of the run (eval, evolve, analyze)."""
+    node: str | None = None
+    """Node id, i.e. the harness hash."""
+    status: str | None = None
+    """Node status (root, accepted) or `evaluated` for the harness of an eval run."""
+    iteration: int | None = None
+    """Iteration that created the node."""
+    scores: dict[str, tuple[float | None, int]] = Field(default_factory=dict)
+    """Split -> (score, number of rollouts behind it); train and dev are never mixed."""
+
+
+class Exported(BaseModel):
+    """The files of an export (relative path -> text) and what the format could not carry."""
+
+    files: dict[str, str]
+    lost: list[str] = Field(default_factory=list)
+    """Sentences: what of the harness is not in these files, and why."""
+    usage: list[str] = Field(default_factory=list)
+    """Sentences: how to use the export."""
+
+
+class Imported(BaseModel):
+    """A harness made from another format, and what of the source was left out."""
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    harness: Harness
+    notes: list[str] = Field(default_factory=list)
+    """Sentences: settings of the source that a harness does not hold (they belong to a run, or have no equivalent)."""
+
+
+class Exporter(Protocol):
+    """Turns a harness into the files of one format."""
+
+    name: str
+    """The format's name on the command line."""
+
+    def export(self, harness: Harness) -> Exported: ...
+
+
+class Importer(Protocol):
+    """Turns a harness of one format into a harness folder, or refuses with the reason."""
+
+    name: str
+
+    def load(self, source: Path, base: Harness) -> Imported:
+        """`base` provides what the source format has no place for (e.g. prompts, for a folder of skills)."""
+        ...
+
+
+def write_folder(out: Path, files: dict[str, str]) -> Path:
+    """Write `files` under `out`, never outside it: unsafe names, links on the way and existing files are refused."""
+    out = Path(out)
+    if out.is_symlink():
+        raise UserError(f"{out} is a link; export into a real folder")
+    root = out.resolve()
+    targets = {safe_relative(relative): text for relative, text in files.items()}
+    for relative in targets:
+        path = out / relative
+        for parent in [out / part for part in _prefixes(relative)]:
+            if parent.is_symlink():
+                raise UserError(f"{parent} is a link; refusing to write through it")
+        if path.exists() or path.is_symlink():
+            raise UserError(f"{path} already exists; export into an empty or new folder")
+        if not path.resolve().is_relative_to(root):
+            raise UserError(f"refusing to write {relative}: it resolves outside {out}")
+    for relative, text in targets.items():
+        path = out / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        if text.startswith("#!"):
+            path.chmod(0o755)
+    return out
+
+
+def _prefixes(relative: str) -> list[str]:
+    parts = relative.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def export_notes(harness: Harness, origin: Origin, format_name: str, exported: Exported) -> str:
+    """The text of EXPORT.md."""
+    return TEMPLATES.get_template("EXPORT.md.j2").render(
+        harness=harness, origin=origin, format=format_name, exported=exported, when=time.strftime("%Y-%m-%d %H:%M")
+    )

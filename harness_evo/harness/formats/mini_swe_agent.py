@@ -1,0 +1,314 @@
+"""mini-swe-agent: one YAML config (`agent.system_template`, `agent.instance_template`, `model.observation_template`,
+`model.format_error_template`, step limit, command timeout) whose templates are ours, with a header that defines
+harness-evo's variables from mini-swe-agent's.
+
+Both tools render templates with Jinja2, but with different variables: we give `instruction`, `output` (a string),
+`exit_code`, `agent`, `tools`, `skills`...; mini-swe-agent gives `task`, `output` (a dict), `step_limit`... An export
+keeps each template as it is and puts in front of it a header of `{% set %}` lines between two marker comments, so
+that an import can take the header off again and get the template back unchanged. Skills are folded into the
+system template (their text is in the header, and a loop at its end shows them). A config written by hand gets
+the opposite header on import: mini-swe-agent's variables defined from ours, and a refusal for the variables
+we cannot give.
+"""
+
+import json
+import platform
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import jinja2.meta
+import jinja2.nodes
+import tomli_w
+import yaml
+
+from harness_evo.errors import UserError
+from harness_evo.harness.folder import AgentSettings, Harness
+from harness_evo.harness.formats.agent_skills import skill_folders
+from harness_evo.harness.formats.base import Exported, Imported
+
+DONE = "TASK_DONE"
+"""Our finish marker: the last line of the output of the agent's final command."""
+MINI_DONE = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+"""mini-swe-agent's: the first line of the output of the final command."""
+MINI_FENCE = "mswea_bash_command"
+"""Language of the fenced block mini-swe-agent's text-based models parse by default."""
+ACTION_REGEX = r"```bash\s*\n(.*?)\n```"
+
+PLACES = {
+    "prompts/system.md.j2": ("agent", "system_template"),
+    "prompts/instance.md.j2": ("agent", "instance_template"),
+    "prompts/observation.md.j2": ("model", "observation_template"),
+    "prompts/format_error.md.j2": ("model", "format_error_template"),
+}
+"""Our template -> (section, key) of the mini-swe-agent config."""
+
+HEADER_START = "{#- harness-evo: the template below is harness-evo's; these lines define its variables from mini-swe-agent's -#}\n"
+HEADER_END = "{#- harness-evo: end of variables -#}\n"
+SKILLS_START = "{#- harness-evo: skills folded in -#}"
+SKILLS_LOOP = SKILLS_START + "{% for skill in skills %}\n\n## Skill: {{ skill.name }}\n\n{{ skill.body }}{% endfor %}\n"
+IMPORT_START = "{#- imported from mini-swe-agent: these lines define its variables from harness-evo's -#}\n"
+
+
+class MiniSweAgent:
+    name = "mini-swe-agent"
+
+    def export(self, harness: Harness) -> Exported:
+        lost: list[str] = []
+        config: dict[str, Any] = {"agent": {}, "model": {}}
+        for component, (section, key) in PLACES.items():
+            source = harness.components[component]
+            header = export_header(key, template_variables(source, component)[0], harness, lost)
+            folded = SKILLS_LOOP if key == "system_template" and harness.skills else ""
+            config[section][key] = header + source.replace(DONE, MINI_DONE) + folded
+        config["agent"]["step_limit"] = harness.agent.step_limit
+        if harness.agent.action_format == "bash-block":
+            config["model"] |= {"model_class": "litellm_textbased", "action_regex": ACTION_REGEX}
+        else:
+            config["model"]["model_class"] = "litellm"
+        config["environment"] = {"timeout": max(1, round(harness.agent.command_timeout_s))}
+        config["harness_evo"] = {"name": harness.name, "description": harness.settings.harness.description,
+                                 "max_observation_chars": harness.agent.max_observation_chars}
+        files = {"config.yaml": dump_yaml(config)}
+        lost.append(f"the finish marker: mini-swe-agent finishes when {MINI_DONE} is the first line of a command's output, "
+                    f"harness-evo when {DONE} is the last; the templates now say {MINI_DONE}, check that their wording still fits")
+        if harness.skills:
+            lost.append("skills are folded into the system template (a section `Skill: NAME` each, at its end); "
+                        "there are no skill files to `cat`")
+        for tool in harness.tools:
+            files |= {f"tools/{tool.name}/{path}": text for path, text in harness.tool_files(tool).items()}
+            lost.append(f"tool `{tool.name}`: mini-swe-agent has no tools besides bash; its files are in tools/{tool.name}/ "
+                        "and the templates see no tools (install them in your environment and mention them in the prompt to use them)")
+        lost += [f"{path}: mini-swe-agent has no such step" for path in harness.components
+                 if path.startswith("prompts/") and path not in PLACES]
+        lost.append(f"the output cap of {harness.agent.max_observation_chars} characters is applied by the observation template's "
+                    "header, as mini-swe-agent itself does not cut output")
+        return Exported(files=files, lost=lost, usage=[
+            "`mini -c config.yaml -m MODEL -t TASK` runs it (`-c config.yaml` replaces mini-swe-agent's default config)",
+            "`harness-evo import mini-swe-agent config.yaml --out DIR` brings it back (tools excepted)",
+        ])
+
+    def load(self, source: Path, base: Harness) -> Imported:
+        config = read_config(source)
+        notes: list[str] = []
+        templates: dict[str, str] = {}
+        skills: list[dict[str, str]] = []
+        fence = action_fence(config["model"].get("action_regex"))
+        for component, (section, key) in PLACES.items():
+            text = config[section].pop(key, None)
+            if text is None:
+                if key in ("system_template", "instance_template"):
+                    raise UserError(f"{source}: `{section}.{key}` is missing; mini-swe-agent needs it too")
+                templates[component] = base.components[component]
+                notes.append(f"`{section}.{key}` is not in the config: {component} comes from the base harness {base.source}")
+                continue
+            if not isinstance(text, str):
+                raise UserError(f"{source}: `{section}.{key}` must be a string")
+            if text.startswith(HEADER_START) and HEADER_END in text:
+                header, body = text.split(HEADER_END, 1)
+                if key == "system_template":
+                    skills = folded_skills(header)
+                    body = body.split(SKILLS_START, 1)[0]
+                templates[component] = body.replace(MINI_DONE, DONE)
+            else:
+                templates[component] = import_header(f"{section}.{key}", text, notes) + translate(text, fence)
+        extra = config.pop("harness_evo", None) or {}
+        settings = agent_settings(config, extra, base, notes)
+        notes += [f"`{section}.{key}` is not carried: it belongs to a run or to mini-swe-agent itself"
+                  for section in ("agent", "model", "environment") for key in config[section]]
+        notes += [f"`{key}` is not carried" for key in config if key not in ("agent", "model", "environment")]
+        info = {"name": str(extra.get("name") or Path(source).stem),
+                "description": str(extra.get("description") or f"Imported from the mini-swe-agent config {Path(source).name}.")}
+        components = {"harness.toml": tomli_w.dumps({"harness": info, "agent": settings.model_dump()}), **templates}
+        components |= {f"skills/{skill['folder']}/SKILL.md": skill["text"] for skill in skills}
+        return Imported(harness=Harness(components, source=str(source)), notes=notes)
+
+
+# export: our variables from mini-swe-agent's
+
+
+def export_header(key: str, used: set[str], harness: Harness, lost: list[str]) -> str:
+    """`{% set %}` lines that give a template of ours, placed at `key` of the config, every variable it uses."""
+    agent = harness.agent
+    cut, half = agent.max_observation_chars, agent.max_observation_chars // 2
+    settings = {name: jinja_literal(value) for name, value in agent.model_dump().items()}
+    if key != "format_error_template":
+        settings |= {"step_limit": "step_limit", "command_timeout_s": f"timeout | default({settings['command_timeout_s']})"}
+    definitions = {
+        "agent": "{" + ", ".join(f'"{name}": {value}' for name, value in settings.items()) + "}",
+        "tools": "[]",
+        "skills": jinja_literal(folded_skill_list(harness)),
+        "instruction": "task",
+        "step": "n_model_calls",
+        "steps_left": "agent.step_limit - n_model_calls",
+        "exit_code": "output.returncode",
+        "timed_out": '"timed out" in (output.exception_info | default(""))',
+        "output": f'output.output if output.output | length <= {cut} else output.output[:{half}] ~ "\\n[... " ~ '
+                  f'(output.output | length - {cut}) ~ " characters cut ...]\\n" ~ output.output[-{half}:]',
+        "error": "error",
+    }
+    given = {
+        "system_template": {"agent", "tools", "skills", "instruction", "step", "steps_left"},
+        "instance_template": {"agent", "tools", "skills", "instruction", "step", "steps_left"},
+        "observation_template": set(definitions) - {"error"},
+        "format_error_template": {"agent", "tools", "skills", "error"},
+    }[key]
+    needed = used | ({"agent"} if "steps_left" in used else set())
+    lines = []
+    for name, expression in definitions.items():
+        if name not in needed or (expression == name and name in given):
+            continue
+        if name not in given:
+            lost.append(f"{key} uses `{name}`, which mini-swe-agent does not give that template: it is empty there")
+            expression = '""'
+        lines.append(f"{{%- set {name} = {expression} -%}}\n")
+    return HEADER_START + "".join(lines) + HEADER_END
+
+
+def folded_skill_list(harness: Harness) -> list[dict[str, str]]:
+    """The skills as the exported system template sees them; `folder` and `text` let an import restore the files."""
+    skills = []
+    for skill, (folder, files) in zip(harness.skills, skill_folders(harness).items(), strict=True):
+        skills.append({"name": skill.name, "description": skill.description, "body": skill.body.replace(DONE, MINI_DONE),
+                       "path": f'the section "Skill: {skill.name}" at the end of these instructions',
+                       "folder": folder, "text": files["SKILL.md"]})
+    return skills
+
+
+def folded_skills(header: str) -> list[dict[str, str]]:
+    """The skills an exported system template carries in its header."""
+    for node in jinja2.Environment().parse(header).find_all(jinja2.nodes.Assign):
+        if isinstance(node.target, jinja2.nodes.Name) and node.target.name == "skills":
+            try:
+                return [skill for skill in node.node.as_const() if {"folder", "text"} <= set(skill)]
+            except (jinja2.nodes.Impossible, TypeError):
+                return []
+    return []
+
+
+def jinja_literal(value: Any) -> str:
+    """A Jinja2 expression that evaluates to `value` (JSON strings are valid Jinja2 string literals)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(jinja_literal(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{jinja_literal(str(k))}: {jinja_literal(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"no Jinja2 literal for {type(value).__name__}")
+
+
+# import: mini-swe-agent's variables from ours
+
+
+def import_header(where: str, text: str, notes: list[str]) -> str:
+    """`{% set %}` lines that give a mini-swe-agent template every variable it uses, or a refusal naming the others."""
+    uname = platform.uname()
+    given = {
+        "task": "instruction",
+        "step_limit": "agent.step_limit",
+        "n_model_calls": "step",
+        "timeout": "agent.command_timeout_s",
+        "system": jinja_literal(uname.system),
+        "release": jinja_literal(uname.release),
+        "version": jinja_literal(uname.version),
+        "machine": jinja_literal(uname.machine),
+    }
+    if where == "model.observation_template":
+        given["output"] = '{"output": output, "returncode": exit_code, "exception_info": "the command timed out" if timed_out else ""}'
+    if where == "model.format_error_template":
+        given = {"error": "error"}
+    used, optional = template_variables(text, where)
+    missing = sorted(used - optional - set(given))
+    if missing:
+        raise UserError(
+            f"{where} uses {', '.join(f'`{name}`' for name in missing)}, which harness-evo does not give that template "
+            f"(it gives {', '.join(f'`{name}`' for name in sorted(given))}); edit the config to do without, then import again"
+        )
+    if used & {"system", "release", "version", "machine"}:
+        notes.append(f"{where}: the machine's name, release, version and architecture are fixed to this machine's ({uname.system} {uname.machine})")
+    lines = [f"{{%- set {name} = {given[name]} -%}}\n" for name in given if name in used and given[name] != name]
+    return IMPORT_START + "".join(lines) + HEADER_END if lines else ""
+
+
+def template_variables(text: str, where: str) -> tuple[set[str], set[str]]:
+    """(variables a template reads from its context, those it reads only after testing `is defined`)."""
+    try:
+        tree = jinja2.Environment().parse(text)
+    except jinja2.TemplateSyntaxError as e:
+        raise UserError(f"{where} is not a valid Jinja2 template: {e}") from None
+    optional = {test.node.name for test in tree.find_all(jinja2.nodes.Test)
+                if test.name in ("defined", "undefined") and isinstance(test.node, jinja2.nodes.Name)}
+    assigned = {name.name for name in tree.find_all(jinja2.nodes.Name) if name.ctx in ("store", "param")}
+    return jinja2.meta.find_undeclared_variables(tree) - assigned, optional
+
+
+def translate(text: str, fence: str) -> str:
+    """mini-swe-agent's finish marker and block language in our terms."""
+    if fence != "bash":
+        text = text.replace(f"```{fence}", "```bash")
+    return text.replace(MINI_DONE, DONE)
+
+
+def action_fence(regex: Any) -> str:
+    """The language of the fenced block a text-based mini-swe-agent model parses; refuses what is not a fenced block."""
+    if regex is None:
+        return MINI_FENCE
+    match = re.fullmatch(r"```(\w*)\\s\*\\n\(\.\*\?\)\\n```", str(regex))
+    if not match:
+        raise UserError(f"model.action_regex {regex!r} is not a fenced code block; harness-evo reads one ```bash block per reply "
+                        "(or native tool calls): edit the config to use a fenced block, then import again")
+    return match.group(1) or "bash"
+
+
+def agent_settings(config: dict[str, dict[str, Any]], extra: dict[str, Any], base: Harness, notes: list[str]) -> AgentSettings:
+    """Our agent settings from the config's; what is taken is removed from `config`, so that the rest can be reported."""
+    step_limit = config["agent"].pop("step_limit", base.agent.step_limit)
+    if not isinstance(step_limit, int) or step_limit < 1:
+        notes.append(f"agent.step_limit {step_limit!r} (no limit) is not possible in harness-evo: set to {base.agent.step_limit}")
+        step_limit = base.agent.step_limit
+    model_class = str(config["model"].pop("model_class", ""))
+    config["model"].pop("action_regex", None)
+    return AgentSettings(
+        step_limit=step_limit,
+        command_timeout_s=config["environment"].pop("timeout", base.agent.command_timeout_s),
+        max_observation_chars=extra.get("max_observation_chars", base.agent.max_observation_chars),
+        action_format="tool-calls" if model_class and "textbased" not in model_class else "bash-block",
+    )
+
+
+def read_config(source: Path) -> dict[str, Any]:
+    try:
+        config = yaml.safe_load(Path(source).read_text())
+    except OSError as e:
+        raise UserError(f"cannot read {source}: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise UserError(f"{source}: not valid YAML: {str(e).splitlines()[0]}") from None
+    if not isinstance(config, dict) or not isinstance(config.get("agent"), dict):
+        raise UserError(f"{source}: not a mini-swe-agent config (no `agent` section)")
+    for section in ("model", "environment"):
+        config[section] = config.get(section) or {}
+        if not isinstance(config[section], dict):
+            raise UserError(f"{source}: `{section}` must be a mapping")
+    return config
+
+
+class _Block(str):
+    """A multi-line string, written as a YAML block so that templates stay readable."""
+
+
+def dump_yaml(config: dict[str, Any]) -> str:
+    def blocks(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: blocks(item) for key, item in value.items()}
+        return _Block(value) if isinstance(value, str) and "\n" in value else value
+
+    dumper = type("BlockDumper", (yaml.SafeDumper,), {})
+    dumper.add_representer(_Block, lambda d, value: d.represent_scalar("tag:yaml.org,2002:str", value, style="|"))
+    return yaml.dump(blocks(config), Dumper=dumper, sort_keys=False, allow_unicode=True, width=float("inf"))

@@ -1,0 +1,222 @@
+"""Export a harness to other agent frameworks' formats and import it back; never write outside the chosen folder."""
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness_evo.errors import UserError
+from harness_evo.harness import Edit, Harness, Replace, Write
+from harness_evo.harness.formats import Origin, export_harness, frontmatter_problems, import_harness, skill_problems
+from harness_evo.harness.formats.agent_skills import skill_name
+
+BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
+
+
+@pytest.fixture
+def harness() -> Harness:
+    """The built-in harness after two evolved edits: a new skill and a prompt that uses more of the loop's variables."""
+    base = Harness.load(BASH_AGENT)
+    return base.apply(Edit(ops=[
+        Write(path="skills/check-before-done/SKILL.md", text=(
+            "---\nname: check-before-done\ndescription: Show the file you made before you say TASK_DONE.\n---\n"
+            "Run `cat FILE` on what you produced; only then `echo TASK_DONE`.\n")),
+        Replace(path="prompts/instance.md.j2", old="You have {{ agent.step_limit }} replies.",
+                new="You have {{ agent.step_limit }} replies ({{ steps_left }} left)."),
+    ]))
+
+
+def same_harness(a: Harness, b: Harness, paths: list[str]) -> None:
+    assert {path: b.components.get(path) for path in paths} == {path: a.components[path] for path in paths}
+    assert b.settings == a.settings
+    assert [(s.name, s.description, s.body) for s in b.skills] == [(s.name, s.description, s.body) for s in a.skills]
+
+
+PROMPTS = ["prompts/system.md.j2", "prompts/instance.md.j2", "prompts/observation.md.j2", "prompts/format_error.md.j2"]
+
+
+def test_native_export_is_a_harness_folder_with_its_provenance(harness: Harness, tmp_path: Path):
+    origin = Origin(run="evolve-1", kind="evolve", node=harness.hash, status="accepted", iteration=4,
+                    scores={"train": (0.75, 12), "dev": (0.5, 8)})
+    export_harness(harness, "native", tmp_path / "out", origin)
+    notes = (tmp_path / "out" / "EXPORT.md").read_text()
+    (tmp_path / "out" / "EXPORT.md").unlink()
+    assert Harness.load(tmp_path / "out").components == harness.components
+    assert "evolve-1" in notes and harness.hash in notes and "iteration 4" in notes
+    assert "| train | 0.750 | 12 |" in notes and "| dev | 0.500 | 8 |" in notes
+
+
+def test_mini_swe_agent_export_round_trips_prompts_settings_and_skills(harness: Harness, tmp_path: Path):
+    export_harness(harness, "mini-swe-agent", tmp_path / "mini")
+    imported = import_harness("mini-swe-agent", tmp_path / "mini" / "config.yaml", tmp_path / "back", base=harness)
+    back = Harness.load(tmp_path / "back")
+    same_harness(harness, back, PROMPTS)
+    assert imported.harness.components == back.components
+    assert not back.tools  # mini-swe-agent has no tools, and EXPORT.md says so
+    notes = (tmp_path / "mini" / "EXPORT.md").read_text()
+    assert "tool `view`" in notes and (tmp_path / "mini" / "tools" / "view" / "view.py").is_file()
+
+
+def run_mini(config_file: Path, reply: str, task: str, step_limit: int) -> list[dict]:
+    """Run mini-swe-agent, loaded with its own config loader, on `task` with a model that always gives `reply`."""
+    from minisweagent.agents import get_agent
+    from minisweagent.config import get_config_from_spec
+    from minisweagent.environments import get_environment
+    from minisweagent.models import get_model
+
+    config = get_config_from_spec(config_file)
+    model = get_model(config={**config["model"], "model_name": "openai/gpt-4o-mini", "model_kwargs": {"mock_response": reply}})
+    environment = get_environment(config["environment"], default_type="local")
+    agent = get_agent(model, environment, {**config["agent"], "step_limit": step_limit}, default_type="default")
+    agent.run(task)
+    return agent.messages
+
+
+def test_mini_swe_agent_runs_the_export_with_our_prompts(harness: Harness, tmp_path: Path):
+    export_harness(harness, "mini-swe-agent", tmp_path / "mini")
+    config_file = tmp_path / "mini" / "config.yaml"
+
+    messages = run_mini(config_file, "Looking.\n```bash\nprintf 'hello\\n'\n```", "Say hello.", step_limit=2)
+    system, instance, _, observation = (m["content"] for m in messages[:4])
+    assert "one fenced bash block" in system and "## Skill: check-before-done" in system
+    assert "only then `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`" in system  # folded skill, in mini-swe-agent's terms
+    assert instance == "Task:\nSay hello.\n\nYou have 2 replies (2 left). Start."
+    assert observation == "Exit code: 0\nOutput:\nhello\n"
+    assert messages[-1]["extra"]["exit_status"] == "LimitsExceeded"
+
+    messages = run_mini(config_file, "I think it is done.", "Say hello.", step_limit=1)
+    assert messages[2]["content"].startswith("Your reply was not run: Expected exactly 1 action, found 0.")
+
+    messages = run_mini(config_file, "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```", "Say hello.", step_limit=3)
+    assert messages[-1]["extra"]["exit_status"] == "Submitted"
+
+
+def test_mini_swe_agent_observation_is_cut_to_the_harness_output_cap(harness: Harness, tmp_path: Path):
+    small = harness.apply(Edit(ops=[Replace(path="harness.toml", old="max_observation_chars = 3000", new="max_observation_chars = 100")]))
+    export_harness(small, "mini-swe-agent", tmp_path / "mini")
+    messages = run_mini(tmp_path / "mini" / "config.yaml", "```bash\nseq 1 1000\n```", "Count.", step_limit=1)
+    observation = messages[3]["content"]
+    assert "characters cut ...]" in observation and observation.startswith("Exit code: 0\nOutput:\n1\n2\n")
+    assert len(observation) < 300 and observation.rstrip().endswith("1000")
+
+
+def minisweagent_config(name: str) -> Path:
+    from minisweagent.config import builtin_config_dir
+
+    return next(builtin_config_dir.rglob(f"{name}.yaml"))
+
+
+def test_import_of_a_hand_written_mini_swe_agent_config(tmp_path: Path):
+    config = yaml.safe_load(minisweagent_config("mini_textbased").read_text())
+    config["model"]["format_error_template"] = "Format error: {{ error }}\nReply with one ```mswea_bash_command block."
+    (tmp_path / "mine.yaml").write_text(yaml.safe_dump(config))
+
+    imported = import_harness("mini-swe-agent", tmp_path / "mine.yaml", tmp_path / "harness", base=Harness.load(BASH_AGENT))
+
+    harness = Harness.load(tmp_path / "harness")
+    instance = harness.render("instance.md.j2", instruction="Fix the bug in app.py.")
+    assert "Please solve this issue: Fix the bug in app.py." in instance
+    assert "```bash\nls -la\n```" in instance and "mswea_bash_command" not in instance
+    assert "echo TASK_DONE" in instance and "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" not in instance
+    observation = harness.render("observation.md.j2", output="42\n", exit_code=3, timed_out=False)
+    assert "<returncode>3</returncode>" in observation and "<output>\n42" in observation
+    assert harness.render("format_error.md.j2", error="No bash block.").startswith("Format error: No bash block.")
+    assert harness.name == "mine" and harness.agent.action_format == "bash-block"
+    assert any("agent.cost_limit" in note for note in imported.notes)
+    assert any("agent.step_limit 0" in note for note in imported.notes)
+
+
+def test_import_refuses_what_harness_evo_cannot_express(tmp_path: Path):
+    base = Harness.load(BASH_AGENT)
+    with pytest.raises(UserError, match=r"format_error_template uses `actions`"):
+        import_harness("mini-swe-agent", minisweagent_config("default"), tmp_path / "a", base=base)
+    with pytest.raises(UserError, match="action_regex .* is not a fenced code block"):
+        import_harness("mini-swe-agent", minisweagent_config("swebench_xml"), tmp_path / "b", base=base)
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_exported_skills_follow_the_agent_skills_rules_and_round_trip(harness: Harness, tmp_path: Path):
+    export_harness(harness, "skills", tmp_path / "skills")
+    folders = sorted(p.name for p in (tmp_path / "skills").iterdir() if p.is_dir())
+    assert folders == ["check-before-done", "python-instead-of-missing-tools", "view"]
+    assert all(skill_problems(tmp_path / "skills" / name) == [] for name in folders)
+    assert (tmp_path / "skills" / "view" / "view.py").read_text() == harness.components["tools/view/view.py"]
+    assert "python3 $TOOL_DIR/view.py ARGUMENTS" in (tmp_path / "skills" / "view" / "SKILL.md").read_text()
+
+    base = Harness.load(BASH_AGENT)
+    import_harness("skills", tmp_path / "skills", tmp_path / "back", base=base)
+    back = Harness.load(tmp_path / "back").components
+    carried = {path: text for path, text in harness.components.items() if path.startswith(("skills/", "tools/"))}
+    assert {path: text for path, text in back.items() if path.startswith(("skills/", "tools/"))} == carried
+    assert back["prompts/instance.md.j2"] == base.components["prompts/instance.md.j2"]  # prompts come from the base
+
+
+def test_claude_code_export_has_instructions_and_skills(harness: Harness, tmp_path: Path):
+    export_harness(harness, "claude-code", tmp_path / "project")
+    instructions = (tmp_path / "project" / "CLAUDE.md").read_text()
+    assert "completes tasks in a Linux terminal" in instructions
+    assert "check-before-done (.claude/skills/check-before-done/SKILL.md)" in instructions
+    skills = tmp_path / "project" / ".claude" / "skills"
+    assert all(skill_problems(folder) == [] for folder in skills.iterdir())
+    assert "python3 .claude/skills/view/view.py" in (skills / "view" / "SKILL.md").read_text()
+    assert "does not apply to Claude Code" in (tmp_path / "project" / "EXPORT.md").read_text()
+
+
+@pytest.mark.parametrize(("front", "problem"), [
+    ({"name": "Data-Tools", "description": "x"}, "lowercase"),
+    ({"name": "-data", "description": "x"}, "lowercase"),
+    ({"name": "data--tools", "description": "x"}, "single hyphens"),
+    ({"name": "a" * 65, "description": "x"}, "at most 64"),
+    ({"name": "other", "description": "x"}, "must match its folder"),
+    ({"name": "data", "description": ""}, "`description` is missing"),
+    ({"name": "data", "description": "d" * 1025}, "at most 1024"),
+    ({"name": "data", "description": "x", "compatibility": "c" * 501}, "`compatibility`"),
+    ({"name": "data", "description": "x", "metadata": {"n": 1}}, "map strings to strings"),
+    ({"name": "data", "description": "x", "version": "1"}, "unknown frontmatter field `version`"),
+])
+def test_skill_validator_applies_the_agent_skills_rules(front: dict, problem: str):
+    assert any(problem in found for found in frontmatter_problems(front, "data"))
+    assert frontmatter_problems({"name": "data", "description": "x", "license": "MIT", "metadata": {"a": "b"}}, "data") == []
+
+
+def test_export_makes_invalid_names_valid_and_says_so(tmp_path: Path):
+    harness = Harness.load(BASH_AGENT).apply(Edit(ops=[
+        Write(path="skills/Read_Logs/SKILL.md", text="---\nname: Read_Logs\ndescription: Reading logs.\n---\nUse tail.\n")]))
+    exported = export_harness(harness, "skills", tmp_path / "out")
+    assert skill_problems(tmp_path / "out" / "read-logs") == []
+    assert any("`Read_Logs` was rewritten" in sentence for sentence in exported.lost)
+
+
+def test_paths_from_a_run_or_an_import_never_leave_the_chosen_folder(tmp_path: Path):
+    harness = Harness.load(BASH_AGENT)
+    with pytest.raises(UserError, match="unsafe path"):
+        skill_name("../../etc")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    os.symlink(outside, out / "skills")
+    with pytest.raises(UserError, match="is a link"):
+        export_harness(harness, "native", out)
+    assert list(outside.iterdir()) == []
+
+    (tmp_path / "existing").mkdir()
+    (tmp_path / "existing" / "harness.toml").write_text("mine")
+    with pytest.raises(UserError, match="already exists"):
+        export_harness(harness, "native", tmp_path / "existing")
+    assert (tmp_path / "existing" / "harness.toml").read_text() == "mine"
+
+    linked = tmp_path / "linked-skills"
+    (linked / "notes").mkdir(parents=True)
+    (linked / "notes" / "SKILL.md").write_text("---\nname: notes\ndescription: Notes.\n---\nBody.\n")
+    os.symlink("/etc/passwd", linked / "notes" / "passwd")
+    with pytest.raises(UserError, match="links are refused"):
+        import_harness("skills", linked, tmp_path / "imported", base=harness)
+
+    escaping = tmp_path / "escaping-skills" / "notes"
+    escaping.mkdir(parents=True)
+    (escaping / "SKILL.md").write_text("---\nname: ../notes\ndescription: Notes.\n---\nBody.\n")
+    with pytest.raises(UserError, match="not a valid Agent Skill"):
+        import_harness("skills", escaping.parent, tmp_path / "imported", base=harness)
+    assert not (tmp_path / "imported").exists()
