@@ -103,6 +103,91 @@ def open_llm(config, store):
     return LLM(config.models, store=store)
 
 
+
+@app.command("patterns")
+def patterns_command(
+    run: Annotated[str, typer.Argument(help="The run folder or its id.")],
+    pattern: Annotated[str | None, typer.Argument(help="A pattern id (e.g. P3): show its evidence.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    evidence: Annotated[int, typer.Option(min=1, help="Member traces shown for one pattern, from distinct tasks.")] = 3,
+    runs: RunsDir = Path("runs"),
+) -> None:
+    """The failure patterns of a run (support = distinct tasks), or one pattern with its evidence."""
+    import json
+    import time
+
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    from harness_evo.evolve.session import find_run
+    from harness_evo.failures import pattern_evidence, patterns
+
+    store = find_run(run, runs)
+    if pattern is None:
+        rows = patterns(store)
+        if as_json:
+            print(json.dumps(rows, indent=1, default=str))
+            return
+        table = Table(title=f"failure patterns of {store.id}")
+        for column in ("id", "support", "status", "harness blame", "last seen"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("description", ratio=1)
+        for row in rows:
+            status = "infra (reported)" if row["infra"] else row["status"]
+            last = time.strftime("%m-%d %H:%M", time.localtime(row["last_seen"])) if row.get("last_seen") else ""
+            table.add_row(row["id"], str(row["support"]), status, f"{row['harness_blame']:.0%}", last, row["description"])
+        console.print(table if rows else "no failure patterns yet (`harness-evo analyze RUN` explains an eval run's failures)")
+        return
+    row = store.get("patterns", pattern)
+    if row is None:
+        raise UserError(f"no pattern {pattern!r} in run {store.id}; `harness-evo patterns {store.id}` lists them")
+    items = pattern_evidence(store, pattern, k=evidence)
+    if as_json:
+        print(json.dumps({**row, "evidence": items}, indent=1, default=str))
+        return
+    console.print(Panel(Text(f"{row['description']}\nsupport {row['support']} tasks ({', '.join(row['task_ids'])}), "
+                        f"{row['members']} failures, {row['harness_blame']:.0%} blamed on the harness, status {row['status']}"),
+                        title=f"{row['id']} {row['category']}"))
+    for item in items:
+        console.print(Panel(Text.assemble((item["root_cause"], "bold"), f"\nstep {item['critical_step']}, blame {item['blame']}: "
+                                          f"{item['evidence']}\n\n{item['digest']}"),
+                            title=Text(f"{item['task_id']} (rollout {item['rollout_id'][:12]})")))
+
+
+@app.command("analyze")
+def analyze_command(
+    run: Annotated[str, typer.Argument(help="The eval run folder or its id.")],
+    model: Annotated[str | None, typer.Option(help="Analyzer model (litellm name or local/...); default: the run's.")] = None,
+    all_splits: Annotated[bool, typer.Option("--all-splits", help="Also explain dev and test failures (diagnosis only).")] = False,
+    runs: RunsDir = Path("runs"),
+) -> None:
+    """Triage, explain and group the failed rollouts of an eval run into failure patterns (written to its run.db)."""
+    from rich.progress import Progress
+
+    from harness_evo.config import RunConfig
+    from harness_evo.evolve.session import find_run
+    from harness_evo.failures import FailureAnalysis
+    from harness_evo.taskset import load_suite
+
+    store = find_run(run, runs)
+    if store.info.get("kind") != "eval":
+        raise UserError(f"{store.id} is a {store.info.get('kind')} run; `analyze` explains eval runs (evolve runs analyze their own)")
+    config_path = store.folder / "config.toml"
+    config = RunConfig.load(config_path) if config_path.is_file() else RunConfig()
+    if model:
+        config.models.analyzer.model = model
+    suite = load_suite(config.tasks, seed=config.seed) if Path(config.tasks).is_dir() else None
+    rollouts = store.rows("rollouts", order_by="rowid")
+    with open_llm(config, store) as llm, Progress(console=console) as progress:
+        bar = progress.add_task("analyzing failed rollouts", total=len(rollouts))
+        FailureAnalysis(store, llm, config.failures, suite, explain=("train", "dev", "test") if all_splits else ("train",)
+                        ).process(rollouts, on_rollout=lambda _: progress.advance(bar))
+    counted = len(store.rows("failures", "source = 'counted'"))
+    if counted:
+        console.print(f"{counted} failures of dev/test tasks were counted, not explained (`--all-splits` explains them)")
+    patterns_command(store.id, runs=store.folder.parent)
+
 @app.command("evolve")
 def evolve_command(
     harness: Annotated[Path | None, typer.Option(help="The starting harness folder. [default: harnesses/bash-agent]")] = None,

@@ -99,8 +99,8 @@ def elide(header: str, blocks: list[str], footer: str, steps: list[Step], runs: 
         return "\n".join([header, *blocks, footer])
     omitted = [step for run in middle for step in steps[run.start : run.end]]
     frequent = Counter(cut(step_key(step), 60) for step in omitted).most_common(3)
-    summary = (f"[steps {omitted[0].index}-{omitted[-1].index} omitted: {len(omitted)} steps; most frequent: "
-               + "; ".join(f"`{key}` x{n}" for key, n in frequent) + "]")
+    listed = "; ".join(f"`{key}`" + (f" x{n}" if n > 1 else "") for key, n in frequent)
+    summary = f"[steps {omitted[0].index}-{omitted[-1].index} omitted: {len(omitted)} steps, e.g. {listed}]"
     return "\n".join([header, *blocks[:head], summary, *blocks[len(blocks) - tail :], footer])
 
 
