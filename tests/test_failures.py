@@ -193,6 +193,16 @@ def test_declared_success_that_the_verifier_rejects_goes_to_the_analyzer():
     assert found.record.category == "premature-success" and not found.final and not found.infra
 
 
+@pytest.mark.parametrize("exit_reason, blame", [("step_limit", "model"), ("time_limit", "model"), ("context_limit", "harness")])
+def test_an_exhausted_limit_goes_to_the_analyzer_with_a_fallback_blame(exit_reason, blame):
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=steps("ls", "cat a", done=False),
+                            exit_reason=exit_reason, reward=0.0)
+
+    found = triage({"passed": False}, trajectory, loop_repeats=3)
+
+    assert (found.record.category, found.record.blame, found.final) == (exit_reason.replace("_", "-"), blame, False)
+
+
 def test_an_analyzer_without_valid_output_records_the_triage_fallback(store):
     row = rollout(store, "csv-sum")
     scripted.register("mute", lambda messages: "I cannot answer in JSON, sorry.")

@@ -177,7 +177,8 @@ class Aggregator:
         """Recompute each live pattern from its members; promote (after a split check) and score when due."""
         failures = self._failures()
         members = self._members_by_pattern()
-        tasks_run = {row["task_id"] for row in self.store.rows("rollouts")}
+        explained = {failure["split"] for failure in failures.values()}
+        tasks_run = {row["task_id"] for row in self.store.rows("rollouts") if row.get("split", "train") in explained}
         changed = set()
         for pattern in self._patterns():
             group = [failures[m["failure_id"]] for m in members[pattern["id"]] if m["failure_id"] in failures]

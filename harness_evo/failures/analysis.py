@@ -37,6 +37,7 @@ class FailureAnalysis:
         for rollout in rollouts:
             if not rollout.get("passed") and rollout["id"] not in done and self.examine(rollout):
                 changed |= self.aggregator.settle()
+            done.add(rollout["id"])
             if on_rollout:
                 on_rollout(rollout)
         return [self.store.get("patterns", pattern_id) for pattern_id in sorted(changed, key=pattern_number)]

@@ -5,7 +5,7 @@ from pathlib import Path
 import jinja2
 from pydantic import BaseModel
 
-from harness_evo.llm import LLM, Reply
+from harness_evo.llm import LLM, ContextTooLong, Reply
 
 ROLE = "analyzer"
 TEMPLATES = jinja2.Environment(
@@ -14,9 +14,15 @@ TEMPLATES = jinja2.Environment(
 
 
 def ask(llm: LLM, template: str, output: type[BaseModel], **context: object) -> Reply:
-    """Render `prompts/<template>` with `context` and ask the analyzer for an `output`; `Reply.error` when it gave none."""
+    """Render `prompts/<template>` with `context` and ask the analyzer for an `output`; `Reply.error` when it gave none.
+
+    A prompt too long for the model's context is such an error too: the caller falls back, the analysis goes on.
+    """
     messages = [
         {"role": "system", "content": TEMPLATES.get_template("system.md.j2").render()},
         {"role": "user", "content": TEMPLATES.get_template(template).render(**context)},
     ]
-    return llm.complete(ROLE, messages, output=output, seed=0)
+    try:
+        return llm.complete(ROLE, messages, output=output, seed=0)
+    except ContextTooLong as e:
+        return Reply(text="", error=str(e))

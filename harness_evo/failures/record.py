@@ -21,6 +21,7 @@ TAXONOMY: dict[str, str] = {
     "format-errors": "replies the harness could not parse as an action",
     "step-limit": "ran out of steps while still working (use only when nothing more specific fits)",
     "time-limit": "ran out of wall time, e.g. with a blocking or very slow command",
+    "context-limit": "the conversation outgrew the model's context window (long outputs, too many steps)",
     "infrastructure": "the sandbox, model server or verifier failed; nothing the agent did",
 }
 """The starting categories. The analyzer may name a new one (kebab-case) when none fits; the list grows with use."""

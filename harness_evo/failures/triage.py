@@ -2,7 +2,7 @@
 
 Final categories need no model: infrastructure (reported, never a harness pattern), repeated format errors and
 command loops (their mechanism is the whole story). The others (declared success without the verifier agreeing,
-step and wall-time exhaustion) are symptoms: they go to the analyzer for a root cause, and are its fallback.
+exhausted steps, wall time or context) are symptoms: they go to the analyzer for a root cause, and are its fallback.
 """
 
 from typing import Any
@@ -11,8 +11,15 @@ from pydantic import BaseModel
 
 from harness_evo.agent.trajectory import INFRA_REASONS, Trajectory
 from harness_evo.failures.digest import cut, step_key
-from harness_evo.failures.record import FailureRecord
+from harness_evo.failures.record import Blame, FailureRecord
 from harness_evo.failures.repeats import longest_loop
+
+LIMITS: dict[str, tuple[str, Blame]] = {
+    "step_limit": ("step limit", "model"),
+    "time_limit": ("wall-time limit", "model"),
+    "context_limit": ("model's context window", "harness"),
+}
+"""Exit reasons of exhaustion: what ran out, and who is blamed when the analyzer cannot say more."""
 
 
 class Triage(BaseModel):
@@ -63,10 +70,10 @@ def triage(rollout: dict[str, Any], trajectory: Trajectory, loop_repeats: int) -
             root_cause=f"The agent declared success but the verifier gave reward {trajectory.reward:g}.",
             critical_step=claim.index if claim else 0, evidence=cut(claim.reply if claim else "", 200),
             blame="harness", confidence=0.4))
-    limit = "step limit" if trajectory.exit_reason == "step_limit" else "wall-time limit"
+    limit, blame = LIMITS.get(trajectory.exit_reason, (trajectory.exit_reason.replace("_", " "), "model"))
     timed_out = [step for step in steps if step.timed_out]
     evidence = f"step {timed_out[0].index} timed out: `{cut(timed_out[0].action or '', 150)}`" if timed_out else f"{len(steps)} steps"
     return Triage(final=False, record=FailureRecord(
         category=trajectory.exit_reason.replace("_", "-"), pattern=f"runs out of the {limit} before finishing",
-        root_cause=f"The agent hit the {limit} without finishing the task.",
-        critical_step=last, evidence=evidence, blame="model", confidence=0.3))
+        root_cause=f"The agent ran out of the {limit} without finishing the task.",
+        critical_step=last, evidence=evidence, blame=blame, confidence=0.3))
