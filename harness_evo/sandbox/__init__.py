@@ -1,5 +1,17 @@
 """Where the agent's commands run: a Sandbox protocol and its backends, picked by name."""
 
+from harness_evo.config import SandboxConfig
 from harness_evo.sandbox.base import CommandResult, Sandbox, SandboxBackend
+from harness_evo.sandbox.docker import DockerBackend
+from harness_evo.sandbox.local import LocalBackend
 
-__all__ = ["CommandResult", "Sandbox", "SandboxBackend"]
+BACKENDS: dict[str, type] = {"docker": DockerBackend, "local": LocalBackend}
+"""`[sandbox] backend` name -> backend class."""
+
+
+def get_backend(config: SandboxConfig, **options: object) -> SandboxBackend:
+    """The backend named by `config.backend`; a Docker engine that cannot be reached raises SandboxUnavailable."""
+    return BACKENDS[config.backend](config, **options)
+
+
+__all__ = ["BACKENDS", "CommandResult", "Sandbox", "SandboxBackend", "get_backend"]

@@ -1,6 +1,6 @@
 """The sandbox protocol: one isolated place per rollout where commands run under a hard timeout."""
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from pydantic import BaseModel
@@ -61,3 +61,11 @@ class SandboxBackend(Protocol):
     def open(self, task: Task) -> Sandbox:
         """A new, running sandbox for one rollout of `task`."""
         ...
+
+
+def relative_to_root(path: str) -> PurePosixPath:
+    """An absolute sandbox path as a path relative to `/`; ValueError for a relative one or one with `..`."""
+    pure = PurePosixPath(path)
+    if not pure.is_absolute() or ".." in pure.parts:
+        raise ValueError(f"sandbox paths are absolute and without '..': {path!r}")
+    return pure.relative_to("/")
