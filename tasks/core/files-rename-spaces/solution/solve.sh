@@ -1,0 +1,5 @@
+#!/bin/bash
+cd /app/inbox
+for name in *' '*; do
+    mv -- "$name" "${name// /_}"
+done
