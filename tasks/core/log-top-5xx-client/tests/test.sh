@@ -1,5 +1,10 @@
 #!/bin/bash
+# Reward 1 when /app/answer.txt holds the client with the most 5xx responses, else 0.
 set -u
-reward=$(python3 /tests/check.py | tail -n 1)
-case "$reward" in '' | *[!0-9.]*) reward=0 ;; esac
-echo "$reward" > /logs/verifier/reward.txt
+answer=$(tr -d '[:space:]' < /app/answer.txt 2>/dev/null)
+if [ "$answer" = "10.0.7.23" ]; then
+  echo 1 > /logs/verifier/reward.txt
+else
+  echo "answer '${answer:0:80}' is not the client with the most 5xx responses" >&2
+  echo 0 > /logs/verifier/reward.txt
+fi
