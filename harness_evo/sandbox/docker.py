@@ -46,9 +46,9 @@ def connect() -> docker.DockerClient:
     return client
 
 
-def prune(client: docker.DockerClient) -> int:
-    """Remove every container carrying our label, running or not; returns how many."""
-    containers = client.containers.list(all=True, filters={"label": LABEL})
+def prune(client: docker.DockerClient, **labels: str) -> int:
+    """Remove every container carrying our label (and these `labels`, when given), running or not; returns how many."""
+    containers = client.containers.list(all=True, filters={"label": [LABEL, *(f"{k}={v}" for k, v in labels.items())]})
     for container in containers:
         try:
             container.remove(force=True)
@@ -131,7 +131,7 @@ class DockerSandbox:
         try:
             ended = read_until(stream, started + timeout_s + GRACE_S, take)
         finally:
-            stream.close()
+            close_stream(stream)
         duration = time.monotonic() - started
         exit_code = self._exit_code(exec_id) if ended else None
         errors = notices.decode(errors="replace")
@@ -264,6 +264,14 @@ class Frames:
             frames.append((number, bytes(self.buffer[8 : 8 + size])))
             del self.buffer[: 8 + size]
         return frames
+
+
+def close_stream(stream) -> None:
+    """Close an exec's hijacked socket and the HTTP response docker-py keeps on it (else its fd waits for the GC)."""
+    response = getattr(stream, "_response", None)
+    if response is not None:
+        response.close()
+    stream.close()
 
 
 def owned_by_root(info: tarfile.TarInfo) -> tarfile.TarInfo:
