@@ -243,5 +243,31 @@ def run_evolution(store, quiet: bool) -> None:
     console.print(summary_panel(summary, str(store.folder)))
 
 
+@sandbox_app.command("prune")
+def sandbox_prune_command() -> None:
+    """Remove every container harness-evo left behind (all that carry its label), running or not."""
+    from harness_evo.sandbox.docker import connect, prune
+
+    removed = prune(connect())
+    console.print(f"removed {removed} container{'' if removed == 1 else 's'}")
+
+
+@sandbox_app.command("build-base")
+def sandbox_build_base_command(
+    force: Annotated[bool, typer.Option("--force", help="Build it again even when it exists.")] = False,
+    tag: Annotated[str | None, typer.Option(help="Image tag. [default: the configured base image]")] = None,
+) -> None:
+    """Build the base image from sandboxes/base with debootstrap and `docker import` (no registry needed)."""
+    from harness_evo.config import SandboxConfig
+    from harness_evo.sandbox.docker import connect
+    from harness_evo.sandbox.images import build_base
+
+    tag = tag or SandboxConfig().base_image
+    client = connect()
+    with console.status(f"building {tag} from Debian packages (debootstrap; a few minutes)"):
+        built = build_base(client, tag, force=force)
+    console.print(f"built {tag}" if built else f"{tag} is already there (--force builds it again)", highlight=False)
+
+
 if __name__ == "__main__":
     main()
