@@ -10,7 +10,9 @@ from pathlib import Path
 import docker
 import pytest
 from docker.errors import NotFound
+from typer.testing import CliRunner
 
+from harness_evo.cli import app
 from harness_evo.config import SandboxConfig
 from harness_evo.errors import InfraError
 from harness_evo.sandbox import get_backend
@@ -261,3 +263,9 @@ def test_an_unknown_image_that_is_not_on_this_machine_fails_the_task_in_one_line
     message = str(failure.value)
     assert message.startswith("exotic: FROM registry.example.com/exotic:1.0 is not an image on this machine")
     assert "image_aliases" in message and "\n" not in message
+
+
+def test_build_base_leaves_a_present_base_image_alone():
+    result = CliRunner().invoke(app, ["sandbox", "build-base"])
+    assert result.exit_code == 0
+    assert "harness-evo/base:latest is already there" in result.output

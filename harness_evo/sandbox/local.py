@@ -24,6 +24,7 @@ import time
 from pathlib import Path, PurePosixPath
 
 from harness_evo.config import SandboxConfig
+from harness_evo.errors import InfraError
 from harness_evo.sandbox.base import CommandResult, relative_to_root
 from harness_evo.sandbox.images import slug
 from harness_evo.sandbox.output import CappedOutput, read_until
@@ -70,12 +71,12 @@ class LocalSandbox:
         self.root = self.folder / "root"
         self.workdir = workdir_of(task)
         self._close_lock = threading.Lock()
+        self._closed = False
+        self._running: set[subprocess.Popen] = set()
         for folder in (self.workdir, *OWN_FOLDERS):
             self.host_path(folder).mkdir(parents=True, exist_ok=True)
-        for path in task.environment_dir.iterdir():
-            if path.name != "Dockerfile":
-                copy = shutil.copytree if path.is_dir() else shutil.copy2
-                copy(path, self.host_path(self.workdir) / path.name, symlinks=True)
+        shutil.copytree(task.environment_dir, self.host_path(self.workdir), symlinks=True, dirs_exist_ok=True,
+                        ignore=lambda folder, names: ["Dockerfile"] if Path(folder) == task.environment_dir else [])
 
     def host_path(self, remote: str | PurePosixPath) -> Path:
         """Where a sandbox path is kept on this machine."""
@@ -84,11 +85,15 @@ class LocalSandbox:
     def run(self, command: str, timeout_s: float) -> CommandResult:
         started = time.monotonic()
         output = CappedOutput(self.config.max_output_chars)
-        process = subprocess.Popen(
-            self._argv(command), cwd=self.host_path(self.workdir) if not self.bwrap else self.folder,
-            env=self._env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        with self._close_lock:
+            if self._closed:
+                raise InfraError(f"sandbox {self.folder} was closed")
+            process = subprocess.Popen(
+                self._argv(command), cwd=self.host_path(self.workdir) if not self.bwrap else self.folder,
+                env=self._env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            self._running.add(process)
         try:
             ended = read_until(process.stdout, started + timeout_s, output.add)
             if ended:
@@ -97,10 +102,12 @@ class LocalSandbox:
                 except subprocess.TimeoutExpired:
                     ended = False
         finally:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
+            kill_group(process)
             process.wait()
             process.stdout.close()
+            self._running.discard(process)
+        if self._closed:
+            raise InfraError(f"sandbox {self.folder} was closed while a command ran")
         code = process.returncode
         return CommandResult(output=output.text(), exit_code=128 - code if code < 0 else code, timed_out=not ended,
                              duration_s=time.monotonic() - started)
@@ -130,7 +137,11 @@ class LocalSandbox:
         return path.read_text(errors="replace") if path.is_file() else None
 
     def close(self) -> None:
+        """Kill what is still running (a command of another thread), then remove the folder."""
         with self._close_lock:
+            self._closed = True
+            for process in list(self._running):
+                kill_group(process)
             shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> "LocalSandbox":
@@ -160,6 +171,15 @@ def layer(own: Path, host: Path, at: PurePosixPath) -> list[str]:
         else:
             args += ["--bind", str(path), str(target)]
     return args
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    """SIGKILL a command's process group (its own session), unless it has ended; bubblewrap takes its namespace along."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def workdir_of(task: Task) -> PurePosixPath:

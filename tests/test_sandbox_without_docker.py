@@ -5,6 +5,8 @@ from pathlib import Path
 import pytest
 
 from harness_evo.config import SandboxConfig
+from harness_evo.errors import SandboxUnavailable
+from harness_evo.sandbox import get_backend
 from harness_evo.sandbox.images import context_hash, resolve_dockerfile, resolve_image
 from harness_evo.sandbox.output import CappedOutput
 
@@ -79,3 +81,12 @@ def test_capped_output_under_its_limit_is_whole_even_when_a_character_is_split_b
     output.add(encoded[3:10])
     output.add(encoded[10:])
     assert output.text(note="[note]") == "naïve ✓\n[note]"
+
+
+def test_an_unreachable_docker_engine_says_how_to_get_one_and_points_to_the_local_backend(monkeypatch, tmp_path):
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")
+    with pytest.raises(SandboxUnavailable) as failure:
+        get_backend(SandboxConfig(backend="docker"))
+    message = str(failure.value)
+    assert "apt-get install -y docker.io" in message and "dockerd" in message and "--sandbox local" in message
+    assert "\n" not in message
