@@ -109,7 +109,7 @@ class LLM:
             **config.params,
         }
         if output is not None and endpoint.schema:
-            params["response_format"] = structured.response_format(output)
+            params["response_format"] = structured.response_format(output, endpoint.schema)
         answers = [self._call(role, config, endpoint, messages, params)]
         parsed, error = None, None
         if output is not None:

@@ -18,8 +18,8 @@ class Endpoint:
     """The litellm model name (`openai/qwen2.5-coder-1.5b` for a local server)."""
     kwargs: dict[str, Any] = field(default_factory=dict)
     """Extra litellm arguments: api_base, api_key."""
-    schema: bool = False
-    """The server constrains replies to a JSON schema given in `response_format`."""
+    schema: str | None = None
+    """How the server takes a JSON schema in `response_format` (see structured.response_format); None: it does not."""
     gate: threading.Semaphore | None = None
     """Queue in front of a server that answers fewer requests at once than our callers send."""
     server: ServerProcess | None = None

@@ -23,7 +23,7 @@ class HostedProvider:
             missing = litellm.validate_environment(name).get("missing_keys") or []
             if missing:
                 raise ModelError(f"model {name} needs {', '.join(missing)} set in the environment")
-        return Endpoint(model=name, schema=_supports_schema(name))
+        return Endpoint(model=name, schema="json_schema" if _supports_schema(name) else None)
 
     def close(self) -> None:
         pass

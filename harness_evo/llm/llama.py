@@ -55,7 +55,7 @@ class LlamaProvider:
         model = f"openai/{name}"
         register_free(model)
         return Endpoint(
-            model=model, kwargs={"api_base": f"{server.url}/v1", "api_key": "local"}, schema=True,
+            model=model, kwargs={"api_base": f"{server.url}/v1", "api_key": "local"}, schema="json_object",
             gate=_gates[key], server=server,
         )
 

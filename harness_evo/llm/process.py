@@ -1,7 +1,7 @@
 """Model servers we start ourselves (llama.cpp, vLLM): child processes on 127.0.0.1, never outliving us.
 
 A server is stopped on every way out of this process: `stop()`, interpreter exit (atexit), SIGINT and
-SIGTERM (handlers that stop the servers, then do what was done before), and a hard kill of the parent
+SIGTERM (handlers that signal the servers to stop, then do what was done before), and a hard kill of the parent
 (the child asks the kernel for SIGTERM when its parent goes: `prctl(PR_SET_PDEATHSIG)`). The kernel sends
 that signal when the *thread* that forked the child ends, so every server is forked from one long-lived
 launcher thread rather than from whichever worker thread first needed it.
@@ -184,7 +184,7 @@ def running_servers() -> list[dict[str, Any]]:
 
 
 def install_signal_handlers() -> None:
-    """On SIGINT/SIGTERM stop our servers, then do what the previous handler did. Only possible from the main thread."""
+    """On SIGINT/SIGTERM signal our servers to stop, then do what the previous handler did. Only from the main thread."""
     if threading.current_thread() is not threading.main_thread():
         return
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -193,7 +193,11 @@ def install_signal_handlers() -> None:
 
 
 def _on_signal(signum: int, frame: Any) -> None:
-    stop_all()
+    # no waiting here: the interrupted code may be inside Popen.wait, whose lock is not reentrant;
+    # the servers get SIGTERM now and are reaped by stop() on the way out (atexit at the latest)
+    with _lock:
+        for server in _running:
+            _signal_group(server.process.pid, signal.SIGTERM)
     previous = _previous_handlers[signum]
     if callable(previous):
         previous(signum, frame)

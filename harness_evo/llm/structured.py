@@ -21,8 +21,13 @@ def schema(output: type[BaseModel]) -> dict:
     return output.model_json_schema()
 
 
-def response_format(output: type[BaseModel]) -> dict:
-    """The OpenAI-style `response_format` asking a server to constrain its reply to `output`'s schema."""
+def response_format(output: type[BaseModel], style: str) -> dict:
+    """The `response_format` asking a server to constrain its reply to `output`'s schema, in the server's style.
+
+    `json_schema` is OpenAI's (also vLLM's); `json_object` with a `schema` is llama-cpp-python's.
+    """
+    if style == "json_object":
+        return {"type": "json_object", "schema": schema(output)}
     return {"type": "json_schema", "json_schema": {"name": output.__name__, "schema": schema(output), "strict": True}}
 
 

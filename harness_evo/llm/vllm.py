@@ -47,11 +47,11 @@ class VllmProvider:
         model = f"openai/{name}"
         register_free(model)
         if "api_base" in params:
-            return Endpoint(model=model, kwargs={"api_key": "vllm"}, schema=True)
+            return Endpoint(model=model, kwargs={"api_key": "vllm"}, schema="json_schema")
         key = f"vllm/{name}"
         server = process.acquire(key, lambda: start(name, self.config))
         self._held.append(key)
-        return Endpoint(model=model, kwargs={"api_base": f"{server.url}/v1", "api_key": "vllm"}, schema=True, server=server)
+        return Endpoint(model=model, kwargs={"api_base": f"{server.url}/v1", "api_key": "vllm"}, schema="json_schema", server=server)
 
     def close(self) -> None:
         while self._held:

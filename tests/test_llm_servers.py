@@ -1,0 +1,181 @@
+"""Model servers we start: the vLLM launcher against a stand-in `vllm` on PATH, and servers never outliving us."""
+
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from harness_evo.config import ModelsConfig, RoleModel, VllmConfig
+from harness_evo.llm import LLM, ModelError, ModelUnavailable, vllm
+from harness_evo.llm import process as servers
+from harness_evo.store.run import RunStore
+
+STAND_IN = '''\
+"""A stand-in for `vllm serve`: the same OpenAI-compatible endpoints, no GPU."""
+import argparse, json, os, sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+parser = argparse.ArgumentParser()
+parser.add_argument("command")
+parser.add_argument("model")
+for option in ("--host", "--port", "--gpu-memory-utilization", "--tensor-parallel-size", "--max-model-len"):
+    parser.add_argument(option)
+args = parser.parse_args()
+print("INFO vllm serve", " ".join(sys.argv[2:]), flush=True)
+if os.environ.get("STAND_IN_FAIL"):
+    print("ERROR torch.OutOfMemoryError: CUDA out of memory", flush=True)
+    sys.exit(1)
+unready = int(os.environ.get("STAND_IN_UNREADY", "0"))
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        global unready
+        if self.path == "/health":
+            unready -= 1
+            return self.answer(503 if unready >= 0 else 200, {})
+        if self.path == "/v1/models":
+            return self.answer(200, {"object": "list", "data": [{"id": args.model, "object": "model"}]})
+        self.answer(404, {})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        text = body["model"] + " heard: " + body["messages"][-1]["content"]
+        self.answer(200, {
+            "id": "chat-1", "object": "chat.completion", "created": 0, "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+        })
+
+    def answer(self, status, payload):
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format, *values):
+        print("INFO", format % values, flush=True)
+
+
+ThreadingHTTPServer((args.host, int(args.port)), Handler).serve_forever()
+'''
+
+CHILD = textwrap.dedent('''\
+    import sys
+    from harness_evo.config import ModelsConfig, RoleModel
+    from harness_evo.llm import LLM
+
+    llm = LLM(ModelsConfig(solver=RoleModel(model=sys.argv[1], max_tokens=8)), cache=False)
+    llm.complete("solver", [{"role": "user", "content": "hi"}])
+    server = llm.endpoint(llm.models.solver).server
+    print(server.process.pid, server.port, flush=True)
+    sys.stdin.read()
+''')
+
+
+@pytest.fixture(autouse=True)
+def stand_in_vllm(tmp_path, monkeypatch):
+    """`vllm` on PATH is the stand-in; the user cache folder is the test's own."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "vllm"
+    script.write_text(f"#!{sys.executable}\n{STAND_IN}")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
+
+
+def gone(pid: int, timeout_s: float = 30.0) -> bool:
+    """Waits (on a pidfd, not a sleep) until process `pid` has exited; False if it still runs after the timeout."""
+    try:
+        handle = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        ready, _, _ = select.select([handle], [], [], timeout_s)
+        return bool(ready)
+    finally:
+        os.close(handle)
+
+
+def refuses(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_the_launcher_waits_for_health_and_the_server_answers_chat(monkeypatch):
+    monkeypatch.setenv("STAND_IN_UNREADY", "3")
+    server = vllm.start("org/coder-7b", VllmConfig(max_model_len=4096))
+    try:
+        log = server.log.read_text()
+        assert log.count('"GET /health HTTP/1.1" 503') == 3 and '"GET /health HTTP/1.1" 200' in log
+        assert "--max-model-len 4096" in log and f"--port {server.port}" in log
+        assert [record["url"] for record in servers.running_servers()] == [server.url]
+    finally:
+        server.stop()
+    assert gone(server.process.pid) and refuses(server.port)
+    assert servers.running_servers() == []
+
+
+def test_a_failed_start_shows_the_tail_of_its_log(monkeypatch):
+    monkeypatch.setenv("STAND_IN_FAIL", "1")
+    with pytest.raises(ModelUnavailable, match="CUDA out of memory") as failure:
+        vllm.start("org/too-big", VllmConfig())
+    assert "exited with status 1 while starting" in str(failure.value)
+
+
+def test_without_vllm_installed_the_error_says_which_extra_to_install(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(ModelError, match=r"harness-evo\[vllm\]"):
+        vllm.start("org/coder-7b", VllmConfig())
+
+
+def test_a_vllm_role_starts_its_server_and_stops_it_on_close(tmp_path):
+    store = RunStore.create(tmp_path / "runs", "eval")
+    with LLM(ModelsConfig(solver=RoleModel(model="vllm/org/coder-7b")), store=store) as llm:
+        first = llm.complete("solver", [{"role": "user", "content": "ping"}])
+        second = llm.complete("solver", [{"role": "user", "content": "ping"}])
+        server = llm.endpoint(llm.models.solver).server
+        requests = server.log.read_text().count("POST /v1/chat/completions")
+    assert first.text == "org/coder-7b heard: ping" and first.tokens_in == 5 and first.tokens_out == 3
+    assert second.cached and second.text == first.text
+    assert requests == 1
+    assert gone(server.process.pid) and refuses(server.port)
+    assert [call["cache_hit"] for call in store.rows("llm_calls", order_by="ts")] == [0, 1]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+def test_the_server_dies_with_the_process_that_started_it(signum):
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, "vllm/org/coder-7b"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    pid, port = map(int, child.stdout.readline().split())
+    child.send_signal(signum)
+    child.wait(timeout=30)
+    assert gone(pid), f"the server outlived its parent after {signum.name}"
+    assert refuses(port)
+
+
+def test_serve_vllm_prints_where_the_server_runs_and_stops_on_ctrl_c():
+    command = subprocess.Popen(
+        [sys.executable, "-m", "harness_evo.cli", "serve", "vllm", "--model", "org/coder-7b", "--max-model-len", "2048"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    lines = []
+    while not (lines and lines[-1].startswith("Ctrl-C")):
+        lines.append(command.stdout.readline())
+    [base_url] = [line.split(": ", 1)[1].strip() for line in lines if line.startswith("base URL")]
+    [server] = servers.running_servers()
+    command.send_signal(signal.SIGINT)
+    out, err = command.communicate(timeout=30)
+    assert "model: vllm/org/coder-7b\n" in lines
+    assert base_url == f"{server['url']}/v1"
+    assert command.returncode == 0 and "vLLM stopped" in out
+    assert gone(server["pid"])
