@@ -1,0 +1,3 @@
+#!/bin/bash
+sed -i 's/^    /\t/' /app/Makefile
+make -C /app
