@@ -236,11 +236,12 @@ def resume_command(
 
 def run_evolution(store, quiet: bool) -> None:
     from harness_evo.evolve import session
-    from harness_evo.views.evolution import EvolutionView, summary_panel
+    from harness_evo.views.evolution import EvolutionView, next_steps, summary_panel
 
     with EvolutionView(console, quiet=quiet) as view:
         summary = session.run(store, [view])
-    console.print(summary_panel(summary, str(store.folder)))
+    console.print(summary_panel(summary))
+    console.print(next_steps(summary, str(store.folder)), soft_wrap=True, markup=False, highlight=False)
 
 
 @sandbox_app.command("prune")

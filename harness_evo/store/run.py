@@ -88,7 +88,9 @@ class RunStore:
         if kind not in PROJECTIONS:
             return
         table, pk = PROJECTIONS[kind]
-        self.db[table].upsert(row, pk=pk, alter=True)
+        # a column created from a None gets TEXT affinity and would turn later numbers into strings: wait for a value
+        existing = self.db[table].columns_dict if self.db[table].exists() else {}
+        self.db[table].upsert({key: value for key, value in row.items() if value is not None or key in existing}, pk=pk, alter=True)
 
     def events(self, kinds: list[str] | None = None, after: int = 0) -> Iterator[dict[str, Any]]:
         """The log in order, each as {seq, ts, kind, data}."""

@@ -13,6 +13,8 @@ from harness_evo.evolve import events as ev
 
 RECENT = 6
 """Lines of recent happenings kept in the live panel."""
+FATES = {"proposed": "passed the critic", "invalid": "invalid", "rejected_static": "rejected statically",
+         "rejected_empirical": "rejected by the gate", "accepted": "accepted"}
 
 
 def score(value: float | None) -> str:
@@ -74,10 +76,11 @@ class EvolutionView:
                 self.done += 1
                 self.passed += bool(row.get("passed"))
             case ev.EditJudged(edit):
-                self.fates[edit["status"]] += 1
+                self.fates[edit["status"]] += edit["status"] != "proposed"
                 reason = f": {edit['reasons'][0]}" if edit.get("reasons") else ""
                 gate = f": {edit['gate']['reason']}" if edit.get("gate") else ""
-                return f"edit {edit['id']} against {edit['pattern_id']}: {edit['status'].replace('_', ' ')}{gate or reason}"
+                fate = FATES[edit["status"]]
+                return f"edit {edit['id']} against {edit['pattern_id']}: {fate}{gate or reason}"
             case ev.NodeScored(node, best_id):
                 if node.get("train_score") is not None:
                     self.best_train = max(self.best_train or 0.0, node["train_score"])
@@ -102,16 +105,15 @@ class EvolutionView:
             flight = ", ".join(f"{row['task_id']}#{row['trial']}" for row in list(self.in_flight.values())[:6])
             table.add_row("rollouts", f"{self.done} done ({self.passed} passed), {len(self.in_flight)} running {flight}")
             table.add_row("best", f"train {score(self.best_train)}  dev {score(self.best_dev)}")
-            fates = ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in sorted(self.fates.items())) or "none yet"
+            fates = ", ".join(f"{n} {FATES[status]}" for status, n in sorted(self.fates.items())) or "none yet"
             table.add_row("edits", fates)
             table.add_row("spend", dollars(self.spend))
             return Panel(Group(table, Text("\n".join(self.recent), style="dim")), title=self.heading or "harness-evo evolve",
                          title_align="left")
 
 
-def summary_panel(summary: dict, run_folder: str) -> Panel:
-    """The closing summary: proposals and their fates, start vs best dev score, spend, and what to do next."""
-    run = summary["run_id"]
+def summary_panel(summary: dict) -> Panel:
+    """The closing summary: proposals and their fates, start vs best dev score, spend."""
     fates = summary["fates"]
     lines = [
         f"stopped because: {summary['stop']}",
@@ -120,9 +122,15 @@ def summary_panel(summary: dict, run_folder: str) -> Panel:
         f"{fates.get('rejected_empirical', 0)} rejected empirically, {fates.get('accepted', 0)} accepted",
         f"dev pass@1: start {score(summary['start_dev'])} -> best {score(summary['best_dev'])} ({summary['nodes']} nodes in the tree)",
         f"spend: {dollars(summary['spend'])}",
-        "",
-        f"best harness: {run_folder}/harnesses/{summary['best_node']}",
-        f"inspect it:   harness-evo show {run}   |   harness-evo tree {run}   |   harness-evo diff {run} {summary['root'][:12]} {summary['best_node'][:12]}",
-        f"export it:    harness-evo export {run} --node best --format native|mini-swe-agent|skills|claude-code --out DIR",
     ]
-    return Panel("\n".join(lines), title=f"run {run}", title_align="left")
+    return Panel("\n".join(lines), title=f"run {summary['run_id']}", title_align="left")
+
+
+def next_steps(summary: dict, run_folder: str) -> str:
+    """Where the best harness is, and the commands that inspect and export it (one per line, never wrapped)."""
+    run, best = summary["run_id"], summary["best_node"]
+    return "\n".join([
+        f"best harness: {run_folder}/harnesses/{best}",
+        f"inspect it:   harness-evo show {run}; harness-evo tree {run}; harness-evo diff {run} {summary['root'][:12]} {best[:12]}",
+        f"export it:    harness-evo export {run} --node best --format native|mini-swe-agent|skills|claude-code --out DIR",
+    ])

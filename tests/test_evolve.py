@@ -1,0 +1,108 @@
+"""`harness-evo evolve` end to end on real Docker, every role scripted: a seeded harness defect is found, fixed,
+measured and kept; a leaky edit is refused; a run killed with SIGKILL resumes to the state of an uninterrupted run."""
+
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fixtures import evolve_world as world
+from harness_evo.cli import app
+from harness_evo.evolve import session
+from harness_evo.store import RunStore
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture(autouse=True)
+def user_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
+
+
+def passed(store: RunStore, harness_hash: str, task_id: str) -> list[bool]:
+    return [bool(row["passed"]) for row in store.rows("rollouts", "harness_hash = ? AND task_id = ?", [harness_hash, task_id], order_by="trial")]
+
+
+def test_evolve_fixes_a_seeded_defect_and_refuses_an_edit_that_quotes_a_training_answer(tmp_path: Path):
+    world.register()
+    config_file = tmp_path / "evolve.toml"
+    world.config().save(config_file)
+
+    result = CliRunner().invoke(app, ["evolve", "--config", str(config_file), "--runs", str(tmp_path / "runs"), "--quiet"])
+
+    assert result.exit_code == 0, result.output
+    [folder] = (tmp_path / "runs").iterdir()
+    store = RunStore(folder)
+    root, best = store.info["root"], store.info["best_node"]
+    assert best != root and store.info["status"] == "finished"
+    [pattern] = [row for row in store.rows("patterns") if row["status"] == "promoted"]
+    assert pattern["task_ids"] == ["color", "fruit"] and pattern["category"] == "environment-assumption"
+
+    leaky, fix = store.rows("edits", order_by="revision")
+    assert leaky["status"] == "rejected_static" and leaky["pattern_id"] == pattern["id"]
+    assert 'quotes the tests of training task fruit (its expected output): "crunchy-apple-42"' in leaky["reasons"]
+    assert not store.rows("rollouts", "harness_hash = ?", [leaky["child_id"]]), "no rollout is paid for a refused edit"
+    assert fix["status"] == "accepted" and fix["revision"] == 1 and fix["child_id"] == best
+    assert (fix["gate"]["fixed"], fix["gate"]["broken"]) == (6, 0)
+
+    for task in ("fruit", "color"):
+        assert passed(store, root, task) == [False] * 3 and passed(store, best, task) == [True] * 3
+    nodes = {row["id"]: row for row in store.rows("nodes")}
+    assert nodes[best]["parent_id"] == root and nodes[best]["edit_id"] == fix["id"]
+    assert (nodes[root]["dev_score"], nodes[best]["dev_score"]) == (0.5, 1.0)
+    assert world.FIX in (folder / "harnesses" / best / "prompts" / "system.md.j2").read_text()
+
+    summary = store.info["summary"]
+    assert summary["fates"] == {"rejected_static": 1, "accepted": 1} and summary["start_dev"] == 0.5 and summary["best_dev"] == 1.0
+    assert "edit i0-r0-0 against P1: rejected statically: quotes the tests of training task fruit" in result.output
+    assert f"best harness: {folder}/harnesses/{best}" in result.output
+    assert f"harness-evo export {store.id}" in result.output
+
+
+def test_a_run_killed_in_the_middle_of_an_iteration_resumes_to_the_state_of_an_uninterrupted_run(tmp_path: Path, monkeypatch):
+    config = world.config()
+    config.executor.workers = 1
+    world.register("reference")
+    reference = session.start(config, tmp_path / "runs")
+    session.run(reference)
+
+    store = session.start(config, tmp_path / "runs")
+    env = os.environ | {"HARNESS_EVO_CACHE": str(tmp_path / "killed-cache")}
+    process = subprocess.Popen([sys.executable, world.__file__, str(store.folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True, env=env)
+    try:
+        assert next(line for line in process.stdout if line.strip() == "KILL-ME")
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    assert store.info["status"] == "running", "killed: nobody marked the run"
+    paid_before = len(store.rows("rollouts"))
+    assert 0 < paid_before < len(reference.rows("rollouts"))
+
+    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "killed-cache"))
+    world.register()
+    session.run(RunStore(store.folder))
+
+    def nodes(run: RunStore) -> list[tuple]:
+        return sorted((row["id"], row["parent_id"], row["edit_id"], row["train_score"], row["dev_score"]) for row in run.rows("nodes"))
+
+    def edits(run: RunStore) -> list[tuple]:
+        return sorted((row["id"], row["status"], row["child_id"], tuple(row["reasons"])) for row in run.rows("edits"))
+
+    assert nodes(store) == nodes(reference) and len(nodes(store)) == 2
+    assert edits(store) == edits(reference)
+    assert store.info["best_node"] == reference.info["best_node"]
+    rollout_events = Counter(event["data"]["id"] for event in store.events(["rollout"]))
+    assert set(rollout_events.values()) == {1}, "no rollout was run twice"
+    assert set(rollout_events) == {row["id"] for row in reference.rows("rollouts")}
+
+    def model_calls(run: RunStore) -> Counter:
+        return Counter(row["role"] for row in run.rows("llm_calls", "cache_hit = 0"))
+
+    assert model_calls(store) == model_calls(reference), "every model call made before the kill was answered from the cache"
+    assert store.rows("llm_calls", "cache_hit = 1 AND role = 'proposer'"), "the redone iteration asked the proposer again, from the cache"
