@@ -5,6 +5,7 @@ import os
 import secrets
 import signal
 import threading
+import time
 from pathlib import Path
 
 import docker
@@ -16,7 +17,7 @@ from harness_evo.cli import app
 from harness_evo.config import SandboxConfig
 from harness_evo.errors import InfraError
 from harness_evo.sandbox import get_backend
-from harness_evo.sandbox.docker import DockerBackend, prune
+from harness_evo.sandbox.docker import GRACE_S, DockerBackend, prune
 from harness_evo.sandbox.images import LABEL
 from harness_evo.taskset import Task, load_task
 
@@ -269,3 +270,14 @@ def test_build_base_leaves_a_present_base_image_alone():
     result = CliRunner().invoke(app, ["sandbox", "build-base"])
     assert result.exit_code == 0
     assert "harness-evo/base:latest is already there" in result.output
+
+
+def test_a_frozen_container_cannot_hang_a_command_past_its_timeout(client, sandbox):
+    freezer = threading.Timer(0.5, client.api.pause, (sandbox.id,))
+    freezer.start()
+    started = time.monotonic()
+    result = sandbox.run("sleep 300", timeout_s=1)
+    freezer.join()
+    assert result.timed_out and result.exit_code == -1
+    assert "still running" in result.output
+    assert time.monotonic() - started < 1 + GRACE_S + 5

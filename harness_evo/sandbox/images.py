@@ -179,9 +179,12 @@ def build_base(client: docker.DockerClient, tag: str, force: bool = False, mirro
             return False
         except ImageNotFound:
             pass
+    recipe = RECIPE / "packages.txt"
+    if not recipe.is_file():
+        raise SandboxUnavailable(f"{recipe} is missing: build the base image from a checkout of harness-evo")
     BUILD_LOG.write_text("")
     debootstrap = ensure_debootstrap()
-    packages = [line.strip() for line in (RECIPE / "packages.txt").read_text().splitlines() if line.strip() and not line.startswith("#")]
+    packages = [line.strip() for line in recipe.read_text().splitlines() if line.strip() and not line.startswith("#")]
     with tempfile.TemporaryDirectory(prefix="harness-evo-base-", dir="/var/tmp") as work:
         rootfs, tarball = Path(work) / "rootfs", Path(work) / "rootfs.tar"
         try:
