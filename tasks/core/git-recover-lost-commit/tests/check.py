@@ -19,7 +19,7 @@ def sha256_of(revision: str) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
-def main() -> float:
+def main() -> int:
     try:
         branch = git("symbolic-ref", "--short", "HEAD").strip()
         subjects = git("log", "main", "--format=%s").splitlines()
