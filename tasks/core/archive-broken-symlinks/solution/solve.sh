@@ -1,0 +1,3 @@
+#!/bin/bash
+find /app/links -xtype l | sort > /app/broken.txt
+find /app/links -xtype l -delete
