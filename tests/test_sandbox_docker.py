@@ -132,6 +132,12 @@ def test_the_sandbox_has_the_configured_limits(client, backend, tmp_path):
     assert (host["PidsLimit"], host["Init"], host["NetworkMode"]) == (256, True, "none")
 
 
+def test_containers_carry_our_label_with_the_run_and_the_task(client, task):
+    with DockerBackend(SandboxConfig(), run_id="eval-1", client=client).open(task) as sandbox:
+        labels = client.containers.get(sandbox.id).labels
+    assert labels == {LABEL: "1", f"{LABEL}.run": "eval-1", f"{LABEL}.task": "plain"}
+
+
 def test_long_output_keeps_its_head_and_tail_and_says_how_much_was_cut(client, task):
     with DockerBackend(SandboxConfig(max_output_chars=1000), client=client).open(task) as sandbox:
         result = sandbox.run("seq 1 100000", timeout_s=30)

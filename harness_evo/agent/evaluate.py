@@ -75,7 +75,7 @@ def evaluate(config: RunConfig, store: RunStore, on_progress: ProgressCallback |
     tasks = suite.split(config.split)
     store.emit("run", id=store.id, harness=str(config.harness), harness_hash=harness.hash, tasks=str(config.tasks),
                split=config.split, trials=config.executor.trials, agent=config.agent)
-    backend = get_backend(config.sandbox)
+    backend = get_backend(config.sandbox, run_id=store.id)
     executor = Executor(store, backend, suite, llm=llm, workers=config.executor.workers, agent=config.agent, on_progress=on_progress)
     rows = executor.run(harness, tasks, config.executor.trials)
     result = EvalResult(store, harness, score_rollouts(rows))

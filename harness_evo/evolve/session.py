@@ -75,7 +75,7 @@ def run(store: RunStore, callbacks: list[ev.Callback] = ()) -> dict:
     store.set_status("running")
     try:
         with LLM(config.models, store=store) as llm:
-            evolution = Evolution(store, config, suite, harness, llm, get_backend(config.sandbox), callbacks)
+            evolution = Evolution(store, config, suite, harness, llm, get_backend(config.sandbox, run_id=store.id), callbacks)
             return evolution.run()
     except KeyboardInterrupt:
         store.set_status("stopped", finished=time.time())

@@ -9,9 +9,9 @@ BACKENDS: dict[str, type] = {"docker": DockerBackend, "local": LocalBackend}
 """`[sandbox] backend` name -> backend class."""
 
 
-def get_backend(config: SandboxConfig, **options: object) -> SandboxBackend:
-    """The backend named by `config.backend`; a Docker engine that cannot be reached raises SandboxUnavailable."""
-    return BACKENDS[config.backend](config, **options)
+def get_backend(config: SandboxConfig, run_id: str | None = None) -> SandboxBackend:
+    """The backend named by `config.backend`, its sandboxes marked with `run_id`; an unreachable Docker raises SandboxUnavailable."""
+    return BACKENDS[config.backend](config, run_id=run_id)
 
 
 __all__ = ["BACKENDS", "CommandResult", "Sandbox", "SandboxBackend", "get_backend"]

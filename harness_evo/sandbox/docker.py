@@ -62,11 +62,11 @@ class DockerBackend:
 
     name = "docker"
 
-    def __init__(self, config: SandboxConfig, client: docker.DockerClient | None = None, labels: dict[str, str] | None = None):
+    def __init__(self, config: SandboxConfig, run_id: str | None = None, client: docker.DockerClient | None = None):
         self.config = config
         self.client = client or connect()
-        self.labels = {LABEL: "1", **(labels or {})}
-        """Put on every container (e.g. the run id), so leftovers can be found and pruned."""
+        self.labels = {LABEL: "1", **({f"{LABEL}.run": run_id} if run_id else {})}
+        """Put on every container, so that leftovers (of one run) can be found and pruned."""
         self.images = TaskImages(self.client, config)
 
     def prepare(self, task: Task) -> None:
@@ -114,7 +114,7 @@ class DockerSandbox:
     def run(self, command: str, timeout_s: float) -> CommandResult:
         # The middle bash merges stderr into stdout at the source (exact interleaving); only `timeout`
         # itself writes to the exec's stderr, so its notice says for sure that the command was killed.
-        argv = ["timeout", "--verbose", "-s", "KILL", f"{timeout_s:.3f}", "bash", "-c", 'exec bash -c "$0" 2>&1', command]
+        argv = ["timeout", "--verbose", "-s", "KILL", f"{max(timeout_s, 0.001):.3f}", "bash", "-c", 'exec bash -c "$0" 2>&1', command]
         started = time.monotonic()
         output, notices = CappedOutput(self.config.max_output_chars), bytearray()
         try:
@@ -126,7 +126,10 @@ class DockerSandbox:
 
         def take(chunk: bytes) -> None:
             for number, data in frames.feed(chunk):
-                output.add(data) if number == 1 else notices.extend(data)
+                if number == 1:
+                    output.add(data)
+                else:
+                    notices.extend(data)
 
         try:
             ended = read_until(stream, started + timeout_s + GRACE_S, take)

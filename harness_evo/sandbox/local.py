@@ -48,8 +48,8 @@ class LocalBackend:
 
     name = "local"
 
-    def __init__(self, config: SandboxConfig, use_bwrap: bool = True):
-        self.config = config
+    def __init__(self, config: SandboxConfig, run_id: str | None = None, use_bwrap: bool = True):
+        self.config, self.run_id = config, run_id
         self.bwrap = shutil.which("bwrap") if use_bwrap else None
         if not self.bwrap:
             log.warning("the local sandbox runs commands as plain subprocesses: it isolates nothing "
@@ -59,15 +59,16 @@ class LocalBackend:
         """Nothing to build: the local backend runs the task on this machine as it is."""
 
     def open(self, task: Task) -> "LocalSandbox":
-        return LocalSandbox(task, self.config, self.bwrap)
+        prefix = f"harness-evo-{slug(self.run_id)[:40]}-" if self.run_id else "harness-evo-"
+        return LocalSandbox(task, self.config, self.bwrap, prefix)
 
 
 class LocalSandbox:
     """A temporary folder holding the sandbox's own files; removed by `close`."""
 
-    def __init__(self, task: Task, config: SandboxConfig, bwrap: str | None):
+    def __init__(self, task: Task, config: SandboxConfig, bwrap: str | None, prefix: str = "harness-evo-"):
         self.config, self.bwrap = config, bwrap
-        self.folder = Path(tempfile.mkdtemp(prefix=f"harness-evo-{slug(task.id)[:40]}-"))
+        self.folder = Path(tempfile.mkdtemp(prefix=f"{prefix}{slug(task.id)[:40]}-"))
         self.root = self.folder / "root"
         self.workdir = workdir_of(task)
         self._close_lock = threading.Lock()
