@@ -21,6 +21,7 @@ app.add_typer(import_app, name="import")
 console = Console()
 err_console = Console(stderr=True)
 
+INTERRUPTED = 130
 RunsDir = Annotated[Path, typer.Option("--runs", help="Folder that holds the run folders.")]
 
 
@@ -31,9 +32,10 @@ def main() -> None:
     except UserError as e:
         err_console.print(f"[red]error:[/red] {e}", markup=True, highlight=False, soft_wrap=True)
         sys.exit(2)
-    except KeyboardInterrupt:
-        err_console.print("interrupted; finished work is kept in the run folder (`harness-evo resume RUN` continues it)")
-        sys.exit(130)
+    except SystemExit as e:
+        if e.code == INTERRUPTED:  # typer turns Ctrl-C into this exit code
+            err_console.print("interrupted; finished work is kept in the run folder (`harness-evo resume RUN` continues it)")
+        raise
 
 
 def load_config(config_file: Path | None) -> "RunConfig":
@@ -244,32 +246,6 @@ def run_evolution(store, quiet: bool) -> None:
     console.print(next_steps(summary, str(store.folder)), soft_wrap=True, markup=False, highlight=False)
 
 
-@sandbox_app.command("prune")
-def sandbox_prune_command() -> None:
-    """Remove every container harness-evo left behind (all that carry its label), running or not."""
-    from harness_evo.sandbox.docker import connect, prune
-
-    removed = prune(connect())
-    console.print(f"removed {removed} container{'' if removed == 1 else 's'}")
-
-
-@sandbox_app.command("build-base")
-def sandbox_build_base_command(
-    force: Annotated[bool, typer.Option("--force", help="Build it again even when it exists.")] = False,
-    tag: Annotated[str | None, typer.Option(help="Image tag. [default: the configured base image]")] = None,
-) -> None:
-    """Build the base image from sandboxes/base with debootstrap and `docker import` (no registry needed)."""
-    from harness_evo.config import SandboxConfig
-    from harness_evo.sandbox.docker import connect
-    from harness_evo.sandbox.images import build_base
-
-    tag = tag or SandboxConfig().base_image
-    client = connect()
-    with console.status(f"building {tag} from Debian packages (debootstrap; a few minutes)"):
-        built = build_base(client, tag, force=force)
-    console.print(f"built {tag}" if built else f"{tag} is already there (--force builds it again)", highlight=False)
-
-
 @app.command("models")
 def models_command(
     config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML; default: the built-in one.")] = None,
@@ -338,6 +314,198 @@ def serve_vllm_command(
     err_console.print(f"[red]error:[/red] vLLM exited with status {status}; {server.tail()}", highlight=False, soft_wrap=True)
     server.stop()
     raise typer.Exit(1)
+
+
+@sandbox_app.command("prune")
+def sandbox_prune_command() -> None:
+    """Remove every container harness-evo left behind (all that carry its label), running or not."""
+    from harness_evo.sandbox.docker import connect, prune
+
+    removed = prune(connect())
+    console.print(f"removed {removed} container{'' if removed == 1 else 's'}")
+
+
+@sandbox_app.command("build-base")
+def sandbox_build_base_command(
+    force: Annotated[bool, typer.Option("--force", help="Build it again even when it exists.")] = False,
+    tag: Annotated[str | None, typer.Option(help="Image tag. [default: the configured base image]")] = None,
+) -> None:
+    """Build the base image from sandboxes/base with debootstrap and `docker import` (no registry needed)."""
+    from harness_evo.config import SandboxConfig
+    from harness_evo.sandbox.docker import connect
+    from harness_evo.sandbox.images import build_base
+
+    tag = tag or SandboxConfig().base_image
+    client = connect()
+    with console.status(f"building {tag} from Debian packages (debootstrap; a few minutes)"):
+        built = build_base(client, tag, force=force)
+    console.print(f"built {tag}" if built else f"{tag} is already there (--force builds it again)", highlight=False)
+
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print the facts as JSON (for scripts) instead of the view.")]
+RunArg = Annotated[str, typer.Argument(help="The run folder or its id (a unique prefix will do).")]
+BaseHarness = Annotated[Path, typer.Option("--base", help="Harness that gives what the source has no place for (prompts, settings).")]
+
+
+def print_view(facts, view) -> None:
+    """`view` is a function rendering the facts; with --json the facts are printed instead."""
+    import json
+
+    if view is None:
+        print(json.dumps(facts, indent=1, default=str))
+    else:
+        console.print(view(facts))
+
+
+def open_run(run: str, runs: Path):
+    from harness_evo.evolve.session import find_run
+
+    return find_run(run, runs)
+
+
+@app.command("runs")
+def runs_command(as_json: JsonFlag = False, runs: RunsDir = Path("runs")) -> None:
+    """Every run under the runs folder: kind, status, start, duration, best dev score, spend."""
+    from harness_evo.views import runs as view
+
+    print_view(view.collect(runs), None if as_json else lambda facts: view.render(facts, runs))
+
+
+@app.command("show")
+def show_command(run: RunArg, as_json: JsonFlag = False, runs: RunsDir = Path("runs")) -> None:
+    """What a run did: starting vs best harness, scores over iterations, spend by role, failure patterns."""
+    from harness_evo.views import show as view
+
+    print_view(view.collect(open_run(run, runs)), None if as_json else view.render)
+
+
+@app.command("tree")
+def tree_command(run: RunArg, as_json: JsonFlag = False, runs: RunsDir = Path("runs")) -> None:
+    """The search tree: each node's train and dev scores, the edit that made it, its rejected children."""
+    from harness_evo.views import tree as view
+
+    print_view(view.collect(open_run(run, runs)), None if as_json else view.render)
+
+
+@app.command("edits")
+def edits_command(
+    run: RunArg,
+    edit: Annotated[str | None, typer.Argument(help="One edit's id: show it whole (ops, prediction, reasons, gate).")] = None,
+    status: Annotated[str | None, typer.Option(help="Only edits with this status (accepted, rejected_static, rejected_empirical, invalid).")] = None,
+    pattern: Annotated[str | None, typer.Option(help="Only edits against this failure pattern (e.g. P3).")] = None,
+    last: Annotated[int, typer.Option(min=0, help="Show only the latest N edits (0: all of them).")] = 100,
+    as_json: JsonFlag = False,
+    runs: RunsDir = Path("runs"),
+) -> None:
+    """The ledger of proposed edits: pattern, verdict, the critic's reasons and the gate's counts."""
+    from harness_evo.views import edits as view
+
+    store = open_run(run, runs)
+    if edit:
+        print_view(view.one(store, edit), None if as_json else view.render_one)
+    else:
+        print_view(view.collect(store, status=status, pattern=pattern, last=last), None if as_json else view.render)
+
+
+@app.command("diff")
+def diff_command(
+    run: RunArg,
+    a: Annotated[str, typer.Argument(help="A node: a hash prefix, `root` or `best`.")],
+    b: Annotated[str, typer.Argument(help="Another node, shown as the new side.")],
+    as_json: JsonFlag = False,
+    runs: RunsDir = Path("runs"),
+) -> None:
+    """The components that differ between two harness versions of a run, as unified diffs."""
+    from harness_evo.views import diff as view
+
+    print_view(view.collect(open_run(run, runs), a, b), None if as_json else view.render)
+
+
+@app.command("rollout")
+def rollout_command(
+    run: RunArg,
+    rollout: Annotated[str, typer.Argument(help="The rollout's id (a unique prefix will do).")],
+    full: Annotated[bool, typer.Option("--full", help="Show whole outputs and the model's replies.")] = False,
+    as_json: JsonFlag = False,
+    runs: RunsDir = Path("runs"),
+) -> None:
+    """One rollout step by step: action, output, exit code, time; then the verifier's output and the failure record."""
+    from harness_evo.views import rollout as view
+
+    print_view(view.collect(open_run(run, runs), rollout), None if as_json else lambda facts: view.render(facts, full=full))
+
+
+@app.command("watch")
+def watch_command(
+    run: RunArg,
+    interval: Annotated[float, typer.Option(min=0.1, help="Seconds between refreshes.")] = 1.0,
+    as_json: JsonFlag = False,
+    runs: RunsDir = Path("runs"),
+) -> None:
+    """Follow a run that another process is writing, until it stops running (Ctrl-C stops watching, not the run)."""
+    from rich.live import Live
+
+    from harness_evo.views import watch as view
+
+    store = open_run(run, runs)
+    if as_json:
+        print_view(view.collect(store), None)
+        return
+    try:
+        with Live(console=console, auto_refresh=False) as live:
+            for frame in view.frames(store, interval):
+                live.update(frame, refresh=True)
+    except KeyboardInterrupt:
+        console.print("stopped watching; the run goes on")
+
+
+@app.command("export")
+def export_command(
+    run: RunArg,
+    out: Annotated[Path, typer.Option("--out", help="Folder to write to (new or empty; nothing outside it is written).")],
+    export_format: Annotated[str, typer.Option("--format", help="native, mini-swe-agent, skills or claude-code.")] = "native",
+    node: Annotated[str, typer.Option(help="`best` (the run's result), `root`, or a node's hash prefix.")] = "best",
+    runs: RunsDir = Path("runs"),
+) -> None:
+    """Write a harness of a run in another framework's format, with an EXPORT.md of where it came from and what was lost."""
+    from harness_evo.harness.formats import export_harness
+    from harness_evo.views import query
+
+    store = open_run(run, runs)
+    node_id = query.resolve_node(store, node)
+    exported = export_harness(query.harness_of(store, node_id), export_format, out, query.origin(store, node_id))
+    console.print(f"exported node {node_id[:12]} of {store.id} as {export_format} to {out}"
+                  + (f"; {len(exported.lost)} things could not be carried over, see {out / 'EXPORT.md'}" if exported.lost else ""))
+
+
+def import_into(import_format: str, source: Path, out: Path, base: Path) -> None:
+    from harness_evo.harness import Harness
+    from harness_evo.harness.formats import import_harness
+
+    imported = import_harness(import_format, source, out, Harness.load(base))
+    console.print(f"wrote harness {imported.harness.name} ({imported.harness.short_hash}) to {out}")
+    for note in imported.notes:
+        console.print(f"  note: {note}", markup=False, highlight=False)
+
+
+@import_app.command("mini-swe-agent")
+def import_mini_swe_agent_command(
+    config: Annotated[Path, typer.Argument(help="A mini-swe-agent YAML config.")],
+    out: Annotated[Path, typer.Option("--out", help="The harness folder to write (new or empty).")],
+    base: BaseHarness = Path("harnesses/bash-agent"),
+) -> None:
+    """A harness folder from a mini-swe-agent config; refuses templates that use what harness-evo cannot give."""
+    import_into("mini-swe-agent", config, out, base)
+
+
+@import_app.command("skills")
+def import_skills_command(
+    folder: Annotated[Path, typer.Argument(help="A folder of Agent Skills (`<name>/SKILL.md`), or one skill's folder.")],
+    out: Annotated[Path, typer.Option("--out", help="The harness folder to write (new or empty).")],
+    base: BaseHarness = Path("harnesses/bash-agent"),
+) -> None:
+    """A harness folder with these skills (and skills exported from tools as tools again), prompts from --base."""
+    import_into("skills", folder, out, base)
 
 
 if __name__ == "__main__":
