@@ -2,6 +2,10 @@
 
 Both sides ran the same tasks with the same trial seeds, so each key is a pair. A pair is *fixed* when the child
 scored higher, *broken* when it scored lower, a *tie* otherwise; ties say nothing about which harness is better.
+
+Pair on trials that did not choose the tasks: a pattern's tasks were chosen because the parent failed them and a
+regression sample because it passed them, so reusing those very rollouts as the parent's side counts regression to
+the mean as fixes (or breaks). `bench/curriculum_sim.py` shows the effect; run both sides on fresh trial keys.
 """
 
 import math
