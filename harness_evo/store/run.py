@@ -31,6 +31,9 @@ PROJECTIONS: dict[str, tuple[str, str | tuple[str, ...]]] = {
 }
 """Event kind -> (table, primary key). Events of other kinds are only logged."""
 
+INDEXES: dict[str, tuple[str, ...]] = {"rollouts": ("harness_hash", "node_id"), "failures": ("rollout_id",), "edits": ("parent_id",)}
+"""Columns looked up often (a node's rollouts, a rollout's failure, a node's edits); indexed when a run is opened."""
+
 
 class RunStore:
     """One run folder. Safe to share between threads of one process; readers in other processes see WAL snapshots."""
@@ -65,6 +68,11 @@ class RunStore:
         if "events" not in db.table_names():
             db["events"].create({"seq": int, "ts": float, "kind": str, "data": str}, pk="seq")
             db["events"].create_index(["kind"])
+        for table, indexed in INDEXES.items():
+            present = db[table].columns_dict if db[table].exists() else {}
+            for column in indexed:
+                if column in present:
+                    db[table].create_index([column], if_not_exists=True)
         return db
 
     def emit(self, kind: str, data: dict[str, Any] | None = None, /, **fields: Any) -> int:

@@ -1,0 +1,43 @@
+"""`harness-evo diff RUN A B`: the components that differ between two harness versions of a run, as unified diffs."""
+
+import difflib
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+
+from harness_evo.store import RunStore
+from harness_evo.views import query, style
+
+LINE_STYLES = {"+": "green", "-": "red", "@": "cyan"}
+
+
+def collect(store: RunStore, a: str, b: str) -> dict[str, Any]:
+    """`a` and `b` are hash prefixes, `root` or `best`."""
+    a, b = query.resolve_node(store, a), query.resolve_node(store, b)
+    old, new = query.harness_of(store, a).components, query.harness_of(store, b).components
+    changes = []
+    for path in sorted(old.keys() | new.keys()):
+        if old.get(path) == new.get(path):
+            continue
+        change = "added" if path not in old else "removed" if path not in new else "changed"
+        diff = difflib.unified_diff((old.get(path) or "").splitlines(keepends=True), (new.get(path) or "").splitlines(keepends=True),
+                                    fromfile=f"a/{path}", tofile=f"b/{path}")
+        changes.append({"path": path, "change": change, "diff": "".join(line if line.endswith("\n") else line + "\n" for line in diff)})
+    return {"id": store.id, "a": a, "b": b, "changes": changes}
+
+
+def render(facts: dict[str, Any]) -> Group:
+    a, b = style.short(facts["a"]), style.short(facts["b"])
+    if not facts["changes"]:
+        return Group(Text(f"{a} and {b} have the same components"))
+    counts = {change: sum(c["change"] == change for c in facts["changes"]) for change in ("changed", "added", "removed")}
+    parts: list[Any] = [Text(f"{a} → {b}: " + ", ".join(f"{n} {change}" for change, n in counts.items() if n), style="bold")]
+    for change in facts["changes"]:
+        parts.append(Text(f"{change['change']:>8} {change['path']}", style=LINE_STYLES["-" if change["change"] == "removed" else "+"]))
+    for change in facts["changes"]:
+        text = Text()
+        for line in change["diff"].splitlines(keepends=True):
+            text.append(line, style="bold" if line.startswith(("+++", "---")) else LINE_STYLES.get(line[:1], ""))
+        parts += [Text(""), text]
+    return Group(*parts)

@@ -1,0 +1,96 @@
+"""`harness-evo edits RUN [EDIT]`: the ledger of every proposed edit, its pattern, the critic's reasons and the gate's counts."""
+
+from typing import Any
+
+from rich.console import Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from harness_evo.errors import UserError
+from harness_evo.store import RunStore
+from harness_evo.views import style
+
+
+def collect(store: RunStore, status: str | None = None, pattern: str | None = None, last: int | None = None) -> dict[str, Any]:
+    """The edits in the order they were proposed, filtered; with `last`, only that many of the latest."""
+    rows = store.rows("edits", order_by="iteration, revision, id") if "edits" in store.db.table_names() else []
+    rows = [row for row in rows if (status is None or row.get("status") == status) and (pattern is None or row.get("pattern_id") == pattern)]
+    descriptions = {row["id"]: row.get("description") for row in store.rows("patterns")}
+    for row in rows:
+        row["pattern"] = descriptions.get(row.get("pattern_id"))
+    shown = rows[-last:] if last else rows
+    return {"id": store.id, "edits": shown, "total": len(rows)}
+
+
+def one(store: RunStore, edit_id: str) -> dict[str, Any]:
+    """One edit, by its id or a unique prefix of it."""
+    edits = collect(store)["edits"]
+    rows = [row for row in edits if row["id"] == edit_id] or [row for row in edits if row["id"].startswith(edit_id)]
+    if len(rows) != 1:
+        raise UserError(f"{'no edit' if not rows else f'{len(rows)} edits'} named {edit_id!r} in run {store.id}; `harness-evo edits {store.id}` lists them")
+    return rows[0]
+
+
+def gate_counts(gate: dict | None) -> str:
+    if not gate:
+        return "-"
+    p = f" p={gate['p_value']:.3f}" if gate.get("p_value") is not None else ""
+    return f"+{gate.get('fixed', 0)} −{gate.get('broken', 0)} ={gate.get('ties', 0)}{p}"
+
+
+def ops_summary(ops: list[dict] | None) -> str:
+    return ", ".join(f"{op.get('op')} {op.get('path')}" for op in ops or []) or "-"
+
+
+def render(facts: dict[str, Any]) -> Table | str:
+    if not facts["edits"]:
+        return f"no edits in run {facts['id']} (match the filters, if any)"
+    table = Table(title=f"edits of {facts['id']} (gate: +fixed −broken =ties over paired rollouts)", title_justify="left")
+    if facts["total"] > len(facts["edits"]):
+        table.caption = f"the last {len(facts['edits'])} of {facts['total']} edits; --last 0 shows them all, --status and --pattern filter them"
+        table.caption_justify = "left"
+    for column in ("id", "it", "parent → child", "pattern", "status", "changes", "rationale", "critic / gate"):
+        table.add_column(column, justify="right" if column == "it" else "left", no_wrap=column in ("id", "status"),
+                         ratio=3 if column in ("rationale", "critic / gate") else None)
+    for row in facts["edits"]:
+        verdict = Text(gate_counts(row.get("gate")) + "  ", style="bold") if row.get("gate") else Text()
+        if row.get("gate"):
+            verdict.append(style.clip(row["gate"].get("reason"), 80))
+        elif row.get("reasons"):
+            verdict.append("; ".join(style.clip(reason, 80) for reason in row["reasons"][:2]))
+        table.add_row(row["id"], str(row.get("iteration", "")), f"{style.short(row.get('parent_id'))} → {style.short(row.get('child_id'))}",
+                      row.get("pattern_id") or "-", style.status(row.get("status")), ops_summary(row.get("ops")),
+                      style.clip(row.get("rationale"), 120), verdict)
+    return table
+
+
+def render_one(edit: dict[str, Any]) -> Group:
+    lines = Text()
+    lines.append(f"pattern {edit.get('pattern_id')}: ", style="bold").append(f"{edit.get('pattern') or '-'}\n")
+    lines.append("status ", style="bold").append(style.status(edit.get("status"))).append(
+        f"  (iteration {edit.get('iteration')}, critic round {edit.get('revision')}, parent {style.short(edit.get('parent_id'))}, child {style.short(edit.get('child_id'))})\n")
+    lines.append("rationale: ", style="bold").append(f"{edit.get('rationale') or '-'}\n")
+    lines.append("prediction: ", style="bold").append(f"{edit.get('prediction') or '-'}\n")
+    for reason in edit.get("reasons") or []:
+        lines.append("critic: ", style="bold red" if edit.get("status") == "rejected_static" else "bold").append(f"{reason}\n")
+    gate = edit.get("gate")
+    if gate:
+        lines.append("gate: ", style="bold").append(f"{gate_counts(gate)} over {gate.get('pairs', '?')} pairs on {', '.join(gate.get('tasks') or []) or '?'}: "
+                                                    f"{gate.get('reason', '')}\n")
+    parts: list[Any] = [Panel(lines, title=f"edit {edit['id']}", title_align="left")]
+    for op in edit.get("ops") or []:
+        parts.append(op_panel(op))
+    return Group(*parts)
+
+
+def op_panel(op: dict[str, Any]) -> Panel:
+    body = Text()
+    if op.get("op") == "replace":
+        body.append("".join(f"- {line}\n" for line in str(op.get("old", "")).splitlines()), style="red")
+        body.append("".join(f"+ {line}\n" for line in str(op.get("new", "")).splitlines()), style="green")
+    elif op.get("op") == "write":
+        body.append(str(op.get("text", "")), style="green")
+    else:
+        body.append("(the component is removed)", style="red")
+    return Panel(body, title=f"{op.get('op')} {op.get('path')}", title_align="left")

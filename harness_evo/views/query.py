@@ -1,0 +1,136 @@
+"""Questions the views (and `export`) ask of a run folder: which node is meant, its harness, its scores, the spend.
+
+Only `run.db` and the snapshots beside it are read; never a model, never the task suite.
+"""
+
+from pathlib import Path
+from typing import Any
+
+from harness_evo.agent.trajectory import INFRA_REASONS
+from harness_evo.errors import UserError
+from harness_evo.evolve.tree import SearchTree
+from harness_evo.harness import Harness
+from harness_evo.harness.formats import Origin
+from harness_evo.store import RunStore
+
+SPLITS = ("train", "dev", "test")
+REJECTED = ("rejected_static", "rejected_empirical", "invalid")
+
+
+def columns(store: RunStore, table: str) -> set[str]:
+    """The columns a projected table has so far (none when it does not exist yet)."""
+    return set(store.db[table].columns_dict) if table in store.db.table_names() else set()
+
+
+def count_where(store: RunStore, table: str, where: str = "1", params: list | None = None) -> int:
+    if table not in store.db.table_names():
+        return 0
+    return store.db.execute(f"SELECT COUNT(*) FROM [{table}] WHERE {where}", params or []).fetchone()[0]
+
+
+def snapshot_ids(store: RunStore) -> list[str]:
+    folder = store.folder / "harnesses"
+    return sorted(path.name for path in folder.iterdir() if path.is_dir() and path.suffix != ".partial") if folder.is_dir() else []
+
+
+def node_ids(store: RunStore) -> list[str]:
+    """Every harness version a run knows: its tree's nodes and the snapshots in its folder."""
+    known = {row["id"] for row in store.db.query("SELECT id FROM nodes")} if "nodes" in store.db.table_names() else set()
+    evaluated = store.info.get("harness_hash")
+    return sorted(known | set(snapshot_ids(store)) | ({evaluated} if evaluated else set()))
+
+
+def best_node(store: RunStore) -> str | None:
+    """The run's result: `best_node` of the run row, else the node with the best dev score, else the evaluated harness."""
+    info = store.info
+    if info.get("best_node"):
+        return info["best_node"]
+    nodes = store.rows("nodes")
+    if nodes:
+        return SearchTree(nodes).best()
+    return info.get("harness_hash") or info.get("root")
+
+
+def root_node(store: RunStore) -> str | None:
+    info = store.info
+    roots = [row["id"] for row in store.rows("nodes", "parent_id IS NULL")] if "parent_id" in columns(store, "nodes") else []
+    return info.get("root") or (roots[0] if roots else None) or info.get("harness_hash")
+
+
+def resolve_node(store: RunStore, spec: str) -> str:
+    """A node id from `best`, `root` or a unique prefix of a harness hash."""
+    if spec in ("best", "root"):
+        found = best_node(store) if spec == "best" else root_node(store)
+        if not found:
+            raise UserError(f"run {store.id} has no {spec} node yet (no harness was scored)")
+        return found
+    matches = [node for node in node_ids(store) if node.startswith(spec)] if spec else []
+    if len(matches) != 1:
+        found = "no node" if not matches else f"{len(matches)} nodes"
+        raise UserError(f"{found} starting with {spec!r} in run {store.id}; `harness-evo tree {store.id}` lists them")
+    return matches[0]
+
+
+def harness_of(store: RunStore, node: str) -> Harness:
+    """The harness of a node: its snapshot in the run folder, or for an eval run the folder it evaluated (if unchanged)."""
+    snapshot = store.folder / "harnesses" / node
+    if snapshot.is_dir():
+        return Harness.load(snapshot)
+    source = store.info.get("harness")
+    if source and Path(source).is_dir():
+        harness = Harness.load(Path(source))
+        if harness.hash == node:
+            return harness
+    raise UserError(f"run {store.id} has no snapshot of {node[:12]} (harnesses/{node} is missing) and its source folder changed since")
+
+
+def scores(store: RunStore, node: str) -> dict[str, tuple[float | None, int]]:
+    """Split -> (pass rate, rollouts) of a node: the tree's own numbers, else its rollouts that say something about the harness."""
+    row = store.get("nodes", node) if "nodes" in store.db.table_names() else None
+    if row is not None:
+        return {split: (row.get(f"{split}_score"), row.get(f"{split}_n") or 0) for split in ("train", "dev") if row.get(f"{split}_n")}
+    return {split: (score["passed"] / score["scored"] if score["scored"] else None, score["scored"])
+            for split, score in split_scores(store, "harness_hash = ?", [node]).items()}
+
+
+def split_scores(store: RunStore, where: str = "1", params: list | None = None) -> dict[str, dict[str, Any]]:
+    """Per split: rollouts, scored (not infrastructure failures), passed, infra, reward sum, tokens, cost; SQL does the counting."""
+    have = columns(store, "rollouts")
+    if "split" not in have:
+        return {}
+    c = present(have)
+    infra = f"{c('exit_reason')} IN ({', '.join(repr(reason) for reason in INFRA_REASONS)})"
+    query = f"""
+        SELECT split, COUNT(*) AS rollouts, SUM(NOT {infra}) AS scored, SUM(COALESCE({c('passed')}, 0) AND NOT {infra}) AS passed,
+               SUM({infra}) AS infra, SUM(COALESCE({c('reward')}, 0)) AS reward,
+               SUM(COALESCE({c('tokens_in')}, 0) + COALESCE({c('tokens_out')}, 0)) AS tokens, SUM(COALESCE({c('cost')}, 0)) AS cost
+        FROM rollouts WHERE {where} GROUP BY split"""
+    found = {row["split"]: {key: value or 0 for key, value in row.items()} for row in store.db.query(query, params or [])}
+    return {split: found[split] for split in sorted(found, key=lambda s: (SPLITS + (s,)).index(s))}
+
+
+def spend(store: RunStore) -> dict[str, dict[str, Any]]:
+    """Per role: calls, cache hits, errors, tokens in and out, dollars."""
+    have = columns(store, "llm_calls")
+    if "role" not in have:
+        return {}
+    c = present(have)
+    query = f"""SELECT role, COUNT(*) AS calls, SUM(COALESCE({c('cache_hit')}, 0)) AS cached, SUM({c('error')} IS NOT NULL) AS errors,
+                       SUM(COALESCE({c('tokens_in')}, 0)) AS tokens_in, SUM(COALESCE({c('tokens_out')}, 0)) AS tokens_out,
+                       SUM(COALESCE({c('cost')}, 0)) AS cost
+                FROM llm_calls GROUP BY role ORDER BY role"""
+    return {row.pop("role"): row for row in store.db.query(query)}
+
+
+def present(have: set[str]):
+    """`c(name)`: the column in SQL, or NULL when no row has had a value for it yet (the store adds columns on first value)."""
+    return lambda name: f"[{name}]" if name in have else "NULL"
+
+
+def origin(store: RunStore, node: str) -> Origin:
+    """Where a node's harness comes from, for EXPORT.md."""
+    info = store.info
+    row = store.get("nodes", node) if "nodes" in store.db.table_names() else None
+    status = (row or {}).get("status") or ("evaluated" if node == info.get("harness_hash") else None)
+    return Origin(run=store.id, kind=info.get("kind"), node=node, status=status,
+                  iteration=(row or {}).get("iteration"), scores=scores(store, node))

@@ -1,0 +1,106 @@
+"""`harness-evo rollout RUN ID`: one trajectory step by step, then the verifier's output and the failure record."""
+
+from typing import Any
+
+from rich.console import Group
+from rich.panel import Panel
+from rich.text import Text
+
+from harness_evo.errors import UserError
+from harness_evo.failures.queries import load_trajectory
+from harness_evo.store import RunStore
+from harness_evo.views import query, style
+
+SHOWN_LINES = 12
+"""Lines of a long output shown (head and tail) unless --full."""
+
+
+def find(store: RunStore, rollout: str) -> dict[str, Any]:
+    """A rollout row by its id or a unique prefix of it."""
+    exists = rollout and "rollouts" in store.db.table_names()
+    rows = store.rows("rollouts", "id >= ? AND id < ?", [rollout, rollout + "\U0010ffff"]) if exists else []  # a prefix, on the key's index
+    if len(rows) != 1:
+        found = "no rollout" if not rows else f"{len(rows)} rollouts"
+        raise UserError(f"{found} with an id starting with {rollout!r} in run {store.id}; `harness-evo show {store.id}` and "
+                        f"`harness-evo patterns {store.id}` name rollouts")
+    return rows[0]
+
+
+def collect(store: RunStore, rollout: str) -> dict[str, Any]:
+    row = find(store, rollout)
+    trajectory = load_trajectory(store, row)
+    failures = store.rows("failures", "rollout_id = ?", [row["id"]]) if "rollout_id" in query.columns(store, "failures") else []
+    for failure in failures:
+        members = store.rows("pattern_members", "failure_id = ?", [failure["id"]]) if "pattern_members" in store.db.table_names() else []
+        pattern = store.get("patterns", members[0]["pattern_id"]) if members else None
+        failure["pattern"] = {key: pattern.get(key) for key in ("id", "status", "support", "description")} if pattern else None
+    return {"id": store.id, "rollout": row, "trajectory": trajectory.model_dump(mode="json", exclude={"messages"}), "failures": failures}
+
+
+def render(facts: dict[str, Any], full: bool = False) -> Group:
+    row, trajectory = facts["rollout"], facts["trajectory"]
+    parts: list[Any] = [summary(row, trajectory)]
+    for step in trajectory["steps"]:
+        parts.append(step_panel(step, full))
+    verifier = trajectory.get("verifier_output") or ""
+    parts.append(Panel(cut(verifier, full) or Text("(no verifier output)", style="dim"), title=f"verifier: reward {row.get('reward')}",
+                       title_align="left", border_style="green" if row.get("passed") else "red"))
+    for failure in facts["failures"]:
+        parts.append(failure_panel(failure))
+    return Group(*parts)
+
+
+def summary(row: dict[str, Any], trajectory: dict[str, Any]) -> Panel:
+    verdict = Text("passed", style="green") if row.get("passed") else Text("failed", style="red")
+    lines = Text.assemble(
+        (f"task {row.get('task_id')} ({row.get('split')}), trial {row.get('trial')}, node {style.short(row.get('node_id') or row.get('harness_hash'))}, "
+         f"model {row.get('model')}\n"),
+        verdict, f": reward {row.get('reward')}, ended by {row.get('exit_reason')} after {row.get('steps')} steps "
+                 f"({plural(row.get('format_errors') or 0, 'format error')}), {style.duration(row.get('duration_s'))}, "
+                 f"{(row.get('tokens_in') or 0) + (row.get('tokens_out') or 0):,} tokens, {style.dollars(row.get('cost'))}",
+    )
+    if row.get("error"):
+        lines.append(f"\nerror: {row['error']}", style="red")
+    return Panel(lines, title=f"rollout {row['id']}", title_align="left")
+
+
+def step_panel(step: dict[str, Any], full: bool) -> Panel:
+    heading = f"step {step['index']}: model {step.get('model_s', 0):.1f}s"
+    if step.get("format_error"):
+        body = Group(Text(f"format error: {step['format_error']}", style="yellow"), Text(cut(step.get("reply") or "", full), style="dim"))
+        return Panel(body, title=heading, title_align="left", border_style="yellow")
+    heading += f", command {step.get('duration_s', 0):.1f}s, exit {step.get('exit_code')}" + (" (timed out)" if step.get("timed_out") else "")
+    heading += ", said done" if step.get("finished") else ""
+    parts: list[Any] = [Text(f"$ {step.get('action') or ''}", style="bold")]
+    if full:
+        parts.insert(0, Text(step.get("reply") or "", style="dim"))
+    parts.append(Text(cut(step.get("output") or "", full) or "(no output)", style="dim" if step.get("exit_code") == 0 else ""))
+    return Panel(Group(*parts), title=heading, title_align="left", border_style="red" if step.get("exit_code") else "blue")
+
+
+def failure_panel(failure: dict[str, Any]) -> Panel:
+    text = Text()
+    text.append(f"{failure.get('category') or 'uncategorized'}", style="bold")
+    text.append(f", blamed on {failure.get('blame') or '?'}" + (f" ({failure['confidence']:.0%} sure)" if failure.get("confidence") is not None else ""))
+    text.append(f", by {failure.get('source')}" if failure.get("source") else "")
+    if failure.get("critical_step") is not None:
+        text.append(f", critical step {failure['critical_step']}")
+    for key in ("root_cause", "evidence"):
+        if failure.get(key):
+            text.append(f"\n{key.replace('_', ' ')}: ", style="bold").append(str(failure[key]))
+    pattern = failure.get("pattern")
+    if pattern:
+        text.append("\npattern: ", style="bold").append(f"{pattern['id']} ({pattern['status']}, {pattern['support']} tasks) {pattern['description']}")
+    return Panel(text, title="failure record", title_align="left", border_style="red")
+
+
+def cut(text: str, full: bool) -> str:
+    lines = text.rstrip("\n").splitlines()
+    if full or len(lines) <= SHOWN_LINES:
+        return "\n".join(lines)
+    half = SHOWN_LINES // 2
+    return "\n".join([*lines[:half], f"[... {len(lines) - 2 * half} lines; --full shows them ...]", *lines[-half:]])
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")

@@ -1,0 +1,56 @@
+"""`harness-evo runs`: every run under a folder, newest first."""
+
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from harness_evo.store import RunStore
+from harness_evo.views import query, style
+
+
+def collect(runs_dir: Path) -> list[dict[str, Any]]:
+    """One summary per run folder (a folder with a run.db) under `runs_dir`."""
+    found = []
+    folders = sorted(path for path in Path(runs_dir).iterdir() if (path / "run.db").is_file()) if Path(runs_dir).is_dir() else []
+    for folder in folders:
+        store = RunStore(folder)
+        try:
+            found.append(summary(store))
+        finally:
+            store.close()
+    return sorted(found, key=lambda run: run["started"] or 0, reverse=True)
+
+
+def summary(store: RunStore) -> dict[str, Any]:
+    info = store.info
+    best = query.best_node(store)
+    dev = query.scores(store, best).get("dev") if best else None
+    other = None
+    if info.get("kind") != "evolve" and dev is None and best:
+        other = next(iter(query.scores(store, best).items()), None)
+    return {
+        "id": store.id, "kind": info.get("kind"), "status": info.get("status"), "started": info.get("started"),
+        "finished": info.get("finished"), "duration_s": style.run_duration(info),
+        "best_node": best, "best_dev": dev[0] if dev else None, "best_dev_n": dev[1] if dev else 0,
+        "other_split": {"split": other[0], "score": other[1][0], "n": other[1][1]} if other else None,
+        "spend": sum(role["cost"] or 0 for role in query.spend(store).values()),
+        "harness": info.get("harness"),
+    }
+
+
+def render(runs: list[dict[str, Any]], runs_dir: Path) -> Table | str:
+    if not runs:
+        return f"no runs in {runs_dir} (start one with `harness-evo eval` or `harness-evo evolve`)"
+    table = Table(title=f"runs in {runs_dir}", title_justify="left")
+    for column, justify in [("id", "left"), ("kind", "left"), ("status", "left"), ("started", "left"), ("duration", "right"),
+                            ("best dev", "right"), ("spend", "right"), ("harness", "left")]:
+        table.add_column(column, justify=justify, no_wrap=column == "id")
+    for run in runs:
+        dev = style.score(run["best_dev"], run["best_dev_n"])
+        if run["other_split"]:
+            other = run["other_split"]
+            dev = f"[dim]- ({other['split']} {style.score(other['score'], other['n'])})[/dim]"
+        table.add_row(run["id"], run["kind"] or "?", style.status(run["status"]), style.when(run["started"]),
+                      style.duration(run["duration_s"]), dev, style.dollars(run["spend"]), run["harness"] or "")
+    return table

@@ -1,0 +1,177 @@
+"""`harness-evo show RUN`: what a run did: starting vs best harness, scores over iterations, spend, failure patterns."""
+
+from collections import Counter
+from typing import Any
+
+from rich.console import Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from harness_evo.evolve.tree import SearchTree
+from harness_evo.store import RunStore
+from harness_evo.views import query, style
+
+PATTERNS_SHOWN = 10
+
+
+def collect(store: RunStore) -> dict[str, Any]:
+    info = store.info
+    nodes = store.rows("nodes")
+    root, best = query.root_node(store), query.best_node(store)
+    facts: dict[str, Any] = {
+        "id": store.id, "kind": info.get("kind"), "status": info.get("status"), "started": info.get("started"),
+        "finished": info.get("finished"), "duration_s": style.run_duration(info), "harness": info.get("harness"),
+        "tasks": info.get("tasks"), "split": info.get("split"), "forked_from": info.get("forked_from"),
+        "models": [row["model"] for row in store.db.query("SELECT DISTINCT model FROM rollouts")] if "model" in query.columns(store, "rollouts") else [],
+        "start": node_facts(store, root) if root else None,
+        "best": node_facts(store, best) if best else None,
+        "lineage": lineage(store, nodes, best),
+        "progress": progress(store, nodes),
+        "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()) if "status" in query.columns(store, "edits") else {},
+        "splits": query.split_scores(store),
+        "exit_reasons": dict(store.db.execute("SELECT exit_reason, COUNT(*) FROM rollouts GROUP BY exit_reason ORDER BY 2 DESC, 1").fetchall())
+                        if "exit_reason" in query.columns(store, "rollouts") else {},
+        "spend": query.spend(store),
+        "patterns": patterns(store),
+    }
+    return facts
+
+
+def node_facts(store: RunStore, node: str) -> dict[str, Any]:
+    row = (store.get("nodes", node) if "nodes" in store.db.table_names() else None) or {}
+    return {"id": node, "iteration": row.get("iteration"), "status": row.get("status"), "tokens_per_rollout": row.get("tokens_per_rollout"),
+            "scores": {split: {"score": value, "n": n} for split, (value, n) in query.scores(store, node).items()}}
+
+
+def lineage(store: RunStore, nodes: list[dict], best: str | None) -> list[dict[str, Any]]:
+    """The accepted edits that lead from the root to the best node."""
+    if not nodes or best not in {row["id"] for row in nodes}:
+        return []
+    tree = SearchTree(nodes)
+    steps = []
+    for node in tree.lineage(best)[1:]:
+        edit = store.get("edits", tree.node(node).get("edit_id")) or {} if "edits" in store.db.table_names() else {}
+        steps.append({"node": node, "edit": edit.get("id"), "pattern": edit.get("pattern_id"), "rationale": edit.get("rationale")})
+    return steps
+
+
+def progress(store: RunStore, nodes: list[dict]) -> dict[str, Any]:
+    """Best score so far at the end of each iteration, per split (train and dev are never combined)."""
+    last = max([row["id"] for row in store.rows("iterations")] + [style.iteration(row.get("iteration")) for row in nodes], default=-1)
+    curves: dict[str, list[float | None]] = {"train": [], "dev": []}
+    for i in range(-1, last + 1):
+        known = [row for row in nodes if style.iteration(row.get("iteration")) <= i]
+        for split in curves:
+            values = [row[f"{split}_score"] for row in known if row.get(f"{split}_score") is not None]
+            curves[split].append(max(values) if values else None)
+    return {"iterations": last + 1, **curves}
+
+
+def patterns(store: RunStore) -> dict[str, Any]:
+    rows = store.rows("patterns")
+    shown = [row for row in rows if row.get("status") in ("promoted", "resolved")]
+    shown.sort(key=lambda row: (row["status"] != "promoted", -(row.get("support") or 0)))
+    return {
+        "counts": dict(Counter(row.get("status") for row in rows)),
+        "shown": [{key: row.get(key) for key in ("id", "status", "support", "description", "infra")} for row in shown[:PATTERNS_SHOWN]],
+    }
+
+
+def render(facts: dict[str, Any]) -> Group:
+    parts: list[Any] = [heading(facts)]
+    if facts["start"] or facts["best"]:
+        parts.append(harness_table(facts))
+    if facts["lineage"]:
+        parts.append(Text.assemble(("path to the best: ", "bold"), " → ".join(
+            f"{step['edit']} [{step['pattern'] or '-'}] {style.clip(step['rationale'], 50)}" for step in facts["lineage"])))
+    if facts["kind"] == "evolve":
+        parts.append(progress_text(facts))
+    if facts["splits"]:
+        parts.append(splits_table(facts))
+    if facts["spend"]:
+        parts.append(spend_table(facts["spend"]))
+    parts.append(patterns_text(facts["patterns"]))
+    return Group(*parts)
+
+
+def heading(facts: dict[str, Any]) -> Panel:
+    lines = [
+        f"started {style.when(facts['started'])}, ran {style.duration(facts['duration_s'])}",
+        f"harness {facts['harness'] or '-'}, tasks {facts['tasks'] or '-'}" + (f" (split {facts['split']})" if facts["split"] else ""),
+        f"solver {', '.join(facts['models']) or '-'}",
+    ]
+    if facts["forked_from"]:
+        lines.append(f"forked from run {facts['forked_from'].get('run')}, node {style.short(facts['forked_from'].get('node'))}")
+    title = Text.assemble(f"run {facts['id']} ({facts['kind']}, ", style.status(facts["status"]), ")")
+    return Panel("\n".join(lines), title=title, title_align="left")
+
+
+def harness_table(facts: dict[str, Any]) -> Table:
+    table = Table(title="starting vs best harness", title_justify="left")
+    for column in ("", "node", "iteration", "train", "dev", "tokens/rollout"):
+        table.add_column(column, justify="right" if column in ("iteration", "train", "dev", "tokens/rollout") else "left")
+    for label in ("start", "best"):
+        node = facts[label]
+        if node is None:
+            continue
+        scores = node["scores"]
+        table.add_row(label, style.short(node["id"]), str(node["iteration"]) if style.iteration(node["iteration"]) >= 0 else "-",
+                      *(style.score(scores[split]["score"], scores[split]["n"]) if split in scores else "-" for split in ("train", "dev")),
+                      "-" if node["tokens_per_rollout"] is None else f"{node['tokens_per_rollout']:,.0f}")
+    return table
+
+
+def progress_text(facts: dict[str, Any]) -> Text:
+    progress, edits = facts["progress"], facts["edits"]
+    text = Text(f"best score so far over {progress['iterations']} iterations (first bar: the starting harness)\n", style="bold")
+    for split in ("train", "dev"):
+        values = progress[split]
+        known = [value for value in values if value is not None]
+        ends = f"{style.score(known[0])} → {style.score(known[-1])}" if known else "not scored"
+        text.append(f"  {split:<5} ").append(style.sparkline(values), style="cyan").append(f"  {ends}\n")
+    text.append(f"edits: {sum(edits.values())} proposed, {edits.get('accepted', 0)} accepted, "
+                f"{edits.get('rejected_static', 0)} rejected by the critic, {edits.get('rejected_empirical', 0)} rejected by the gate, "
+                f"{edits.get('invalid', 0)} invalid")
+    return text
+
+
+def splits_table(facts: dict[str, Any]) -> Table:
+    title = "rollouts by split" + (" (of every harness of the tree)" if facts["kind"] == "evolve" else "")
+    table = Table(title=title, title_justify="left")
+    for column in ("split", "rollouts", "scored", "passed", "pass rate", "infra", "mean reward", "tokens", "solver cost"):
+        table.add_column(column, justify="left" if column == "split" else "right")
+    for split, row in facts["splits"].items():
+        rate = row["passed"] / row["scored"] if row["scored"] else None
+        table.add_row(split, str(row["rollouts"]), str(row["scored"]), str(row["passed"]), style.score(rate), str(row["infra"]),
+                      f"{row['reward'] / row['rollouts']:.2f}" if row["rollouts"] else "-", f"{row['tokens']:,}", style.dollars(row["cost"]))
+    reasons = ", ".join(f"{reason} {n}" for reason, n in facts["exit_reasons"].items())
+    table.caption, table.caption_justify = f"exit reasons: {reasons}", "left"
+    return table
+
+
+def spend_table(spend: dict[str, dict[str, Any]]) -> Table:
+    table = Table(title="spend by role", title_justify="left")
+    for column in ("role", "calls", "cached", "errors", "tokens in", "tokens out", "cost"):
+        table.add_column(column, justify="left" if column == "role" else "right")
+    for role, row in spend.items():
+        table.add_row(role, f"{row['calls']:,}", f"{row['cached']:,}", f"{row['errors']:,}", f"{row['tokens_in']:,}",
+                      f"{row['tokens_out']:,}", style.dollars(row["cost"]))
+    total = sum(row["cost"] or 0 for row in spend.values())
+    table.add_row("total", "", "", "", "", "", style.dollars(total), style="bold")
+    return table
+
+
+def patterns_text(patterns: dict[str, Any]) -> Group | Text:
+    counts = patterns["counts"]
+    if not counts:
+        return Text("no failure patterns recorded")
+    line = Text("failure patterns: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items(), key=lambda item: str(item[0]))), style="bold")
+    if not patterns["shown"]:
+        return line
+    table = Table(show_header=True, box=None, padding=(0, 1))
+    for column in ("id", "status", "tasks", "description"):
+        table.add_column(column, justify="right" if column == "tasks" else "left")
+    for row in patterns["shown"]:
+        table.add_row(row["id"], style.status(row["status"]), str(row["support"] or 0), style.clip(row["description"], 90))
+    return Group(line, table)

@@ -1,0 +1,67 @@
+"""How numbers, times and states look in every view, so that the views agree with each other."""
+
+import time
+
+from rich.text import Text
+
+BARS = "▁▂▃▄▅▆▇█"
+STATUS_STYLES = {
+    "running": "yellow", "finished": "green", "stopped": "magenta", "failed": "red",
+    "accepted": "green", "proposed": "cyan", "rejected_static": "red", "rejected_empirical": "red", "invalid": "dim red",
+    "root": "bold", "promoted": "bold yellow", "candidate": "", "resolved": "green", "retired": "dim",
+}
+
+
+def short(node: str | None) -> str:
+    return node[:12] if node else "-"
+
+
+def iteration(value: int | None) -> int:
+    """The iteration that made a node: -1 for the starting harness (and when unknown)."""
+    return -1 if value is None else value
+
+
+def score(value: float | None, n: int | None = None) -> str:
+    """`62% (n=32)`: a pass rate always with the number of rollouts behind it."""
+    if value is None:
+        return "-"
+    return f"{value:.0%}" + (f" (n={n})" if n is not None else "")
+
+
+def when(ts: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "-"
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{seconds:.1f}s"
+
+
+def run_duration(info: dict) -> float | None:
+    """Wall time of a run: to its end, or until now while it runs."""
+    if not info.get("started"):
+        return None
+    end = info.get("finished") if info.get("status") != "running" else None
+    return (end or time.time()) - info["started"]
+
+
+def dollars(value: float | None) -> str:
+    return f"${value or 0:.4f}" if (value or 0) < 1 else f"${value:.2f}"
+
+
+def status(value: str | None) -> Text:
+    return Text((value or "?").replace("_", " "), style=STATUS_STYLES.get(value or "", ""))
+
+
+def sparkline(values: list[float | None]) -> str:
+    """One bar per value on a 0..1 scale (a pass rate); a gap where there is no value."""
+    return "".join(" " if value is None else BARS[min(len(BARS) - 1, int(value * len(BARS)))] for value in values)
+
+
+def clip(text: str | None, width: int) -> str:
+    """The first line of `text`, cut to `width` characters."""
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"

@@ -1,0 +1,68 @@
+"""`harness-evo tree RUN`: the search tree, each node with its train and dev scores, the edit that made it, its rejected children."""
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from rich.text import Text
+from rich.tree import Tree
+
+from harness_evo.store import RunStore
+from harness_evo.views import query, style
+
+
+def collect(store: RunStore) -> dict[str, Any]:
+    nodes = store.rows("nodes", order_by="rowid")
+    edits = {row["id"]: row for row in store.rows("edits")}
+    rejected: dict[str, Counter] = defaultdict(Counter)
+    for edit in edits.values():
+        if edit.get("status") in query.REJECTED:
+            rejected[edit.get("parent_id")][edit["status"]] += 1
+    best = query.best_node(store)
+    facts = []
+    for row in nodes:
+        edit = edits.get(row.get("edit_id")) or {}
+        facts.append({
+            "id": row["id"], "parent_id": row.get("parent_id"), "iteration": row.get("iteration"), "status": row.get("status"),
+            "best": row["id"] == best, "expansions": row.get("expansions") or 0,
+            "train": {"score": row.get("train_score"), "n": row.get("train_n") or 0},
+            "dev": {"score": row.get("dev_score"), "n": row.get("dev_n") or 0},
+            "edit": {key: edit.get(key) for key in ("id", "pattern_id", "rationale")} if edit else None,
+            "rejected": dict(rejected.get(row["id"], {})),
+        })
+    return {"id": store.id, "best": best, "nodes": facts}
+
+
+def render(facts: dict[str, Any]) -> Tree | str:
+    if not facts["nodes"]:
+        return f"run {facts['id']} has no search tree (only `evolve` runs grow one; `harness-evo show {facts['id']}` summarizes it)"
+    children: dict[str | None, list[dict]] = defaultdict(list)
+    for node in facts["nodes"]:
+        children[node["parent_id"]].append(node)
+    known = {node["id"] for node in facts["nodes"]}
+    tops = [node for node in facts["nodes"] if node["parent_id"] not in known]
+    tree = Tree(Text(f"search tree of {facts['id']}: {len(facts['nodes'])} nodes, ★ the best by dev score", style="bold"))
+    stack = [(tree, node) for node in reversed(tops)]
+    while stack:
+        branch, node = stack.pop()
+        child = branch.add(label(node))
+        stack.extend((child, kid) for kid in reversed(children[node["id"]]))
+    return tree
+
+
+def label(node: dict[str, Any]) -> Text:
+    text = Text()
+    text.append("★ " if node["best"] else "  ", style="bold yellow")
+    text.append(style.short(node["id"]), style="bold" if node["best"] else "")
+    text.append(f"  it {node['iteration']}" if style.iteration(node["iteration"]) >= 0 else "")
+    for split in ("train", "dev"):
+        text.append(f"  {split} ").append(style.score(node[split]["score"], node[split]["n"]), style="cyan" if split == "dev" else "")
+    if node["edit"]:
+        text.append(f"  ← {node['edit']['id']} [{node['edit']['pattern_id'] or '-'}] ", style="dim")
+        text.append(style.clip(node["edit"]["rationale"], 60), style="dim")
+    elif node["status"] == "root":
+        text.append("  (starting harness)", style="dim")
+    if node["rejected"]:
+        counts = node["rejected"]
+        parts = [f"{counts[s]} {name}" for s, name in (("rejected_static", "by critic"), ("rejected_empirical", "by gate"), ("invalid", "invalid")) if counts.get(s)]
+        text.append(f"  ✗ {sum(counts.values())} rejected ({', '.join(parts)})", style="red")
+    return text

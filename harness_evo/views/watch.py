@@ -1,0 +1,103 @@
+"""`harness-evo watch RUN`: a run that another process is writing, refreshed from its run.db until it stops running."""
+
+import time
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+
+from rich.console import Group
+from rich.panel import Panel
+from rich.text import Text
+
+from harness_evo.agent.trajectory import INFRA_REASONS
+from harness_evo.store import RunStore
+from harness_evo.store.run import decode_json
+from harness_evo.views import query, style
+
+RECENT = 10
+"""Happenings listed at the bottom of the view."""
+TOLD = ["rollout", "edit", "iteration", "pattern", "run"]
+"""Event kinds the view tells one by one (model calls and node updates are too frequent)."""
+
+
+def frames(store: RunStore, interval: float = 1.0) -> Iterator[Group]:
+    """A fresh view every `interval` seconds; ends after the first view that shows the run no longer running."""
+    recent: deque[str] = deque(maxlen=RECENT)
+    seen = max(0, (store.db.execute("SELECT MAX(seq) FROM events").fetchone()[0] or 0) - 50 * RECENT)
+    while True:
+        for event in store.events(TOLD, after=seen):
+            seen = event["seq"]
+            line = tell(event["kind"], event["data"])
+            if line:
+                recent.append(f"{time.strftime('%H:%M:%S', time.localtime(event['ts']))}  {line}")
+        facts = collect(store)
+        yield render(facts, list(recent))
+        if facts["status"] != "running":
+            return
+        time.sleep(interval)
+
+
+def collect(store: RunStore) -> dict[str, Any]:
+    info = store.info
+    best = query.best_node(store)
+    iterations = [decode_json(row) for row in store.db.query("SELECT * FROM iterations ORDER BY id DESC LIMIT 1")] \
+        if "iterations" in store.db.table_names() else []
+    return {
+        "id": store.id, "kind": info.get("kind"), "status": info.get("status"), "duration_s": style.run_duration(info),
+        "splits": query.split_scores(store),
+        "nodes": query.count_where(store, "nodes"),
+        "best": {"id": best, "scores": query.scores(store, best)} if best else None,
+        "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()) if "status" in query.columns(store, "edits") else {},
+        "iteration": iterations[0] if iterations else None,
+        "spend": {role: row["cost"] for role, row in query.spend(store).items()},
+    }
+
+
+def tell(kind: str, data: dict[str, Any]) -> str | None:
+    """One line for an event worth telling, else None."""
+    if kind == "rollout" and data.get("exit_reason"):
+        verdict = "passed" if data.get("passed") else "infra" if data["exit_reason"] in INFRA_REASONS else "failed"
+        return f"rollout {data.get('task_id')}#{data.get('trial')} ({data.get('split')}) on {style.short(data.get('node_id'))}: {verdict}, {data['exit_reason']}"
+    if kind == "edit" and data.get("status") and data.get("status") != "proposed":
+        return f"edit {data.get('id')} [{data.get('pattern_id')}]: {data['status'].replace('_', ' ')}"
+    if kind == "iteration":
+        if data.get("outcome"):
+            return f"iteration {data.get('id')} done: {data['outcome']}"
+        if data.get("arm"):
+            return f"iteration {data.get('id')} started: arm {data['arm']}, node {style.short(data.get('node_id'))}, {len(data.get('tasks') or [])} tasks"
+    if kind == "pattern" and data.get("status") and data.get("description"):
+        return f"pattern {data.get('id')} {data['status']}: {style.clip(data['description'], 80)}"
+    if kind == "pattern" and data.get("status") in ("promoted", "resolved", "retired"):
+        return f"pattern {data.get('id')} {data['status']}"
+    if kind == "run" and data.get("status"):
+        return f"run {data['status']}"
+    return None
+
+
+def render(facts: dict[str, Any], recent: list[str]) -> Group:
+    title = Text.assemble(f"run {facts['id']} ({facts['kind']}, ", style.status(facts["status"]), f", {style.duration(facts['duration_s'])})")
+    lines = Text()
+    for split, row in facts["splits"].items():
+        rate = row["passed"] / row["scored"] if row["scored"] else None
+        lines.append(f"{split:<5} rollouts {row['rollouts']:>5}: {row['passed']} passed, {row['scored'] - row['passed']} failed, "
+                     f"{row['infra']} infra  (pass rate {style.score(rate)})\n")
+    if not facts["splits"]:
+        lines.append("no rollout finished yet\n")
+    if facts["kind"] == "evolve":
+        iteration = facts["iteration"]
+        if iteration:
+            lines.append(f"iteration {iteration['id']}: arm {iteration.get('arm')}, node {style.short(iteration.get('node_id'))}, "
+                         + (iteration.get("outcome") or "running") + "\n")
+        best = facts["best"]
+        if best:
+            scores = "  ".join(f"{split} {style.score(value, n)}" for split, (value, n) in best["scores"].items())
+            lines.append(f"tree: {facts['nodes']} nodes; best {style.short(best['id'])}  {scores}\n")
+        edits = facts["edits"]
+        lines.append(f"edits: {sum(edits.values())} proposed, {edits.get('accepted', 0)} accepted, "
+                     f"{sum(edits.get(s, 0) for s in query.REJECTED)} rejected or invalid\n")
+    lines.append("spend: " + (", ".join(f"{role} {style.dollars(cost)}" for role, cost in facts["spend"].items()) or "$0"))
+    parts: list[Any] = [Panel(lines, title=title, title_align="left")]
+    parts += [Text(line, style="dim") for line in recent]
+    if facts["status"] == "running":
+        parts.append(Text("refreshing from run.db; Ctrl-C stops watching (the run goes on)", style="dim italic"))
+    return Group(*parts)

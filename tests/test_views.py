@@ -1,0 +1,235 @@
+"""The terminal views show the facts of a run, read from its run.db; each also gives them as JSON."""
+
+import io
+import json
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from harness_evo.cli import app
+from harness_evo.errors import UserError
+from harness_evo.harness import Edit, Harness, Replace, Write
+from harness_evo.store import RunStore
+from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
+
+BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
+T0 = 1_780_000_000.0
+CHECK_SKILL = "---\nname: check-before-done\ndescription: Look at what you made before you say TASK_DONE.\n---\nRun `cat FILE` first.\n"
+
+
+def text_of(renderable) -> str:
+    console = Console(record=True, width=220, color_system=None, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def evolve_world(runs_dir: Path) -> dict:
+    """A finished evolution run: root R -> A (iteration 0, against P1) -> B (iteration 2, against P2), with rejected edits."""
+    store = RunStore.create(runs_dir, "evolve", run_id="evolve-1")
+    root = Harness.load(BASH_AGENT)
+    a = root.apply(Edit(ops=[Replace(path="prompts/system.md.j2", old="Run one command", new="Check your work, then run one command")]))
+    b = a.apply(Edit(ops=[Write(path="skills/check-before-done/SKILL.md", text=CHECK_SKILL)]))
+    for harness in (root, a, b):
+        harness.save(store.folder / "harnesses" / harness.hash)
+    store.emit("run", id=store.id, started=T0, harness="harnesses/bash-agent", root=root.hash, tasks="tasks/core", config={"seed": 0})
+    node = {"expansions": 1, "tokens_per_rollout": 900.0, "created": T0}
+    store.emit("node", node | dict(id=root.hash, parent_id=None, edit_id=None, iteration=-1, status="root",
+                                   train_score=0.25, train_n=4, dev_score=0.5, dev_n=2))
+    store.emit("node", node | dict(id=a.hash, parent_id=root.hash, edit_id="i0-r0-0", iteration=0, status="accepted",
+                                   train_score=0.5, train_n=4, dev_score=0.5, dev_n=2))
+    store.emit("node", node | dict(id=b.hash, parent_id=a.hash, edit_id="i2-r0-0", iteration=2, status="accepted",
+                                   train_score=0.75, train_n=4, dev_score=1.0, dev_n=2))
+    edit = {"revision": 0, "prediction": "", "reasons": [], "gate": None, "ts": T0}
+    store.emit("edit", edit | dict(id="i0-r0-0", iteration=0, parent_id=root.hash, child_id=a.hash, pattern_id="P1", status="accepted",
+                                   ops=[{"op": "replace", "path": "prompts/system.md.j2", "old": "Run one command", "new": "Check your work, then run one command"}],
+                                   rationale="Make the agent check its output before finishing.",
+                                   prediction="csv tasks stop failing at the last step",
+                                   gate={"fixed": 3, "broken": 0, "ties": 1, "p_value": 0.125, "reason": "3 fixed and 0 broken", "pairs": 4, "tasks": ["t1", "t2"]}))
+    store.emit("edit", edit | dict(id="i0-r0-1", iteration=0, parent_id=root.hash, child_id=None, pattern_id="P1", status="rejected_static",
+                                   ops=[{"op": "write", "path": "prompts/instance.md.j2", "text": "Sum the csv column."}],
+                                   rationale="Tell it the answer.", reasons=["the edit names a training task's details (csv column)"]))
+    store.emit("edit", edit | dict(id="i1-r0-0", iteration=1, parent_id=a.hash, child_id="f" * 64, pattern_id="P1", status="rejected_empirical",
+                                   ops=[{"op": "delete", "path": "tools/view/view.py"}], rationale="Fewer tools, less confusion.",
+                                   gate={"fixed": 1, "broken": 2, "ties": 1, "p_value": 0.875, "reason": "more broken than fixed", "pairs": 4}))
+    store.emit("edit", edit | dict(id="i2-r0-0", iteration=2, parent_id=a.hash, child_id=b.hash, pattern_id="P2", status="accepted",
+                                   ops=[{"op": "write", "path": "skills/check-before-done/SKILL.md", "text": CHECK_SKILL}],
+                                   rationale="A skill for checking results.",
+                                   gate={"fixed": 2, "broken": 0, "ties": 2, "p_value": 0.25, "reason": "2 fixed and 0 broken", "pairs": 4}))
+    store.emit("edit", edit | dict(id="i2-r0-1", iteration=2, parent_id=a.hash, child_id=None, pattern_id="P2", status="invalid",
+                                   ops=[], rationale="", reasons=["replace: the old text occurs 0 times in prompts/system.md.j2"]))
+    for i, (arm, outcome) in enumerate([("P1", "edit i0-r0-0 accepted"), ("P1", "edit i1-r0-0 rejected by the gate"), ("P2", "edit i2-r0-0 accepted")]):
+        store.emit("iteration", id=i, arm=arm, node_id=root.hash, tasks=["t1", "t2"], started=T0 + i, finished=T0 + i + 1, outcome=outcome, spend={})
+    trajectory = {"task_id": "csv-sum", "trial": 0, "harness_hash": root.hash, "model": "scripted/solver", "exit_reason": "done",
+                  "reward": 0.0, "verifier_output": "FAIL: total.txt holds 41, expected 42", "steps": [
+                      {"index": 0, "reply": "```bash\nls\n```", "action": "ls", "output": "data.csv\n", "exit_code": 0, "duration_s": 0.2, "model_s": 1.5},
+                      {"index": 1, "reply": "I will sum it now.", "format_error": "no bash block found", "model_s": 0.7},
+                      {"index": 2, "reply": "```bash\nawk ...\n```", "action": "awk -F, '{s+=$2} END {print s}' data.csv > total.txt && echo TASK_DONE",
+                       "output": "TASK_DONE\n", "exit_code": 0, "duration_s": 0.1, "model_s": 1.1, "finished": True}]}
+    store.write_json("rollouts/abc123def4560001.json", trajectory)
+    rollout = {"node_id": root.hash, "harness_hash": root.hash, "model": "scripted/solver", "format_errors": 0, "tokens_in": 500, "tokens_out": 100,
+               "cost": 0.0, "duration_s": 3.0, "started": T0, "finished": T0 + 3, "error": None}
+    store.emit("rollout", rollout | dict(id="abc123def4560001", task_id="csv-sum", split="train", trial=0, reward=0.0, passed=False,
+                                         exit_reason="done", steps=3, format_errors=1, trajectory="rollouts/abc123def4560001.json"))
+    store.emit("rollout", rollout | dict(id="abc999000", task_id="log-count", split="train", trial=0, reward=1.0, passed=True, exit_reason="done", steps=2))
+    store.emit("rollout", rollout | dict(id="dev0001", task_id="git-tag", split="dev", trial=0, reward=1.0, passed=True, exit_reason="done", steps=4))
+    store.emit("rollout", rollout | dict(id="dev0002", task_id="git-log", split="dev", trial=0, reward=None, passed=False, exit_reason="infra_error",
+                                         steps=0, error="container died"))
+    store.emit("failure", id="abc123def4560001", rollout_id="abc123def4560001", task_id="csv-sum", node_id=root.hash, split="train",
+               source="analyzer", category="no-verification", pattern="declares done without looking at its output",
+               root_cause="It wrote total.txt and said TASK_DONE without checking the sum.", critical_step=2,
+               evidence="echo TASK_DONE", blame="harness", confidence=0.8)
+    pattern = {"category": "no-verification", "infra": False, "first_seen": T0, "last_seen": T0}
+    store.emit("pattern", pattern | dict(id="P1", description="declares done without looking at its output", status="resolved", support=3, task_ids=["csv-sum", "t1", "t2"]))
+    store.emit("pattern", pattern | dict(id="P2", description="does not know how to read a csv column", status="promoted", support=2, task_ids=["t1", "t2"]))
+    store.emit("pattern", pattern | dict(id="P3", description="gives up after a missing command", status="candidate", support=1, task_ids=["t3"]))
+    store.emit("pattern_member", failure_id="abc123def4560001", pattern_id="P1", rollout_id="abc123def4560001", task_id="csv-sum", node_id=root.hash)
+    for k, (role, cost, cached) in enumerate([("solver", 0.0, False)] * 4 + [("proposer", 0.06, False)] * 2 + [("critic", 0.03, True)]):
+        store.emit("llm_call", id=f"call{k}", role=role, model=f"scripted/{role}", tokens_in=100, tokens_out=20, tokens_cached=0,
+                   latency_s=0.5, cost=cost, cache_hit=cached, error=None, ts=T0 + k)
+    store.set_status("finished", finished=T0 + 600, best_node=b.hash)
+    return {"store": store, "root": root, "a": a, "b": b}
+
+
+def eval_world(runs_dir: Path) -> RunStore:
+    store = RunStore.create(runs_dir, "eval", run_id="eval-1")
+    harness = Harness.load(BASH_AGENT)
+    store.emit("run", id=store.id, started=T0 - 100, harness=str(BASH_AGENT), harness_hash=harness.hash, tasks="tasks/core", split="dev", trials=1)
+    for k, passed in enumerate([True, True, False, False]):
+        store.emit("rollout", id=f"e{k}", node_id=None, harness_hash=harness.hash, task_id=f"t{k}", split="dev", trial=0, model="scripted/solver",
+                   reward=float(passed), passed=passed, exit_reason="done" if passed else "step_limit", steps=5, tokens_in=10, tokens_out=5, cost=0.01)
+    store.set_status("finished", finished=T0 - 40, best_node=harness.hash)
+    return store
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> dict:
+    return evolve_world(tmp_path / "runs") | {"eval": eval_world(tmp_path / "runs"), "runs": tmp_path / "runs"}
+
+
+def test_runs_lists_each_run_with_its_best_dev_score_and_spend(world: dict):
+    facts = runs.collect(world["runs"])
+    screen = text_of(runs.render(facts, world["runs"]))
+    evolve_line = next(line for line in screen.splitlines() if "evolve-1" in line)
+    assert "evolve" in evolve_line and "finished" in evolve_line and "10m00s" in evolve_line
+    assert "100% (n=2)" in evolve_line and "$0.1500" in evolve_line
+    eval_line = next(line for line in screen.splitlines() if "eval-1" in line)
+    assert "50% (n=4)" in eval_line and "1m00s" in eval_line
+    assert [run["id"] for run in facts] == ["evolve-1", "eval-1"]  # newest first
+
+
+def test_show_compares_start_and_best_and_tells_spend_and_patterns(world: dict):
+    facts = show.collect(world["store"])
+    screen = text_of(show.render(facts))
+    start = next(line for line in screen.splitlines() if line.lstrip("│ ").startswith("start "))
+    best = next(line for line in screen.splitlines() if line.lstrip("│ ").startswith("best "))
+    assert world["root"].short_hash in start and "25% (n=4)" in start and "50% (n=2)" in start
+    assert world["b"].short_hash in best and "75% (n=4)" in best and "100% (n=2)" in best
+    assert "path to the best: i0-r0-0 [P1]" in screen and "i2-r0-0 [P2]" in screen
+    assert facts["progress"]["dev"] == [0.5, 0.5, 0.5, 1.0] and facts["progress"]["train"] == [0.25, 0.5, 0.5, 0.75]
+    assert "25% → 75%" in screen and "50% → 100%" in screen
+    assert "5 proposed, 2 accepted, 1 rejected by the critic, 1 rejected by the gate, 1 invalid" in screen
+    proposer = next(line for line in screen.splitlines() if "proposer" in line)
+    assert "2" in proposer and "$0.1200" in proposer
+    assert "1 candidate, 1 promoted, 1 resolved" in screen and "declares done without looking at its output" in screen
+    assert "gives up after a missing command" not in screen  # candidates are counted, not listed
+
+
+def test_show_of_an_eval_run_gives_the_pass_rate_of_its_split(world: dict):
+    screen = text_of(show.render(show.collect(world["eval"])))
+    dev = next(line for line in screen.splitlines() if line.lstrip("│ ").startswith("dev"))
+    assert "50%" in dev and "4" in dev
+    assert "exit reasons: done 2, step_limit 2" in screen
+    assert "train" not in dev
+
+
+def test_tree_shows_scores_edits_and_rejected_children(world: dict):
+    screen = text_of(tree.render(tree.collect(world["store"])))
+    lines = screen.splitlines()
+    root = next(line for line in lines if world["root"].short_hash in line)
+    a = next(line for line in lines if world["a"].short_hash in line)
+    b = next(line for line in lines if world["b"].short_hash in line)
+    assert "train 25% (n=4)" in root and "dev 50% (n=2)" in root and "1 rejected (1 by critic)" in root
+    assert "← i0-r0-0 [P1] Make the agent check its output" in a and "2 rejected (1 by gate, 1 invalid)" in a
+    assert "★" in b and "★" not in a and "dev 100% (n=2)" in b
+    assert lines.index(root) < lines.index(a) < lines.index(b)
+
+
+def test_edits_ledger_gives_verdicts_reasons_and_gate_counts(world: dict):
+    screen = text_of(edits.render(edits.collect(world["store"])))
+    static = next(line for line in screen.splitlines() if "i0-r0-1" in line)
+    assert "rejected static" in static and "names a training task" in static
+    empirical = next(line for line in screen.splitlines() if "i1-r0-0" in line)
+    assert "+1 −2 =1 p=0.875" in empirical and "delete tools/view/view.py" in empirical
+    only = edits.collect(world["store"], status="accepted")["edits"]
+    assert [row["id"] for row in only] == ["i0-r0-0", "i2-r0-0"]
+    detail = text_of(edits.render_one(edits.one(world["store"], "i0-r0-0")))
+    assert "csv tasks stop failing at the last step" in detail and "declares done without looking" in detail
+    assert "- Run one command" in detail and "+ Check your work, then run one command" in detail
+    assert "over 4 pairs on t1, t2" in detail
+
+
+def test_diff_between_node_prefixes_shows_the_changed_components(world: dict):
+    root, b = world["root"].hash, world["b"].hash
+    facts = diff.collect(world["store"], root[:8], b[:10])
+    assert [(change["path"], change["change"]) for change in facts["changes"]] == [
+        ("prompts/system.md.j2", "changed"), ("skills/check-before-done/SKILL.md", "added")]
+    screen = text_of(diff.render(facts))
+    assert "-You then see its output and exit code. Run one command" in screen
+    assert "+You then see its output and exit code. Check your work, then run one command" in screen
+    assert diff.collect(world["store"], "root", "best")["b"] == b
+    with pytest.raises(UserError, match="no node starting with 'zzz'"):
+        diff.collect(world["store"], "zzz", "best")
+
+
+def test_rollout_shows_steps_verifier_and_failure_record(world: dict):
+    screen = text_of(rollout.render(rollout.collect(world["store"], "abc123")))
+    assert "task csv-sum (train), trial 0" in screen and "ended by done after 3 steps" in screen
+    assert "step 0: model 1.5s, command 0.2s, exit 0" in screen and "data.csv" in screen
+    assert "format error: no bash block found" in screen
+    assert "said done" in screen and "awk -F," in screen
+    assert "FAIL: total.txt holds 41, expected 42" in screen
+    assert "no-verification, blamed on harness (80% sure)" in screen and "critical step 2" in screen
+    assert "pattern: P1 (resolved, 3 tasks)" in screen
+    with pytest.raises(UserError, match="2 rollouts"):
+        rollout.find(world["store"], "abc")
+
+
+def test_watch_refreshes_until_the_run_stops(tmp_path: Path):
+    store = RunStore.create(tmp_path, "eval", run_id="live")
+    frames = watch.frames(RunStore(store.folder), interval=0)
+    first = text_of(next(frames))
+    assert "running" in first and "no rollout finished yet" in first
+    store.emit("rollout", id="r1", task_id="t1", trial=0, split="dev", node_id=None, passed=True, reward=1.0, exit_reason="done")
+    second = text_of(next(frames))
+    assert "dev   rollouts     1: 1 passed, 0 failed" in second and "rollout t1#0 (dev)" in second
+    store.set_status("finished", finished=time.time())
+    last = text_of(next(frames))
+    assert "finished" in last and "run finished" in last
+    assert next(frames, None) is None
+
+
+def test_every_view_gives_its_facts_as_json(world: dict):
+    runner = CliRunner()
+    root = world["root"].short_hash
+    for args in (["runs"], ["show", "evolve-1"], ["tree", "evolve-1"], ["edits", "evolve-1"], ["edits", "evolve-1", "i0-r0-0"],
+                 ["diff", "evolve-1", root, "best"], ["rollout", "evolve-1", "abc123"]):
+        result = runner.invoke(app, [*args, "--json", "--runs", str(world["runs"])])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)
+
+
+def test_export_of_the_best_node_from_the_command_line(world: dict, tmp_path: Path):
+    result = CliRunner().invoke(app, ["export", "evolve-1", "--node", "best", "--format", "native", "--out", str(tmp_path / "best"),
+                                      "--runs", str(world["runs"])])
+    assert result.exit_code == 0, result.output
+    notes = (tmp_path / "best" / "EXPORT.md").read_text()
+    (tmp_path / "best" / "EXPORT.md").unlink()
+    assert Harness.load(tmp_path / "best").hash == world["b"].hash
+    assert "From run `evolve-1` (evolve)" in notes and "| dev | 1.000 | 2 |" in notes and "iteration 2" in notes
+
+    result = CliRunner().invoke(app, ["export", "eval-1", "--format", "skills", "--out", str(tmp_path / "skills"), "--runs", str(world["runs"])])
+    assert result.exit_code == 0, result.output
+    assert "| dev | 0.500 | 4 |" in (tmp_path / "skills" / "EXPORT.md").read_text()
