@@ -317,11 +317,13 @@ def serve_vllm_command(
 
 
 @sandbox_app.command("prune")
-def sandbox_prune_command() -> None:
+def sandbox_prune_command(
+    run: Annotated[str | None, typer.Option(help="Only the containers of this run id.")] = None,
+) -> None:
     """Remove every container harness-evo left behind (all that carry its label), running or not."""
     from harness_evo.sandbox.docker import connect, prune
 
-    removed = prune(connect())
+    removed = prune(connect(), **({"harness-evo.run": run} if run else {}))
     console.print(f"removed {removed} container{'' if removed == 1 else 's'}")
 
 
