@@ -17,7 +17,7 @@ from harness_evo.cli import app
 from harness_evo.config import SandboxConfig
 from harness_evo.errors import InfraError
 from harness_evo.sandbox import get_backend
-from harness_evo.sandbox.docker import GRACE_S, DockerBackend, prune
+from harness_evo.sandbox.docker import GRACE_S, DockerBackend
 from harness_evo.sandbox.images import LABEL
 from harness_evo.taskset import Task, load_task
 
@@ -202,10 +202,11 @@ def test_a_container_killed_during_a_command_makes_run_raise_infra_error(client,
 
 
 def test_prune_removes_a_leftover_labelled_container(client):
-    mark = secrets.token_hex(4)
+    run_id = f"crashed-{secrets.token_hex(4)}"
     leftover = client.containers.run("harness-evo/base:latest", ["sleep", "infinity"], detach=True, network_mode="none",
-                                     labels={LABEL: "1", f"{LABEL}.test": mark})
-    assert prune(client, **{f"{LABEL}.test": mark}) == 1
+                                     labels={LABEL: "1", f"{LABEL}.run": run_id})
+    result = CliRunner().invoke(app, ["sandbox", "prune", "--run", run_id])
+    assert (result.exit_code, result.output) == (0, "removed 1 container\n")
     assert not exists(client, leftover.id)
 
 
