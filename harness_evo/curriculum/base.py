@@ -167,7 +167,7 @@ class ArmCurriculum(ABC):
 
     def _unseen_then_oldest(self, rng: random.Random) -> list[str]:
         """Unseen train tasks in random order, then the seen ones, those drawn longest ago first."""
-        unseen = shuffled(set(self.train) - self.state.drawn.keys(), rng)
+        unseen = shuffled(self._train - self.state.drawn.keys(), rng)
         seen = sorted(shuffled(self.state.drawn.keys() & self._train, rng), key=self.state.drawn.__getitem__)
         return unseen + seen
 
