@@ -19,6 +19,8 @@ from harness_evo.store import RunStore
 LIVE = ("candidate", "promoted", "resolved")
 EXAMPLES = 3
 """Root causes shown per group when the model adjudicates or scores."""
+CLOSE_CALLS = 3
+"""The most similar patterns a new pattern is adjudicated against; the rest are kept apart unasked."""
 
 
 class MergeVerdict(BaseModel):
@@ -63,7 +65,7 @@ class Aggregator:
         for pattern in self._patterns():
             if pattern["infra"] or pattern["status"] not in ("candidate", "promoted"):
                 continue
-            if rerun & set(pattern["task_ids"]) and not any(m["node_id"] in recent for m in members[pattern["id"]]):
+            if rerun & set(pattern["task_ids"]) and not any(m.get("node_id") in recent for m in members[pattern["id"]]):
                 self.store.emit("pattern", id=pattern["id"], status="resolved", resolved_at=pattern["last_seen"])
                 changed.add(pattern["id"])
         return changed
@@ -120,7 +122,7 @@ class Aggregator:
         if best is None or best_score < self.config.join_similarity:
             best = self._open(failure)
         self.store.emit("pattern_member", failure_id=failure["id"], pattern_id=best["id"], rollout_id=failure["rollout_id"],
-                        task_id=failure["task_id"], node_id=failure["node_id"], split=failure["split"])
+                        task_id=failure["task_id"], node_id=failure.get("node_id"), split=failure["split"])
         return best["id"]
 
     def _open(self, founder: dict[str, Any], **fields: Any) -> dict[str, Any]:
@@ -156,7 +158,7 @@ class Aggregator:
             score = similarity(pattern["signatures"], other["signatures"])
             if score >= self.config.adjudicate_similarity:
                 calls.append((score, other))
-        return sorted(calls, key=lambda pair: (-pair[0], pattern_number(pair[1]["id"])))
+        return sorted(calls, key=lambda pair: (-pair[0], pattern_number(pair[1]["id"])))[:CLOSE_CALLS]
 
     def _same(self, a: dict[str, Any], b: dict[str, Any]) -> bool:
         reply = ask(self.llm, "merge.md.j2", MergeVerdict, a=a, b=b, a_causes=self._causes(a["id"]), b_causes=self._causes(b["id"]))
@@ -179,14 +181,15 @@ class Aggregator:
         members = self._members_by_pattern()
         explained = {failure["split"] for failure in failures.values()}
         tasks_run = {row["task_id"] for row in self.store.rows("rollouts") if row.get("split", "train") in explained}
+        split = {row.get("split_from") for row in self._patterns(live=False)}
         changed = set()
         for pattern in self._patterns():
             group = [failures[m["failure_id"]] for m in members[pattern["id"]] if m["failure_id"] in failures]
             if not group:
                 continue
             fields = self._stats(pattern, group, len(tasks_run))
-            split = any(p.get("split_from") == pattern["id"] for p in self._patterns(live=False))
-            if fields["status"] == "promoted" and len(fields["signatures"]) > 1 and not (pattern["verified"] or split):
+            checked = pattern["verified"] or pattern["id"] in split
+            if fields["status"] == "promoted" and len(fields["signatures"]) > 1 and not checked:
                 self._check_split(pattern, group)
                 changed.add(pattern["id"])
                 continue
@@ -209,7 +212,7 @@ class Aggregator:
         else:
             status = "promoted" if promotable else "candidate"
         return {"status": status, "support": len(tasks), "task_ids": tasks, "members": len(group),
-                "node_ids": sorted({f["node_id"] for f in group if f["node_id"]}),
+                "node_ids": sorted({f["node_id"] for f in group if f.get("node_id")}),
                 "harness_blame": harness_blame, "breadth": round(len(tasks) / max(tasks_run, 1), 3),
                 "first_seen": min(f["ts"] for f in group), "last_seen": last_seen,
                 "signatures": sorted({pattern["signature"], *(f["signature"] for f in group)})}
