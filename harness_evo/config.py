@@ -171,6 +171,8 @@ class SearchConfig(Strict):
     """Ask the critic model to judge generality and relevance after the rule checks pass."""
     dev_trials: int = 1
     """Trials per dev task when an accepted node (and the root) is scored on the dev split."""
+    dev_sample: int = Field(6, ge=1)
+    """Dev tasks every node is scored on: a seeded sample of the dev split, the same for all nodes (its size or more: all of it)."""
 
 
 class BudgetConfig(Strict):

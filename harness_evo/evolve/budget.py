@@ -34,6 +34,10 @@ class Budget:
     def elapsed_s(self) -> float:
         return self.elapsed_before_s + time.monotonic() - self.clock
 
+    @property
+    def remaining_s(self) -> float:
+        return max(0.0, self.config.max_wall_s - self.elapsed_s)
+
     def rollouts(self) -> int:
         return self.store.db.execute("SELECT count(*) FROM rollouts").fetchone()[0] if "rollouts" in self.store.db.table_names() else 0
 

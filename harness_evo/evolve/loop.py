@@ -11,6 +11,7 @@
 """
 
 import random
+import threading
 import time
 
 from harness_evo.agent.executor import Executor
@@ -28,7 +29,7 @@ from harness_evo.evolve.tree import SearchTree, node_selector
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
 from harness_evo.store import RunStore
-from harness_evo.taskset import Suite
+from harness_evo.taskset import Suite, Task
 
 
 class Evolution:
@@ -41,6 +42,7 @@ class Evolution:
         self.executor = Executor(store, backend, suite, llm, workers=config.executor.workers, agent=config.agent,
                                  on_progress=lambda kind, row: self.emit(ev.RolloutProgress(kind, row)))
         self.train = suite.split("train")
+        self.dev = dev_tasks(suite, config)
         self.patterns = Patterns(store, llm, config, suite)
         self.proposer = Proposer(llm, config.search)
         self.critic = Critic(config.search, self.train, backend, llm)
@@ -59,8 +61,11 @@ class Evolution:
             callback(event)
 
     def run(self) -> dict:
-        forecast = estimate(self.config, len(self.suite.split("dev")), self.harness(self.root).agent.step_limit)
+        forecast = estimate(self.config, len(self.dev), self.harness(self.root).agent.step_limit)
         self.emit(ev.RunStarted(self.store.id, forecast, resumed=self.state.iteration > 0))
+        deadline = threading.Timer(self.budget.remaining_s, self.executor.interrupt)  # rollouts in flight stop at the wall-time limit
+        deadline.daemon = True
+        deadline.start()
         try:
             self.score_root()
             while True:
@@ -73,6 +78,8 @@ class Evolution:
                 self.state.save(self.store)
         except BudgetExhausted as e:
             stop = str(e)
+        finally:
+            deadline.cancel()
         summary = self.summary(stop)
         self.store.set_status("finished", finished=time.time(), best_node=summary["best_node"], summary=summary)
         self.emit(ev.RunFinished(summary))
@@ -149,7 +156,7 @@ class Evolution:
         if not verdict.accepted:
             return False, f"edit {candidate.row['id']} rejected by the gate: {verdict.reason}"
         self.state.put_node(self.store, child.hash, parent_id=node, edit_id=candidate.row["id"], iteration=i, status="accepted")
-        self.rollouts(child.hash, self.suite.split("dev"), list(range(self.config.search.dev_trials)), split="dev")
+        self.rollouts(child.hash, self.dev, list(range(self.config.search.dev_trials)), split="dev")
         if pattern["id"] in self.curriculum.state.arms:
             self.curriculum.observe(pattern["id"], (verdict.fixed - verdict.broken) / max(1, verdict.fixed + verdict.broken + verdict.ties))
         self.emit_node(child.hash)
@@ -158,7 +165,7 @@ class Evolution:
     def score_root(self) -> None:
         if self.root not in self.state.nodes:
             self.state.put_node(self.store, self.root, parent_id=None, iteration=-1, status="root")
-            self.rollouts(self.root, self.suite.split("dev"), list(range(self.config.search.dev_trials)), split="dev")
+            self.rollouts(self.root, self.dev, list(range(self.config.search.dev_trials)), split="dev")
             self.emit_node(self.root)
             self.state.save(self.store)
 
@@ -167,6 +174,8 @@ class Evolution:
         self.budget.check()
         tasks = [self.suite.tasks[task] if isinstance(task, str) else task for task in tasks]
         rows = self.executor.run(harness or self.harness(node), tasks, trials, node_id=node)
+        if self.executor.stop.is_set():
+            raise BudgetExhausted(f"wall time reached ({self.config.budget.max_wall_s / 60:.0f} min) with rollouts in flight")
         self.state.stats.setdefault(node, NodeStats()).add(rows, split)
         if node in self.state.nodes:
             self.state.put_node(self.store, node)
@@ -202,3 +211,12 @@ class Evolution:
             "proposals": sum(fates.values()), "fates": fates, "nodes": len(tree),
             "rollouts": self.budget.rollouts(), "spend": self.budget.spend(), "elapsed_s": round(self.budget.elapsed_s, 1),
         }
+
+
+def dev_tasks(suite: Suite, config: RunConfig) -> list[Task]:
+    """The dev tasks nodes are scored on: a sample of the dev split drawn once from the run's seed."""
+    dev = suite.split("dev")
+    n = config.search.dev_sample
+    if n >= len(dev):
+        return dev
+    return sorted(random.Random(f"{config.seed}:dev").sample(dev, n), key=lambda task: task.id)
