@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/harness-evo eval --harness harnesses/bash-agent --tasks tasks/core --split dev "$@"
+exec .venv/bin/harness-evo evolve --harness harnesses/bash-agent --tasks tasks/core "$@"
