@@ -1,5 +1,6 @@
 """The `harness-evo` command: parses arguments, calls the library, renders the result. Nothing else."""
 
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -27,6 +28,7 @@ RunsDir = Annotated[Path, typer.Option("--runs", help="Folder that holds the run
 
 def main() -> None:
     """Entry point: user errors become one line on stderr, Ctrl-C a short notice; our bugs still show a traceback."""
+    signal.signal(signal.SIGTERM, stop_like_ctrl_c)
     try:
         app()
     except UserError as e:
@@ -36,6 +38,11 @@ def main() -> None:
         if e.code == INTERRUPTED:  # typer turns Ctrl-C into this exit code
             err_console.print("interrupted; finished work is kept in the run folder (`harness-evo resume RUN` continues it)")
         raise
+
+
+def stop_like_ctrl_c(signum: int, frame: object) -> None:
+    """SIGTERM cleans up exactly as Ctrl-C does: sandboxes removed, finished work kept."""
+    raise KeyboardInterrupt
 
 
 def load_config(config_file: Path | None) -> "RunConfig":
