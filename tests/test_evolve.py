@@ -63,6 +63,12 @@ def test_evolve_fixes_a_seeded_defect_and_refuses_an_edit_that_quotes_a_training
     assert f"best harness: {folder}/harnesses/{best}" in result.output
     assert f"harness-evo export {store.id}" in result.output
 
+    fork = session.fork(store, "best", tmp_path / "runs", world.config(max_iterations=0))
+    assert session.run(fork)["start_dev"] == 1.0
+    assert fork.info["root"] == best and fork.info["forked_from"] == {"run": store.id, "node": best}
+    copied = store.rows("rollouts", "harness_hash = ?", [best])
+    assert len(list(fork.events(["rollout"]))) == len(copied), "the node's rollouts came along and none was paid again"
+
 
 def test_a_run_killed_in_the_middle_of_an_iteration_resumes_to_the_state_of_an_uninterrupted_run(tmp_path: Path, monkeypatch):
     config = world.config()

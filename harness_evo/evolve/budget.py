@@ -76,12 +76,14 @@ class Estimate(BaseModel):
     model_calls: dict[str, int]
     dollars: dict[str, float | None]
     """None for a model whose price litellm does not know."""
+    wall_minutes: float
+    """The wall-time limit, which may stop the run before the other budgets do."""
 
     def sentence(self) -> str:
         known = [d for d in self.dollars.values() if d is not None]
         price = f"about ${sum(known):.2f}" + (" (some prices unknown)" if len(known) < len(self.dollars) else "")
         return (f"about {self.rollouts} rollouts, about {sum(self.model_calls.values())} model calls, "
-                f"{price} with these models (up to {self.iterations} iterations)")
+                f"{price} with these models (up to {self.iterations} iterations, or {self.wall_minutes:g} min of wall time if that comes first)")
 
 
 def estimate(config: RunConfig, n_dev: int, step_limit: int) -> Estimate:
@@ -99,7 +101,8 @@ def estimate(config: RunConfig, n_dev: int, step_limit: int) -> Estimate:
         "critic": iterations * config.search.candidates if config.search.review else 0,
     }
     dollars = {role: price(config.models.role(role), n) for role, n in calls.items()}
-    return Estimate(iterations=iterations, rollouts=rollouts, model_calls=calls, dollars=dollars)
+    return Estimate(iterations=iterations, rollouts=rollouts, model_calls=calls, dollars=dollars,
+                    wall_minutes=round(config.budget.max_wall_s / 60, 1))
 
 
 def price(role: RoleModel, calls: int) -> float | None:

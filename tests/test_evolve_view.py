@@ -1,0 +1,72 @@
+"""What a user sees while `evolve` runs: the live panel, or one plain line per event with --quiet."""
+
+from rich.console import Console
+
+from harness_evo.evolve import events as ev
+from harness_evo.evolve.budget import Estimate
+from harness_evo.views.evolution import EvolutionView, next_steps, summary_panel
+
+ROOT, CHILD = "a" * 64, "b" * 64
+ESTIMATE = Estimate(iterations=3, rollouts=40, model_calls={"solver": 200, "proposer": 3}, dollars={"solver": 0.0, "proposer": 0.0},
+                    wall_minutes=15)
+ROW = {"id": "r1", "task_id": "fruit", "trial": 0}
+EVENTS = [
+    ev.RunStarted("evolve-1", ESTIMATE),
+    ev.IterationStarted(0, "explore", ROOT, ["fruit", "color"]),
+    ev.RolloutProgress("started", ROW),
+    ev.RolloutProgress("started", ROW | {"id": "r2", "task_id": "color"}),
+    ev.RolloutProgress("finished", ROW | {"passed": True}),
+    ev.EditJudged({"id": "i0-r0-0", "pattern_id": "P1", "status": "rejected_static", "reasons": ["names the training task fruit"]}),
+    ev.EditJudged({"id": "i0-r1-0", "pattern_id": "P1", "status": "accepted", "reasons": [], "gate": {"reason": "6 fixed vs 0 broken"}}),
+    ev.NodeScored({"id": CHILD, "train_score": 1.0, "dev_score": 0.75}, CHILD),
+    ev.IterationFinished(0, "edit i0-r1-0 accepted", {"proposer": 0.0123}),
+]
+
+
+def console() -> Console:
+    return Console(record=True, width=120, force_terminal=False)
+
+
+def test_the_live_panel_shows_the_iteration_rollouts_in_flight_best_scores_edits_and_spend():
+    view = EvolutionView(console())
+    for event in EVENTS:
+        view(event)
+    screen = console()
+    screen.print(view.render())
+    text = screen.export_text()
+    assert f"0  arm explore  node {ROOT[:12]}" in text
+    assert "1 done (1 passed), 1 running color#0" in text
+    assert "train 100%  dev 75%" in text
+    assert "1 accepted, 1 rejected statically" in text
+    assert "proposer $0.012" in text
+    assert "edit i0-r0-0 against P1: rejected statically: names the training task fruit" in text
+
+
+def test_quiet_mode_prints_one_line_per_event_and_none_per_rollout():
+    screen = console()
+    view = EvolutionView(screen, quiet=True)
+    for event in EVENTS:
+        view(event)
+    lines = screen.export_text().splitlines()
+    assert lines[0].startswith("evolving run evolve-1: about 40 rollouts, about 203 model calls")
+    assert lines[1:] == [
+        f"iteration 0: arm explore, node {ROOT[:12]}, tasks fruit, color",
+        "edit i0-r0-0 against P1: rejected statically: names the training task fruit",
+        "edit i0-r1-0 against P1: accepted: 6 fixed vs 0 broken",
+        f"node {CHILD[:12]}: train 100%, dev 75%; best {CHILD[:12]}",
+        "iteration 0 done: edit i0-r1-0 accepted",
+    ]
+
+
+def test_the_closing_summary_counts_fates_and_says_where_the_best_harness_is():
+    summary = {"run_id": "evolve-1", "stop": "3 iterations done", "iterations": 3, "rollouts": 37, "elapsed_s": 600.0, "proposals": 4,
+               "fates": {"invalid": 1, "rejected_static": 1, "rejected_empirical": 1, "accepted": 1}, "start_dev": 0.5, "best_dev": 0.75,
+               "nodes": 2, "spend": {"proposer": 0.5}, "root": ROOT, "best_node": CHILD}
+    screen = console()
+    screen.print(summary_panel(summary))
+    text = screen.export_text()
+    assert "proposals: 4 made, 1 invalid, 1 rejected statically, 1 rejected empirically, 1 accepted" in text
+    assert "dev pass@1: start 50% -> best 75%" in text
+    steps = next_steps(summary, "/runs/evolve-1")
+    assert f"best harness: /runs/evolve-1/harnesses/{CHILD}" in steps
+    assert f"harness-evo diff evolve-1 {ROOT[:12]} {CHILD[:12]}" in steps and "harness-evo export evolve-1 --node best" in steps
