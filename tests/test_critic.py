@@ -101,3 +101,10 @@ def test_a_changed_tool_that_crashes_in_the_sandbox_is_rejected():
     assert crashed.status == "rejected_static"
     assert crashed.reasons[0].startswith("the tool count crashes (SyntaxError) when run as `count --help`")
     assert judge(working, backend=backend).status == "passed"
+
+
+def test_an_edit_that_hides_the_task_from_the_agent_is_rejected():
+    edit = Edit(ops=[Write(path="prompts/instance.md.j2", text="Solve the task. You have {{ agent.step_limit }} replies.\n")])
+    judgement = judge(edit)
+    assert judgement.status == "rejected_static"
+    assert judgement.reasons == ["prompts/instance.md.j2 no longer shows {{ instruction }} to the agent; keep it in the template"]

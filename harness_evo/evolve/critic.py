@@ -16,6 +16,7 @@ from harness_evo.errors import InfraError, UserError
 from harness_evo.evolve import templates
 from harness_evo.evolve.leakage import LeakIndex
 from harness_evo.harness import Edit, EditError, Harness
+from harness_evo.harness.folder import SAMPLE_CONTEXT
 from harness_evo.sandbox import SandboxBackend
 from harness_evo.taskset import Task
 
@@ -74,6 +75,7 @@ class Critic:
         changed = [path for path, text in child.components.items() if parent.components.get(path) != text]
         added = "\n".join(child.components[path] for path in changed)
         reasons += self.leaks.leaks(added, known="\n".join(parent.components.values()))
+        reasons += hidden_variables(child)
         reasons += self.smoke(child, changed)
         return reasons
 
@@ -107,3 +109,16 @@ class Critic:
             return []
         return [f"critic: {reason}" for reason in review.reasons if reason.strip()] or ["critic: the edit is not general or does not address the pattern"]
 
+
+SHOWN = {"instance.md.j2": "instruction", "observation.md.j2": "output", "format_error.md.j2": "error"}
+"""Templates and the variable each must show the agent: without it the agent never sees its task, or what its command did."""
+
+
+def hidden_variables(harness: Harness) -> list[str]:
+    """A sentence for each template that no longer shows its essential variable."""
+    reasons = []
+    for template, variable in SHOWN.items():
+        probe = f"<{variable} probe 7731>"
+        if probe not in harness.render(template, **SAMPLE_CONTEXT | {variable: probe}):
+            reasons.append(f"prompts/{template} no longer shows {{{{ {variable} }}}} to the agent; keep it in the template")
+    return reasons
