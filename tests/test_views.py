@@ -137,8 +137,19 @@ def test_show_compares_start_and_best_and_tells_spend_and_patterns(world: dict):
     assert "gives up after a missing command" not in screen  # candidates are counted, not listed
 
 
+def test_a_running_run_that_went_quiet_is_flagged(tmp_path: Path):
+    store = RunStore.create(tmp_path, "evolve", run_id="killed")
+    store.emit("rollout", id="r1", task_id="t1", trial=0, split="train", passed=False, reward=0.0, exit_reason="step_limit")
+    store.db.execute("UPDATE events SET ts = ts - 3600")  # its process was killed an hour ago
+    store.db.conn.commit()
+    line = next(line for line in text_of(runs.render(runs.collect(tmp_path), tmp_path)).splitlines() if "killed" in line)
+    assert "running? (quiet 1h00m)" in line
+    assert "no event for 1h00m: its process may be gone; `harness-evo resume killed`" in text_of(next(watch.frames(store, interval=0)))
+
+
 def test_show_of_an_eval_run_gives_the_pass_rate_of_its_split(world: dict):
     screen = text_of(show.render(show.collect(world["eval"])))
+    assert f"evaluated harness {Harness.load(BASH_AGENT).short_hash}" in screen and "starting vs best" not in screen
     dev = next(line for line in screen.splitlines() if line.lstrip("│ ").startswith("dev"))
     assert "50%" in dev and "4" in dev
     assert "exit reasons: done 2, step_limit 2" in screen
@@ -219,6 +230,22 @@ def test_every_view_gives_its_facts_as_json(world: dict):
         result = runner.invoke(app, [*args, "--json", "--runs", str(world["runs"])])
         assert result.exit_code == 0, result.output
         assert json.loads(result.output)
+
+
+def test_import_commands_write_a_harness_or_refuse_with_the_reason(tmp_path: Path):
+    runner = CliRunner()
+    skills = tmp_path / "skills" / "check-before-done"
+    skills.mkdir(parents=True)
+    (skills / "SKILL.md").write_text(CHECK_SKILL)
+    result = runner.invoke(app, ["import", "skills", str(tmp_path / "skills"), "--out", str(tmp_path / "h"), "--base", str(BASH_AGENT)])
+    assert result.exit_code == 0, result.output
+    assert "wrote harness bash-agent" in result.output and "note: prompts and agent settings come from the base harness" in result.output
+    assert "check-before-done" in [skill.name for skill in Harness.load(tmp_path / "h").skills]
+
+    (tmp_path / "mini.yaml").write_text("agent:\n  system_template: 'You are {{ persona }}.'\n  instance_template: '{{ task }}'\n")
+    result = runner.invoke(app, ["import", "mini-swe-agent", str(tmp_path / "mini.yaml"), "--out", str(tmp_path / "m"), "--base", str(BASH_AGENT)])
+    assert isinstance(result.exception, UserError) and "agent.system_template uses `persona`" in str(result.exception)
+    assert not (tmp_path / "m").exists()
 
 
 def test_export_of_the_best_node_from_the_command_line(world: dict, tmp_path: Path):

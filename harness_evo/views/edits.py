@@ -50,7 +50,7 @@ def render(facts: dict[str, Any]) -> Table | str:
     if facts["total"] > len(facts["edits"]):
         table.caption = f"the last {len(facts['edits'])} of {facts['total']} edits; --last 0 shows them all, --status and --pattern filter them"
         table.caption_justify = "left"
-    for column in ("id", "it", "parent → child", "pattern", "status", "changes", "rationale", "critic / gate"):
+    for column in ("id", "it", "pattern", "status", "changes", "rationale", "critic / gate"):
         table.add_column(column, justify="right" if column == "it" else "left", no_wrap=column in ("id", "status"),
                          ratio=3 if column in ("rationale", "critic / gate") else None)
     for row in facts["edits"]:
@@ -59,8 +59,7 @@ def render(facts: dict[str, Any]) -> Table | str:
             verdict.append(style.clip(row["gate"].get("reason"), 80))
         elif row.get("reasons"):
             verdict.append("; ".join(style.clip(reason, 80) for reason in row["reasons"][:2]))
-        table.add_row(row["id"], str(row.get("iteration", "")), f"{style.short(row.get('parent_id'))} → {style.short(row.get('child_id'))}",
-                      row.get("pattern_id") or "-", style.status(row.get("status")), ops_summary(row.get("ops")),
+        table.add_row(row["id"], str(row.get("iteration", "")), row.get("pattern_id") or "-", style.status(row.get("status")), ops_summary(row.get("ops")),
                       style.clip(row.get("rationale"), 120), verdict)
     return table
 
@@ -78,6 +77,7 @@ def render_one(edit: dict[str, Any]) -> Group:
     if gate:
         lines.append("gate: ", style="bold").append(f"{gate_counts(gate)} over {gate.get('pairs', '?')} pairs on {', '.join(gate.get('tasks') or []) or '?'}: "
                                                     f"{gate.get('reason', '')}\n")
+    lines.rstrip()
     parts: list[Any] = [Panel(lines, title=f"edit {edit['id']}", title_align="left")]
     for op in edit.get("ops") or []:
         parts.append(op_panel(op))
@@ -93,4 +93,5 @@ def op_panel(op: dict[str, Any]) -> Panel:
         body.append(str(op.get("text", "")), style="green")
     else:
         body.append("(the component is removed)", style="red")
+    body.rstrip()
     return Panel(body, title=f"{op.get('op')} {op.get('path')}", title_align="left")

@@ -3,6 +3,7 @@
 Only `run.db` and the snapshots beside it are read; never a model, never the task suite.
 """
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,12 @@ from harness_evo.evolve.tree import SearchTree
 from harness_evo.harness import Harness
 from harness_evo.harness.formats import Origin
 from harness_evo.store import RunStore
+from harness_evo.views import style
 
 SPLITS = ("train", "dev", "test")
 REJECTED = ("rejected_static", "rejected_empirical", "invalid")
+QUIET_S = 600
+"""A running run with no event for this long has probably lost its process (killed, machine rebooted)."""
 
 
 def columns(store: RunStore, table: str) -> set[str]:
@@ -26,6 +30,23 @@ def count_where(store: RunStore, table: str, where: str = "1", params: list | No
     if table not in store.db.table_names():
         return 0
     return store.db.execute(f"SELECT COUNT(*) FROM [{table}] WHERE {where}", params or []).fetchone()[0]
+
+
+def run_facts(store: RunStore) -> dict[str, Any]:
+    """What every view says of a run first: id, kind, status, start, end, wall time, and how long it has been quiet."""
+    info = store.info
+    quiet = quiet_for(store)
+    return {"id": store.id, "kind": info.get("kind"), "status": info.get("status"), "started": info.get("started"),
+            "finished": info.get("finished"), "duration_s": style.run_duration(info, quiet), "quiet_s": quiet}
+
+
+def quiet_for(store: RunStore) -> float | None:
+    """Seconds since the last event of a run that says it is running, when that is long enough to doubt it (None otherwise)."""
+    if store.info.get("status") != "running":
+        return None
+    last = store.db.execute("SELECT MAX(ts) FROM events").fetchone()[0]
+    quiet = time.time() - (last or 0)
+    return quiet if quiet > QUIET_S else None
 
 
 def snapshot_ids(store: RunStore) -> list[str]:

@@ -30,8 +30,7 @@ def summary(store: RunStore) -> dict[str, Any]:
     if info.get("kind") != "evolve" and dev is None and best:
         other = next(iter(query.scores(store, best).items()), None)
     return {
-        "id": store.id, "kind": info.get("kind"), "status": info.get("status"), "started": info.get("started"),
-        "finished": info.get("finished"), "duration_s": style.run_duration(info),
+        **query.run_facts(store),
         "best_node": best, "best_dev": dev[0] if dev else None, "best_dev_n": dev[1] if dev else 0,
         "other_split": {"split": other[0], "score": other[1][0], "n": other[1][1]} if other else None,
         "spend": sum(role["cost"] or 0 for role in query.spend(store).values()),
@@ -51,6 +50,9 @@ def render(runs: list[dict[str, Any]], runs_dir: Path) -> Table | str:
         if run["other_split"]:
             other = run["other_split"]
             dev = f"[dim]- ({other['split']} {style.score(other['score'], other['n'])})[/dim]"
-        table.add_row(run["id"], run["kind"] or "?", style.status(run["status"]), style.when(run["started"]),
+        status = style.status(run["status"])
+        if run["quiet_s"]:
+            status.append(f"? (quiet {style.duration(run['quiet_s'])})", style="dim")
+        table.add_row(run["id"], run["kind"] or "?", status, style.when(run["started"]),
                       style.duration(run["duration_s"]), dev, style.dollars(run["spend"]), run["harness"] or "")
     return table

@@ -20,8 +20,7 @@ def collect(store: RunStore) -> dict[str, Any]:
     nodes = store.rows("nodes")
     root, best = query.root_node(store), query.best_node(store)
     facts: dict[str, Any] = {
-        "id": store.id, "kind": info.get("kind"), "status": info.get("status"), "started": info.get("started"),
-        "finished": info.get("finished"), "duration_s": style.run_duration(info), "harness": info.get("harness"),
+        **query.run_facts(store), "harness": info.get("harness"),
         "tasks": info.get("tasks"), "split": info.get("split"), "forked_from": info.get("forked_from"),
         "models": [row["model"] for row in store.db.query("SELECT DISTINCT model FROM rollouts")] if "model" in query.columns(store, "rollouts") else [],
         "start": node_facts(store, root) if root else None,
@@ -80,7 +79,7 @@ def patterns(store: RunStore) -> dict[str, Any]:
 
 def render(facts: dict[str, Any]) -> Group:
     parts: list[Any] = [heading(facts)]
-    if facts["start"] or facts["best"]:
+    if facts["kind"] == "evolve" and (facts["start"] or facts["best"]):
         parts.append(harness_table(facts))
     if facts["lineage"]:
         parts.append(Text.assemble(("path to the best: ", "bold"), " → ".join(
@@ -101,6 +100,10 @@ def heading(facts: dict[str, Any]) -> Panel:
         f"harness {facts['harness'] or '-'}, tasks {facts['tasks'] or '-'}" + (f" (split {facts['split']})" if facts["split"] else ""),
         f"solver {', '.join(facts['models']) or '-'}",
     ]
+    if facts["kind"] != "evolve" and facts["best"]:
+        lines.append(f"evaluated harness {style.short(facts['best']['id'])}")
+    if facts["quiet_s"]:
+        lines.append(style.quiet_warning(facts["id"], facts["quiet_s"]))
     if facts["forked_from"]:
         lines.append(f"forked from run {facts['forked_from'].get('run')}, node {style.short(facts['forked_from'].get('node'))}")
     title = Text.assemble(f"run {facts['id']} ({facts['kind']}, ", style.status(facts["status"]), ")")

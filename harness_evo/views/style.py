@@ -40,12 +40,12 @@ def duration(seconds: float | None) -> str:
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{seconds:.1f}s"
 
 
-def run_duration(info: dict) -> float | None:
-    """Wall time of a run: to its end, or until now while it runs."""
+def run_duration(info: dict, quiet_s: float | None = None) -> float | None:
+    """Wall time of a run: to its end, or until now while it runs (until its last event when it has gone quiet)."""
     if not info.get("started"):
         return None
     end = info.get("finished") if info.get("status") != "running" else None
-    return (end or time.time()) - info["started"]
+    return (end or time.time() - (quiet_s or 0)) - info["started"]
 
 
 def dollars(value: float | None) -> str:
@@ -65,3 +65,8 @@ def clip(text: str | None, width: int) -> str:
     """The first line of `text`, cut to `width` characters."""
     line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def quiet_warning(run: str, quiet_s: float) -> str:
+    return (f"no event for {duration(quiet_s)}: its process may be gone; "
+            f"`harness-evo resume {run}` continues an evolve run, an eval run is started again")

@@ -38,12 +38,11 @@ def frames(store: RunStore, interval: float = 1.0) -> Iterator[Group]:
 
 
 def collect(store: RunStore) -> dict[str, Any]:
-    info = store.info
     best = query.best_node(store)
     iterations = [decode_json(row) for row in store.db.query("SELECT * FROM iterations ORDER BY id DESC LIMIT 1")] \
         if "iterations" in store.db.table_names() else []
     return {
-        "id": store.id, "kind": info.get("kind"), "status": info.get("status"), "duration_s": style.run_duration(info),
+        **query.run_facts(store),
         "splits": query.split_scores(store),
         "nodes": query.count_where(store, "nodes"),
         "best": {"id": best, "scores": query.scores(store, best)} if best else None,
@@ -98,6 +97,8 @@ def render(facts: dict[str, Any], recent: list[str]) -> Group:
     lines.append("spend: " + (", ".join(f"{role} {style.dollars(cost)}" for role, cost in facts["spend"].items()) or "$0"))
     parts: list[Any] = [Panel(lines, title=title, title_align="left")]
     parts += [Text(line, style="dim") for line in recent]
+    if facts["quiet_s"]:
+        parts.append(Text(style.quiet_warning(facts["id"], facts["quiet_s"]), style="yellow"))
     if facts["status"] == "running":
         parts.append(Text("refreshing from run.db; Ctrl-C stops watching (the run goes on)", style="dim italic"))
     return Group(*parts)
