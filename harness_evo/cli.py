@@ -129,10 +129,9 @@ def patterns_command(
     from rich.table import Table
     from rich.text import Text
 
-    from harness_evo.evolve.session import find_run
     from harness_evo.failures import pattern_evidence, patterns
 
-    store = find_run(run, runs)
+    store = open_run(run, runs)
     if pattern is None:
         rows = patterns(store)
         if as_json:
@@ -175,11 +174,11 @@ def analyze_command(
     from rich.progress import Progress
 
     from harness_evo.config import RunConfig
-    from harness_evo.evolve.session import find_run
     from harness_evo.failures import FailureAnalysis
+    from harness_evo.llm import ModelUnavailable
     from harness_evo.taskset import load_suite
 
-    store = find_run(run, runs)
+    store = open_run(run, runs)
     if store.info.get("kind") != "eval":
         raise UserError(f"{store.id} is a {store.info.get('kind')} run; `analyze` explains eval runs (evolve runs analyze their own)")
     config_path = store.folder / "config.toml"
@@ -188,10 +187,13 @@ def analyze_command(
         config.models.analyzer.model = model
     suite = load_suite(config.tasks, seed=config.seed) if Path(config.tasks).is_dir() else None
     rollouts = store.rows("rollouts", order_by="rowid")
-    with open_llm(config, store) as llm, Progress(console=console) as progress:
-        bar = progress.add_task("analyzing failed rollouts", total=len(rollouts))
-        FailureAnalysis(store, llm, config.failures, suite, explain=("train", "dev", "test") if all_splits else ("train",)
-                        ).process(rollouts, on_rollout=lambda _: progress.advance(bar))
+    try:
+        with open_llm(config, store) as llm, Progress(console=console) as progress:
+            bar = progress.add_task("analyzing failed rollouts", total=len(rollouts))
+            FailureAnalysis(store, llm, config.failures, suite, explain=("train", "dev", "test") if all_splits else ("train",)
+                            ).process(rollouts, on_rollout=lambda _: progress.advance(bar))
+    except ModelUnavailable as e:
+        raise UserError(f"{e}; the failures analyzed so far are kept, `harness-evo analyze {store.id}` continues") from e
     counted = len(store.rows("failures", "source = 'counted'"))
     if counted:
         console.print(f"{counted} failures of dev/test tasks were counted, not explained (`--all-splits` explains them)")
