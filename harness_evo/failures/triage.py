@@ -37,43 +37,67 @@ def triage(rollout: dict[str, Any], trajectory: Trajectory, loop_repeats: int) -
     """The triage of a rollout, or None when there is nothing to explain (it passed, or it was interrupted)."""
     if rollout.get("passed") or trajectory.exit_reason == "interrupted":
         return None
+    return (infrastructure(trajectory) or format_errors(trajectory) or command_loop(trajectory, loop_repeats)
+            or declared_success(trajectory) or exhaustion(trajectory))
+
+
+def infrastructure(trajectory: Trajectory) -> Triage | None:
+    if trajectory.exit_reason not in INFRA_REASONS and trajectory.reward is not None:
+        return None
+    what = (trajectory.error or "").strip().splitlines()[:1] or ["the verifier wrote no reward"]
+    message = what[0].replace(trajectory.task_id, "<task>")
+    return Triage(infra=True, final=True, record=FailureRecord(
+        category="infrastructure", pattern=f"{trajectory.exit_reason}: {message}",
+        root_cause=f"The rollout ended in {trajectory.exit_reason}: {cut(message, 200)}.",
+        critical_step=last_step(trajectory), evidence=cut(message, 200), blame="environment", confidence=1.0))
+
+
+def format_errors(trajectory: Trajectory) -> Triage | None:
+    if trajectory.exit_reason != "format_errors":
+        return None
+    errors = [step for step in trajectory.steps if step.action is None]
+    reason = (errors[-1].format_error if errors else None) or "unparseable reply"
+    return Triage(final=True, record=FailureRecord(
+        category="format-errors", pattern=f"replies the harness cannot parse as an action: {reason}",
+        root_cause=f"The agent kept sending replies without a runnable action ({cut(reason, 120)}).",
+        critical_step=errors[0].index if errors else last_step(trajectory),
+        evidence=cut(errors[-1].reply if errors else "", 200), blame="harness", confidence=0.8))
+
+
+def command_loop(trajectory: Trajectory, loop_repeats: int) -> Triage | None:
     steps = trajectory.steps
-    last = steps[-1].index if steps else 0
-    if trajectory.exit_reason in INFRA_REASONS or trajectory.reward is None:
-        what = (trajectory.error or "").strip().splitlines()[:1] or ["the verifier wrote no reward"]
-        message = what[0].replace(trajectory.task_id, "<task>")
-        return Triage(infra=True, final=True, record=FailureRecord(
-            category="infrastructure", pattern=f"{trajectory.exit_reason}: {message}",
-            root_cause=f"The rollout ended in {trajectory.exit_reason}: {cut(message, 200)}.",
-            critical_step=last, evidence=cut(message, 200), blame="environment", confidence=1.0))
-    if trajectory.exit_reason == "format_errors":
-        errors = [step for step in steps if step.action is None]
-        reason = errors[-1].format_error if errors else "unparseable reply"
-        return Triage(final=True, record=FailureRecord(
-            category="format-errors", pattern=f"replies the harness cannot parse as an action: {reason}",
-            root_cause=f"The agent kept sending replies without a runnable action ({cut(reason or '', 120)}).",
-            critical_step=errors[0].index if errors else last, evidence=cut(errors[-1].reply if errors else "", 200),
-            blame="harness", confidence=0.8))
     loop = longest_loop([step_key(step) for step in steps], loop_repeats)
-    if loop is not None:
-        first = steps[loop.start]
-        commands = " | ".join(step_key(step) for step in steps[loop.start : loop.start + loop.period])
-        return Triage(final=True, record=FailureRecord(
-            category="command-loop", pattern="repeats the same commands without changing its approach",
-            root_cause=f"The agent ran `{cut(commands, 120)}` {loop.times} times in a row instead of changing its approach.",
-            critical_step=first.index, evidence=f"steps {first.index}-{steps[loop.end - 1].index}: `{cut(commands, 150)}`",
-            blame="harness", confidence=0.7))
-    if trajectory.exit_reason == "done":
-        claim = next((step for step in reversed(steps) if step.finished), steps[-1] if steps else None)
-        return Triage(final=False, record=FailureRecord(
-            category="premature-success", pattern="declares the task done although the verifier disagrees",
-            root_cause=f"The agent declared success but the verifier gave reward {trajectory.reward:g}.",
-            critical_step=claim.index if claim else 0, evidence=cut(claim.reply if claim else "", 200),
-            blame="harness", confidence=0.4))
+    if loop is None:
+        return None
+    first, last = steps[loop.start], steps[loop.end - 1]
+    commands = " | ".join(step_key(step) for step in steps[loop.start : loop.start + loop.period])
+    return Triage(final=True, record=FailureRecord(
+        category="command-loop", pattern="repeats the same commands without changing its approach",
+        root_cause=f"The agent ran `{cut(commands, 120)}` {loop.times} times in a row instead of changing its approach.",
+        critical_step=first.index, evidence=f"steps {first.index}-{last.index}: `{cut(commands, 150)}`",
+        blame="harness", confidence=0.7))
+
+
+def declared_success(trajectory: Trajectory) -> Triage | None:
+    if trajectory.exit_reason != "done":
+        return None
+    claim = next((step for step in reversed(trajectory.steps) if step.finished), None)
+    return Triage(final=False, record=FailureRecord(
+        category="premature-success", pattern="declares the task done although the verifier disagrees",
+        root_cause=f"The agent declared success but the verifier gave reward {trajectory.reward:g}.",
+        critical_step=claim.index if claim else last_step(trajectory), evidence=cut(claim.reply if claim else "", 200),
+        blame="harness", confidence=0.4))
+
+
+def exhaustion(trajectory: Trajectory) -> Triage:
     limit, blame = LIMITS.get(trajectory.exit_reason, (trajectory.exit_reason.replace("_", " "), "model"))
-    timed_out = [step for step in steps if step.timed_out]
-    evidence = f"step {timed_out[0].index} timed out: `{cut(timed_out[0].action or '', 150)}`" if timed_out else f"{len(steps)} steps"
+    timed_out = next((step for step in trajectory.steps if step.timed_out), None)
+    evidence = f"step {timed_out.index} timed out: `{cut(timed_out.action or '', 150)}`" if timed_out else f"{len(trajectory.steps)} steps"
     return Triage(final=False, record=FailureRecord(
         category=trajectory.exit_reason.replace("_", "-"), pattern=f"runs out of the {limit} before finishing",
         root_cause=f"The agent ran out of the {limit} without finishing the task.",
-        critical_step=last, evidence=evidence, blame=blame, confidence=0.3))
+        critical_step=last_step(trajectory), evidence=evidence, blame=blame, confidence=0.3))
+
+
+def last_step(trajectory: Trajectory) -> int:
+    return trajectory.steps[-1].index if trajectory.steps else 0
