@@ -77,8 +77,9 @@ class Executor:
                     if row is not None:
                         results[futures[future]] = row
         except BaseException:
+            # Rollouts in flight may be waiting on a model call: don't wait for them, their results are discarded.
             self.interrupt()
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
         return results
@@ -118,9 +119,9 @@ class Executor:
         except ModelUnavailable as e:
             trajectory.exit_reason, trajectory.error = "model_error", str(e)
         except InfraError as e:
-            if self.stop.is_set():
-                return None
             trajectory.exit_reason, trajectory.error = "infra_error", str(e)
+        if self.stop.is_set():
+            return None
         trajectory.duration_s = time.monotonic() - clock
         row |= self._record(key, trajectory)
         self.store.emit("rollout", row)
