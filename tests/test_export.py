@@ -139,8 +139,10 @@ def test_import_refuses_what_harness_evo_cannot_express(tmp_path: Path):
 def test_exported_skills_follow_the_agent_skills_rules_and_round_trip(harness: Harness, tmp_path: Path):
     export_harness(harness, "skills", tmp_path / "skills")
     folders = sorted(p.name for p in (tmp_path / "skills").iterdir() if p.is_dir())
-    assert folders == ["check-before-done", "python-instead-of-missing-tools", "view"]
+    assert folders == ["bash-agent-instructions", "check-before-done", "python-instead-of-missing-tools", "view"]
     assert all(skill_problems(tmp_path / "skills" / name) == [] for name in folders)
+    instructions = (tmp_path / "skills" / "bash-agent-instructions" / "SKILL.md").read_text()
+    assert "completes tasks in a Linux terminal" in instructions and "check-before-done (../check-before-done/SKILL.md)" in instructions
     assert (tmp_path / "skills" / "view" / "view.py").read_text() == harness.components["tools/view/view.py"]
     assert "python3 $TOOL_DIR/view.py ARGUMENTS" in (tmp_path / "skills" / "view" / "SKILL.md").read_text()
 

@@ -56,7 +56,7 @@ def summary(row: dict[str, Any], trajectory: dict[str, Any]) -> Panel:
         (f"task {row.get('task_id')} ({row.get('split')}), trial {row.get('trial')}, node {style.short(row.get('node_id') or row.get('harness_hash'))}, "
          f"model {row.get('model')}\n"),
         verdict, f": reward {row.get('reward')}, ended by {row.get('exit_reason')} after {row.get('steps')} steps "
-                 f"({plural(row.get('format_errors') or 0, 'format error')}), {style.duration(row.get('duration_s'))}, "
+                 f"({style.plural(row.get('format_errors') or 0, 'format error')}), {style.duration(row.get('duration_s'))}, "
                  f"{(row.get('tokens_in') or 0) + (row.get('tokens_out') or 0):,} tokens, {style.dollars(row.get('cost'))}",
     )
     if row.get("error"):
@@ -100,7 +100,3 @@ def cut(text: str, full: bool) -> str:
         return "\n".join(lines)
     half = SHOWN_LINES // 2
     return "\n".join([*lines[:half], f"[... {len(lines) - 2 * half} lines; --full shows them ...]", *lines[-half:]])
-
-
-def plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")

@@ -61,6 +61,10 @@ def sparkline(values: list[float | None]) -> str:
     return "".join(" " if value is None else BARS[min(len(BARS) - 1, int(value * len(BARS)))] for value in values)
 
 
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def clip(text: str | None, width: int) -> str:
     """The first line of `text`, cut to `width` characters."""
     line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""

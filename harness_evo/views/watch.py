@@ -23,13 +23,15 @@ TOLD = ["rollout", "edit", "iteration", "pattern", "run"]
 def frames(store: RunStore, interval: float = 1.0) -> Iterator[Group]:
     """A fresh view every `interval` seconds; ends after the first view that shows the run no longer running."""
     recent: deque[str] = deque(maxlen=RECENT)
+    told = None
     seen = max(0, (store.db.execute("SELECT MAX(seq) FROM events").fetchone()[0] or 0) - 50 * RECENT)
     while True:
         for event in store.events(TOLD, after=seen):
             seen = event["seq"]
             line = tell(event["kind"], event["data"])
-            if line:
+            if line and line != told:
                 recent.append(f"{time.strftime('%H:%M:%S', time.localtime(event['ts']))}  {line}")
+            told = line or told
         facts = collect(store)
         yield render(facts, list(recent))
         if facts["status"] != "running":
@@ -48,7 +50,7 @@ def collect(store: RunStore) -> dict[str, Any]:
         "best": {"id": best, "scores": query.scores(store, best)} if best else None,
         "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()) if "status" in query.columns(store, "edits") else {},
         "iteration": iterations[0] if iterations else None,
-        "spend": {role: row["cost"] for role, row in query.spend(store).items()},
+        "spend": query.spend(store),
     }
 
 
@@ -90,11 +92,11 @@ def render(facts: dict[str, Any], recent: list[str]) -> Group:
         best = facts["best"]
         if best:
             scores = "  ".join(f"{split} {style.score(value, n)}" for split, (value, n) in best["scores"].items())
-            lines.append(f"tree: {facts['nodes']} nodes; best {style.short(best['id'])}  {scores}\n")
+            lines.append(f"tree: {style.plural(facts['nodes'], 'node')}; best {style.short(best['id'])}  {scores}\n")
         edits = facts["edits"]
         lines.append(f"edits: {sum(edits.values())} proposed, {edits.get('accepted', 0)} accepted, "
                      f"{sum(edits.get(s, 0) for s in query.REJECTED)} rejected or invalid\n")
-    lines.append("spend: " + (", ".join(f"{role} {style.dollars(cost)}" for role, cost in facts["spend"].items()) or "$0"))
+    lines.append("model calls: " + (", ".join(f"{role} {row['calls']:,} ({style.dollars(row['cost'])})" for role, row in facts["spend"].items()) or "none yet"))
     parts: list[Any] = [Panel(lines, title=title, title_align="left")]
     parts += [Text(line, style="dim") for line in recent]
     if facts["quiet_s"]:

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import yaml
 
 from harness_evo.errors import UserError
@@ -23,6 +24,8 @@ MAX_COMPATIBILITY = 500
 FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
 TOOL_MARK = "harness-evo-tool"
 """Key of the frontmatter `metadata` that marks a skill made from a harness tool."""
+INSTRUCTIONS_MARK = "harness-evo-instructions"
+"""Key of the frontmatter `metadata` that marks the skill holding the harness's rendered system prompt."""
 
 
 def frontmatter_problems(front: dict[str, Any], folder_name: str) -> list[str]:
@@ -121,17 +124,52 @@ def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
     return Exported(files=files, lost=lost)
 
 
+def instructions(harness: Harness, skills_root: str) -> str:
+    """The harness's system prompt (and its check before finishing) rendered once, for an agent that has its own loop;
+    skills and tools are named by their folders under `skills_root`."""
+    context = {
+        "agent": harness.agent,
+        "tools": [tool.model_dump() | {"folder": f"{skills_root}{skill_name(tool.name)}"} for tool in harness.tools],
+        "skills": [skill.model_dump() | {"path": f"{skills_root}{skill_name(skill.name)}/SKILL.md"} for skill in harness.skills],
+        "instruction": "(the task you are given)",
+        "step": 1,
+        "steps_left": harness.agent.step_limit,
+    }
+    return TEMPLATES.get_template("instructions.md.j2").render(
+        harness=harness,
+        system=render(harness, "system.md.j2", context),
+        confirm=render(harness, "confirm_done.md.j2", context) if harness.has_template("confirm_done.md.j2") else "",
+    )
+
+
+def render(harness: Harness, template: str, context: dict) -> str:
+    """A prompt rendered outside the agent loop: variables only the loop knows render as nothing."""
+    return jinja2.Environment(keep_trailing_newline=True).from_string(harness.components[f"prompts/{template}"]).render(context).strip()
+
+
+def lost_prompts(harness: Harness, why: str) -> list[str]:
+    """What an export that renders the system prompt once cannot carry: the other prompts and the agent settings."""
+    dropped = [path for path in harness.components if path.startswith("prompts/") and Path(path).name not in ("system.md.j2", "confirm_done.md.j2")]
+    return [
+        f"the system prompt is rendered once; where it describes harness-evo's reply format (one fenced bash block per reply, "
+        f"TASK_DONE to finish) it does not apply to {why}",
+        f"{', '.join(dropped)}: {why} writes the task, observation and format-error messages itself",
+        f"the agent settings of harness.toml (step limit {harness.agent.step_limit}, command timeout {harness.agent.command_timeout_s:g} s, "
+        f"output cap {harness.agent.max_observation_chars} characters, action format {harness.agent.action_format})",
+    ]
+
+
 class AgentSkills:
     name = "skills"
 
     def export(self, harness: Harness) -> Exported:
         exported = as_skills(harness)
-        prompts = ", ".join(path for path in harness.components if path.startswith("prompts/"))
-        exported.lost += [
-            f"the prompts ({prompts}) have no place in a folder of skills",
-            f"the agent settings of harness.toml (step limit {harness.agent.step_limit}, command timeout {harness.agent.command_timeout_s:g} s, "
-            f"output cap {harness.agent.max_observation_chars} characters, action format {harness.agent.action_format})",
-        ]
+        name = skill_name(f"{harness.name}-instructions")
+        description = (f"How to carry out a task in a terminal, step by step: the working method of the {harness.name} agent harness, "
+                       "evolved by harness-evo from the agent's failures. Use it for any task done with shell commands.")
+        exported.files[f"{name}/SKILL.md"] = frontmatter({"name": name, "description": description, "metadata": {INSTRUCTIONS_MARK: "true"}},
+                                                         instructions(harness, skills_root="../"))
+        exported.lost += lost_prompts(harness, "the agent using these skills")
         exported.usage = [
             "copy the skill folders where your agent looks for skills (e.g. `.claude/skills/` or `~/.claude/skills/`)",
             "`harness-evo import skills DIR --out HARNESS` turns them back into a harness (prompts from `--base`)",
@@ -155,7 +193,11 @@ class AgentSkills:
                 raise UserError(f"{folder} is not a valid Agent Skill: {'; '.join(problems)}")
             files = read_text_files(folder)
             front, _ = split_frontmatter(files["SKILL.md"], str(folder / "SKILL.md"))
-            if (front.get("metadata") or {}).get(TOOL_MARK) == "true":
+            marks = front.get("metadata") or {}
+            if marks.get(INSTRUCTIONS_MARK) == "true":
+                notes.append(f"{folder.name} holds instructions exported from a harness; the prompts come from the base harness instead")
+                continue
+            if marks.get(TOOL_MARK) == "true":
                 if "tool.toml" not in files:
                     raise UserError(f"{folder}: marked as a harness-evo tool but has no tool.toml")
                 imported |= {f"tools/{folder.name}/{path}": text for path, text in files.items() if path != "SKILL.md"}
@@ -165,6 +207,8 @@ class AgentSkills:
         replaced = {"/".join(path.split("/")[:2]) for path in imported}
         kept = {path: text for path, text in base.components.items() if "/".join(path.split("/")[:2]) not in replaced}
         notes.append(f"prompts and agent settings come from the base harness {base.source}")
+        if not imported:
+            raise UserError(f"{source}: only exported instructions, no skill or tool to import")
         return Imported(harness=Harness({**kept, **imported}, source=str(source)), notes=notes)
 
 
