@@ -2,7 +2,7 @@
 
 A server is stopped on every way out of this process: `stop()`, interpreter exit (atexit), SIGINT and
 SIGTERM (handlers that signal the servers to stop, then do what was done before), and a hard kill of the parent
-(the child asks the kernel for SIGTERM when its parent goes: `prctl(PR_SET_PDEATHSIG)`). The kernel sends
+(the child asks the kernel for SIGKILL when its parent goes: `prctl(PR_SET_PDEATHSIG)`). The kernel sends
 that signal when the *thread* that forked the child ends, so every server is forked from one long-lived
 launcher thread rather than from whichever worker thread first needed it.
 
@@ -208,7 +208,7 @@ def _on_signal(signum: int, frame: Any) -> None:
 
 def _die_with(parent: int) -> None:
     """Runs in the child before exec: ask for SIGTERM when the parent goes (and go now if it already has)."""
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # a busy uvicorn may sit on SIGTERM
     if os.getppid() != parent:
         os._exit(1)
 
