@@ -66,6 +66,8 @@ class ModelsConfig(Strict):
     """Wait before the first retry in seconds; doubled before each next one."""
     context_tokens: int = 8192
     """Context window of the embedded llama.cpp server: long enough for one agent episode."""
+    threads: int | None = None
+    """Threads of the embedded llama.cpp server; unset: all cores but one (llama.cpp slows down many times over when its threads compete with other work for every core)."""
     vllm: VllmConfig = Field(default_factory=VllmConfig)
     """How `vllm/NAME` models are served when harness-evo starts vLLM itself."""
 

@@ -156,9 +156,12 @@ def test_the_server_dies_with_the_process_that_started_it(signum):
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, "vllm/org/coder-7b"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
-    pid, port = map(int, child.stdout.readline().split())
-    child.send_signal(signum)
-    child.wait(timeout=30)
+    try:
+        pid, port = map(int, child.stdout.readline().split())
+        child.send_signal(signum)
+        child.wait(timeout=30)
+    finally:
+        child.kill()
     assert gone(pid), f"the server outlived its parent after {signum.name}"
     assert refuses(port)
 
@@ -168,13 +171,16 @@ def test_serve_vllm_prints_where_the_server_runs_and_stops_on_ctrl_c():
         [sys.executable, "-m", "harness_evo.cli", "serve", "vllm", "--model", "org/coder-7b", "--max-model-len", "2048"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    lines = []
-    while not (lines and lines[-1].startswith("Ctrl-C")):
-        lines.append(command.stdout.readline())
-    [base_url] = [line.split(": ", 1)[1].strip() for line in lines if line.startswith("base URL")]
-    [server] = servers.running_servers()
-    command.send_signal(signal.SIGINT)
-    out, err = command.communicate(timeout=30)
+    try:
+        lines = []
+        while not (lines and lines[-1].startswith("Ctrl-C")):
+            lines.append(command.stdout.readline())
+        [base_url] = [line.split(": ", 1)[1].strip() for line in lines if line.startswith("base URL")]
+        [server] = servers.running_servers()
+        command.send_signal(signal.SIGINT)
+        out, err = command.communicate(timeout=30)
+    finally:
+        command.kill()
     assert "model: vllm/org/coder-7b\n" in lines
     assert base_url == f"{server['url']}/v1"
     assert command.returncode == 0 and "vLLM stopped" in out

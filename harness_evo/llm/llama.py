@@ -21,22 +21,29 @@ START_TIMEOUT_S = 180.0
 _gates: defaultdict[str, threading.Semaphore] = defaultdict(lambda: threading.Semaphore(1))
 
 
-def command(name: str, context_tokens: int, port: int) -> list[str]:
-    """The server's command line: all cores, a context for a whole agent episode, a RAM prompt cache."""
-    threads = str(len(os.sched_getaffinity(0)))
+def default_threads() -> int:
+    """All cores but one: llama.cpp's threads wait for each other at every step, so when sandboxes or another
+    process take a core they would be waiting for, generation gets many times slower (measured: 0.2 instead
+    of 3.4 tokens/s on a loaded 2-core machine)."""
+    return max(1, len(os.sched_getaffinity(0)) - 1)
+
+
+def command(name: str, context_tokens: int, threads: int, port: int, extra: tuple[str, ...] = ()) -> list[str]:
+    """The server's command line: a context for a whole agent episode."""
     return [
         sys.executable, "-m", "llama_cpp.server", "--model", str(embedded.gguf_path(name)), "--model_alias", name,
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(context_tokens),
-        "--n_threads", threads, "--n_threads_batch", threads,
+        "--n_threads", str(threads), "--n_threads_batch", str(threads), *extra,
     ]
 
 
-def start(name: str, context_tokens: int) -> process.ServerProcess:
+def start(name: str, context_tokens: int, threads: int | None = None, extra: tuple[str, ...] = ()) -> process.ServerProcess:
+    """Start the server of embedded model `name` and wait until it answers."""
     if importlib.util.find_spec("llama_cpp") is None:
         raise ModelError(f"llama-cpp-python is not installed, it serves local/{name}; {embedded.INSTALL_HINT}")
     embedded.ensure(name)
     return process.ServerProcess.start(
-        f"local/{name}", lambda port: command(name, context_tokens, port), "/v1/models", START_TIMEOUT_S
+        f"local/{name}", lambda port: command(name, context_tokens, threads or default_threads(), port, extra), "/v1/models", START_TIMEOUT_S
     )
 
 
@@ -45,12 +52,13 @@ class LlamaProvider:
 
     def __init__(self, models: ModelsConfig):
         self.context_tokens = models.context_tokens
+        self.threads = models.threads
         self._held: list[str] = []
 
     def endpoint(self, name: str, params: dict[str, Any]) -> Endpoint:
         embedded.ensure(name)
         key = f"local/{name}"
-        server = process.acquire(key, lambda: start(name, self.context_tokens))
+        server = process.acquire(key, lambda: start(name, self.context_tokens, self.threads))
         self._held.append(key)
         model = f"openai/{name}"
         register_free(model)
