@@ -131,7 +131,8 @@ def test_show_compares_start_and_best_and_tells_spend_and_patterns(world: dict):
     assert facts["progress"]["dev"] == [0.5, 0.5, 0.5, 1.0] and facts["progress"]["train"] == [0.25, 0.5, 0.5, 0.75]
     assert "25% → 75%" in screen and "50% → 100%" in screen
     assert "5 proposed, 2 accepted, 1 rejected by the critic, 1 rejected by the gate, 1 invalid" in screen
-    proposer = next(line for line in screen.splitlines() if "proposer" in line)
+    assert "models: critic scripted/critic; proposer scripted/proposer; solver scripted/solver" in screen
+    proposer = next(line for line in screen.splitlines() if line.startswith("│ proposer"))
     assert "2" in proposer and "$0.1200" in proposer
     assert "1 candidate, 1 promoted, 1 resolved" in screen and "declares done without looking at its output" in screen
     assert "gives up after a missing command" not in screen  # candidates are counted, not listed

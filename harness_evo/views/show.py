@@ -22,7 +22,8 @@ def collect(store: RunStore) -> dict[str, Any]:
     facts: dict[str, Any] = {
         **query.run_facts(store), "harness": info.get("harness"),
         "tasks": info.get("tasks"), "split": info.get("split"), "forked_from": info.get("forked_from"),
-        "models": [row["model"] for row in store.db.query("SELECT DISTINCT model FROM rollouts")] if "model" in query.columns(store, "rollouts") else [],
+        "models": models(store),
+        "stop": (info.get("summary") or {}).get("stop"),
         "start": node_facts(store, root) if root else None,
         "best": node_facts(store, best) if best else None,
         "lineage": lineage(store, nodes, best),
@@ -35,6 +36,17 @@ def collect(store: RunStore) -> dict[str, Any]:
         "patterns": patterns(store),
     }
     return facts
+
+
+def models(store: RunStore) -> dict[str, str]:
+    """Role -> the model(s) it called; the solver from the rollouts when no call was recorded (oracle, noop, cached)."""
+    found: dict[str, set[str]] = {}
+    if "model" in query.columns(store, "llm_calls"):
+        for role, model in store.db.execute("SELECT DISTINCT role, model FROM llm_calls"):
+            found.setdefault(role, set()).add(model)
+    if "solver" not in found and "model" in query.columns(store, "rollouts"):
+        found["solver"] = {model for (model,) in store.db.execute("SELECT DISTINCT model FROM rollouts") if model}
+    return {role: ", ".join(sorted(names)) for role, names in sorted(found.items()) if names}
 
 
 def node_facts(store: RunStore, node: str) -> dict[str, Any]:
@@ -98,8 +110,10 @@ def heading(facts: dict[str, Any]) -> Panel:
     lines = [
         f"started {style.when(facts['started'])}, ran {style.duration(facts['duration_s'])}",
         f"harness {facts['harness'] or '-'}, tasks {facts['tasks'] or '-'}" + (f" (split {facts['split']})" if facts["split"] else ""),
-        f"solver {', '.join(facts['models']) or '-'}",
+        "models: " + ("; ".join(f"{role} {model}" for role, model in facts["models"].items()) or "none called"),
     ]
+    if facts["stop"]:
+        lines.append(f"stopped because: {facts['stop']}")
     if facts["kind"] != "evolve" and facts["best"]:
         lines.append(f"evaluated harness {style.short(facts['best']['id'])}")
     if facts["quiet_s"]:

@@ -40,7 +40,7 @@ def render(facts: dict[str, Any]) -> Tree | str:
         children[node["parent_id"]].append(node)
     known = {node["id"] for node in facts["nodes"]}
     tops = [node for node in facts["nodes"] if node["parent_id"] not in known]
-    tree = Tree(Text(f"search tree of {facts['id']}: {len(facts['nodes'])} nodes, ★ the best by dev score", style="bold"))
+    tree = Tree(Text(f"search tree of {facts['id']}: {style.plural(len(facts['nodes']), 'node')}, ★ the best by dev score", style="bold"))
     stack = [(tree, node) for node in reversed(tops)]
     while stack:
         branch, node = stack.pop()
