@@ -25,7 +25,7 @@ class RoleModel(Strict):
     model: str = DEFAULT_MODEL
     """litellm model name (`openai/gpt-4o-mini`, `vllm/Qwen/...`) or an embedded one (`local/qwen2.5-coder-1.5b`)."""
     temperature: float = 0.0
-    """Sampling temperature; trials of one task differ by seed, so 0 still varies only through the seed."""
+    """Sampling temperature; above 0, trials of one task differ by their seed and are reproducible."""
     max_tokens: int = 512
     """Cap on the tokens of one reply; small models otherwise ramble for minutes."""
     timeout_s: float = 300.0
@@ -50,7 +50,7 @@ class VllmConfig(Strict):
 class ModelsConfig(Strict):
     """The model of each role."""
 
-    solver: RoleModel = Field(default_factory=RoleModel)
+    solver: RoleModel = Field(default_factory=lambda: RoleModel(temperature=0.7))
     """The agent's own model, the one whose harness is evolved."""
     analyzer: RoleModel = Field(default_factory=RoleModel)
     """Explains failed rollouts as failure records."""
