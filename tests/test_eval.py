@@ -155,3 +155,22 @@ def test_malformed_harness_is_one_line_without_traceback(tmp_path: Path):
     assert process.returncode == 2
     assert stderr.strip().count("\n") == 0 and "step_limt" in stderr and "Traceback" not in stderr
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
+
+
+@pytest.mark.embedded
+def test_eval_runs_on_the_embedded_model_with_no_configuration_at_all(tmp_path: Path):
+    harness = shutil.copytree(HARNESS, tmp_path / "harness")
+    toml = harness / "harness.toml"
+    toml.write_text(toml.read_text().replace("step_limit = 20", "step_limit = 3"))
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    process = harness_evo("eval", "--harness", str(harness), "--tasks", str(greeting_suite(tmp_path)), "--split", "train",
+                          "--runs", str(tmp_path / "runs"), env=env)
+    stdout, stderr = process.communicate(timeout=900)
+    assert process.returncode == 0, stderr
+    assert "pass@1" in stdout
+    store = RunStore(next((tmp_path / "runs").iterdir()))
+    [row] = store.rows("rollouts")
+    assert row["model"] == "local/qwen2.5-coder-1.5b"
+    assert row["exit_reason"] in ("done", "step_limit", "format_errors") and row["steps"] >= 1
+    calls = store.rows("llm_calls")
+    assert calls and all(call["tokens_out"] > 0 and call["cost"] == 0 for call in calls if not call["cache_hit"])
