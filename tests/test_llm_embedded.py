@@ -1,12 +1,6 @@
-"""The embedded model: GGUF assembly from data packages, and the real llama.cpp server (marked `embedded`)."""
+"""The embedded model: GGUF assembly from data packages, and structured output from the real model (marked `embedded`)."""
 
 import hashlib
-import os
-import select
-import signal
-import socket
-import subprocess
-import sys
 
 import pytest
 from pydantic import BaseModel
@@ -75,31 +69,3 @@ def test_structured_output_from_the_embedded_model_is_a_valid_object(tmp_path):
     assert reply.parsed.command.strip()
     [call] = store.rows("llm_calls")
     assert call["tokens_in"] > 10 and call["tokens_out"] > 3 and call["cost"] == 0.0
-
-
-@pytest.mark.embedded
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGKILL])
-def test_the_llama_server_is_gone_after_its_process_is_interrupted_or_killed(signum):
-    child = subprocess.Popen([sys.executable, "-c", (
-        "import sys\n"
-        "from harness_evo.config import ModelsConfig, RoleModel\n"
-        "from harness_evo.llm import LLM\n"
-        f"llm = LLM(ModelsConfig(solver=RoleModel(model={SMALL!r}, max_tokens=2)), cache=False)\n"
-        "llm.complete('solver', [{'role': 'user', 'content': 'hi'}])\n"
-        "server = llm.endpoint(llm.models.solver).server\n"
-        "print(server.process.pid, server.port, flush=True)\n"
-        "sys.stdin.read()\n"
-    )], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        pid, port = map(int, child.stdout.readline().split())
-        child.send_signal(signum)
-        child.wait(timeout=60)
-    finally:
-        child.kill()
-    handle = os.pidfd_open(pid)
-    try:
-        assert select.select([handle], [], [], 60)[0], "the llama server outlived its parent"
-    finally:
-        os.close(handle)
-    with socket.socket() as probe:
-        assert probe.connect_ex(("127.0.0.1", port)) != 0

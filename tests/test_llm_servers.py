@@ -1,4 +1,4 @@
-"""Model servers we start: the vLLM launcher against a stand-in `vllm` on PATH, and servers never outliving us."""
+"""Model servers we start: the vLLM launcher against a stand-in `vllm` on PATH, and servers (llama.cpp too) never outliving us."""
 
 import os
 import select
@@ -151,18 +151,24 @@ def test_a_vllm_role_starts_its_server_and_stops_it_on_close(tmp_path):
     assert [call["cache_hit"] for call in store.rows("llm_calls", order_by="ts")] == [0, 1]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
-def test_the_server_dies_with_the_process_that_started_it(signum):
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, "vllm/org/coder-7b"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
+@pytest.mark.parametrize("model, signum", [
+    ("vllm/org/coder-7b", signal.SIGINT),
+    ("vllm/org/coder-7b", signal.SIGTERM),
+    ("vllm/org/coder-7b", signal.SIGKILL),
+    pytest.param("local/qwen2.5-coder-0.5b", signal.SIGINT, marks=pytest.mark.embedded),
+    pytest.param("local/qwen2.5-coder-0.5b", signal.SIGKILL, marks=pytest.mark.embedded),
+])
+def test_the_server_dies_with_the_process_that_started_it(model, signum, monkeypatch):
+    if model.startswith("local/"):
+        monkeypatch.delenv("HARNESS_EVO_CACHE")  # the GGUF assembled once in the user cache, not a copy per test
+    child = subprocess.Popen([sys.executable, "-c", CHILD, model], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         pid, port = map(int, child.stdout.readline().split())
         child.send_signal(signum)
         child.wait(timeout=30)
     finally:
         child.kill()
-    assert gone(pid), f"the server outlived its parent after {signum.name}"
+    assert gone(pid, timeout_s=60), f"the server outlived its parent after {signum.name}"
     assert refuses(port)
 
 
