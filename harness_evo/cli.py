@@ -255,6 +255,77 @@ def run_evolution(store, quiet: bool) -> None:
     console.print(next_steps(summary, str(store.folder)), soft_wrap=True, markup=False, highlight=False)
 
 
+@app.command("models")
+def models_command(
+    config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML; default: the built-in one.")] = None,
+) -> None:
+    """Which model serves each role, whether the embedded models are installed, and which model servers run."""
+    import importlib.util
+
+    from rich.table import Table
+
+    from harness_evo.llm import embedded, process
+
+    models = load_config(config_file).models
+    roles = Table("role", "model", "max tokens", "temperature", title="Roles", title_justify="left")
+    for role in ("solver", "analyzer", "proposer", "critic"):
+        settings = models.role(role)
+        roles.add_row(role, settings.model, str(settings.max_tokens), str(settings.temperature))
+    console.print(roles)
+    local = Table("model", "weights", "packages", "GGUF", title="Embedded models", title_justify="left")
+    for name, gguf in embedded.EMBEDDED.items():
+        path = embedded.gguf_path(name)
+        local.add_row(
+            f"local/{name}", gguf.description, "installed" if embedded.parts(name) else "[red]missing[/red]",
+            str(path) if path.exists() else "assembled on first use",
+        )
+    console.print(local)
+    if importlib.util.find_spec("llama_cpp") is None:
+        console.print(f"[red]llama-cpp-python is not installed[/red]: {embedded.INSTALL_HINT}")
+    running = process.running_servers()
+    servers = Table("server", "url", "pid", "started by pid", title="Running model servers", title_justify="left")
+    for server in running:
+        servers.add_row(server["name"], server["url"], str(server["pid"]), str(server["owner"]))
+    console.print(servers if running else "No model server runs; each run starts the ones it needs and stops them when it ends.")
+
+
+@serve_app.command("vllm")
+def serve_vllm_command(
+    model: Annotated[str, typer.Option(help="The Hugging Face model to serve, e.g. Qwen/Qwen2.5-Coder-7B-Instruct.")],
+    port: Annotated[int | None, typer.Option(help="Port on 127.0.0.1; default: a free one.")] = None,
+    gpu_memory_utilization: Annotated[float, typer.Option(help="Share of GPU memory vLLM may take.")] = 0.9,
+    tensor_parallel_size: Annotated[int, typer.Option(help="GPUs the model is split across.")] = 1,
+    max_model_len: Annotated[int | None, typer.Option(help="Context length; default: the model's own.")] = None,
+) -> None:
+    """Start a vLLM OpenAI-compatible server and keep it running until Ctrl-C."""
+    from harness_evo.config import VllmConfig
+    from harness_evo.llm import ModelUnavailable, vllm
+
+    config = VllmConfig(
+        gpu_memory_utilization=gpu_memory_utilization, tensor_parallel_size=tensor_parallel_size, max_model_len=max_model_len
+    )
+    console.print(f"starting vLLM for {model} (loading the weights may take minutes)")
+    server = None
+    try:
+        server = vllm.start(model, config, port)
+        console.print(f"model: vllm/{model}", highlight=False)
+        console.print(f"base URL: {server.url}/v1", highlight=False)
+        console.print(f'in a run configuration: [models.solver] model = "vllm/{model}", params = {{api_base = "{server.url}/v1"}}', highlight=False, markup=False)
+        console.print("Ctrl-C stops it.")
+        status = server.process.wait()
+    except ModelUnavailable as e:
+        err_console.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        if server is not None:
+            server.stop()
+        console.print("vLLM stopped")
+        return
+    err_console.print(f"[red]error:[/red] vLLM exited with status {status}; {server.tail()}", highlight=False, soft_wrap=True)
+    server.stop()
+    raise typer.Exit(1)
+
+
 @sandbox_app.command("prune")
 def sandbox_prune_command(
     run: Annotated[str | None, typer.Option(help="Only the containers of this run id.")] = None,
@@ -447,77 +518,6 @@ def import_skills_command(
 ) -> None:
     """A harness folder with these skills (and skills exported from tools as tools again), prompts from --base."""
     import_into("skills", folder, out, base)
-
-
-@app.command("models")
-def models_command(
-    config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML; default: the built-in one.")] = None,
-) -> None:
-    """Which model serves each role, whether the embedded models are installed, and which model servers run."""
-    import importlib.util
-
-    from rich.table import Table
-
-    from harness_evo.llm import embedded, process
-
-    models = load_config(config_file).models
-    roles = Table("role", "model", "max tokens", "temperature", title="Roles", title_justify="left")
-    for role in ("solver", "analyzer", "proposer", "critic"):
-        settings = models.role(role)
-        roles.add_row(role, settings.model, str(settings.max_tokens), str(settings.temperature))
-    console.print(roles)
-    local = Table("model", "weights", "packages", "GGUF", title="Embedded models", title_justify="left")
-    for name, gguf in embedded.EMBEDDED.items():
-        path = embedded.gguf_path(name)
-        local.add_row(
-            f"local/{name}", gguf.description, "installed" if embedded.parts(name) else "[red]missing[/red]",
-            str(path) if path.exists() else "assembled on first use",
-        )
-    console.print(local)
-    if importlib.util.find_spec("llama_cpp") is None:
-        console.print(f"[red]llama-cpp-python is not installed[/red]: {embedded.INSTALL_HINT}")
-    running = process.running_servers()
-    servers = Table("server", "url", "pid", "started by pid", title="Running model servers", title_justify="left")
-    for server in running:
-        servers.add_row(server["name"], server["url"], str(server["pid"]), str(server["owner"]))
-    console.print(servers if running else "No model server runs; each run starts the ones it needs and stops them when it ends.")
-
-
-@serve_app.command("vllm")
-def serve_vllm_command(
-    model: Annotated[str, typer.Option(help="The Hugging Face model to serve, e.g. Qwen/Qwen2.5-Coder-7B-Instruct.")],
-    port: Annotated[int | None, typer.Option(help="Port on 127.0.0.1; default: a free one.")] = None,
-    gpu_memory_utilization: Annotated[float, typer.Option(help="Share of GPU memory vLLM may take.")] = 0.9,
-    tensor_parallel_size: Annotated[int, typer.Option(help="GPUs the model is split across.")] = 1,
-    max_model_len: Annotated[int | None, typer.Option(help="Context length; default: the model's own.")] = None,
-) -> None:
-    """Start a vLLM OpenAI-compatible server and keep it running until Ctrl-C."""
-    from harness_evo.config import VllmConfig
-    from harness_evo.llm import ModelUnavailable, vllm
-
-    config = VllmConfig(
-        gpu_memory_utilization=gpu_memory_utilization, tensor_parallel_size=tensor_parallel_size, max_model_len=max_model_len
-    )
-    console.print(f"starting vLLM for {model} (loading the weights may take minutes)")
-    server = None
-    try:
-        server = vllm.start(model, config, port)
-        console.print(f"model: vllm/{model}", highlight=False)
-        console.print(f"base URL: {server.url}/v1", highlight=False)
-        console.print(f'in a run configuration: [models.solver] model = "vllm/{model}", params = {{api_base = "{server.url}/v1"}}', highlight=False, markup=False)
-        console.print("Ctrl-C stops it.")
-        status = server.process.wait()
-    except ModelUnavailable as e:
-        err_console.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1) from None
-    except KeyboardInterrupt:
-        if server is not None:
-            server.stop()
-        console.print("vLLM stopped")
-        return
-    err_console.print(f"[red]error:[/red] vLLM exited with status {status}; {server.tail()}", highlight=False, soft_wrap=True)
-    server.stop()
-    raise typer.Exit(1)
 
 
 if __name__ == "__main__":
