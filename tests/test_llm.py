@@ -1,5 +1,10 @@
 """The model layer, driven by the scripted test model: replies, structured output, repair, cache, accounting."""
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import litellm
 import pytest
 from pydantic import BaseModel
@@ -162,3 +167,31 @@ def test_an_unknown_model_is_a_one_line_model_error():
 def test_unregistered_scripted_model_says_how_to_register():
     with LLM(models("never-registered")) as llm, pytest.raises(ModelError, match="scripted.register"):
         llm.complete("solver", ask("q"))
+
+
+def test_the_model_layer_never_reaches_for_the_network(tmp_path):
+    """litellm fetches its cost map and more at import unless told otherwise; any connection attempt here fails."""
+    child = textwrap.dedent('''\
+        import socket
+
+        attempts = []
+
+        def refuse(*args, **kwargs):
+            attempts.append(args)
+            raise OSError("no network in this test")
+
+        socket.socket.connect = socket.socket.connect_ex = refuse
+        socket.create_connection = socket.getaddrinfo = refuse
+
+        from harness_evo.config import ModelsConfig, RoleModel
+        from harness_evo.llm import LLM, scripted
+
+        scripted.register("offline", ["fine"])
+        role = RoleModel(model="scripted/offline")
+        with LLM(ModelsConfig(solver=role)) as llm:
+            reply = llm.complete("solver", [{"role": "user", "content": "hi"}])
+        print(reply.text, reply.cost, len(attempts))
+    ''')
+    run = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "HARNESS_EVO_CACHE": str(tmp_path)})
+    assert run.stdout.split() == ["fine", "0.0", "0"], run.stderr[-2000:]

@@ -9,7 +9,9 @@ import sys
 import textwrap
 
 import pytest
+from typer.testing import CliRunner
 
+from harness_evo.cli import app
 from harness_evo.config import ModelsConfig, RoleModel, VllmConfig
 from harness_evo.llm import LLM, ModelError, ModelUnavailable, vllm
 from harness_evo.llm import process as servers
@@ -31,6 +33,7 @@ if os.environ.get("STAND_IN_FAIL"):
     print("ERROR torch.OutOfMemoryError: CUDA out of memory", flush=True)
     sys.exit(1)
 unready = int(os.environ.get("STAND_IN_UNREADY", "0"))
+busy = int(os.environ.get("STAND_IN_BUSY", "0"))
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -44,7 +47,18 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(404, {})
 
     def do_POST(self):
+        global busy
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if body["model"] != args.model:
+            return self.answer(404, {"error": {"message": f"The model `{body['model']}` does not exist.", "code": 404}})
+        busy -= 1
+        if busy >= 0:
+            return self.answer(503, {"error": {"message": "server busy", "code": 503}})
+        if len(json.dumps(body["messages"])) > 2000:
+            return self.answer(400, {"error": {
+                "message": "This model's maximum context length is 512 tokens. Please reduce the length of the messages.",
+                "type": "invalid_request_error", "code": "context_length_exceeded",
+            }})
         text = body["model"] + " heard: " + body["messages"][-1]["content"]
         self.answer(200, {
             "id": "chat-1", "object": "chat.completion", "created": 0, "model": body["model"],
@@ -149,6 +163,38 @@ def test_a_vllm_role_starts_its_server_and_stops_it_on_close(tmp_path):
     assert requests == 1
     assert gone(server.process.pid) and refuses(server.port)
     assert [call["cache_hit"] for call in store.rows("llm_calls", order_by="ts")] == [0, 1]
+
+
+def test_http_failures_become_retries_or_one_line_errors(monkeypatch):
+    monkeypatch.setenv("STAND_IN_BUSY", "1")
+    server = vllm.start("org/coder-7b", VllmConfig())
+    base = {"api_base": f"{server.url}/v1"}
+    try:
+        retrying = ModelsConfig(solver=RoleModel(model="vllm/org/coder-7b", params=base), backoff_s=0.0)
+        with LLM(retrying, cache=False) as llm:
+            after_busy = llm.complete("solver", [{"role": "user", "content": "ping"}])
+            with pytest.raises(ModelError, match="context window"):
+                llm.complete("solver", [{"role": "user", "content": "x" * 3000}])
+        with LLM(ModelsConfig(solver=RoleModel(model="vllm/org/other", params=base)), cache=False) as llm:
+            with pytest.raises(ModelError, match="unknown model"):
+                llm.complete("solver", [{"role": "user", "content": "ping"}])
+        posts = server.log.read_text().count("POST /v1/chat/completions")
+    finally:
+        server.stop()
+    assert after_busy.text == "org/coder-7b heard: ping"
+    assert posts == 4  # busy, answered, too long, unknown model: no retries but ours
+
+
+def test_the_models_command_shows_roles_embedded_models_and_running_servers():
+    server = vllm.start("org/coder-7b", VllmConfig())
+    try:
+        shown = CliRunner().invoke(app, ["models"], env={"COLUMNS": "200"})
+    finally:
+        server.stop()
+    assert shown.exit_code == 0, shown.output
+    assert "solver" in shown.output and "local/qwen2.5-coder-1.5b" in shown.output
+    assert "local/qwen2.5-coder-0.5b" in shown.output and "installed" in shown.output
+    assert f"vllm/org/coder-7b" in shown.output and server.url in shown.output
 
 
 @pytest.mark.parametrize("model, signum", [

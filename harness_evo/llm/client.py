@@ -203,7 +203,7 @@ PROVIDERS: dict[str, Any] = {
 def _completion(endpoint: Endpoint, messages: list[dict], params: dict[str, Any], timeout_s: float) -> _Answer:
     started = time.monotonic()
     response = litellm.completion(
-        model=endpoint.model, messages=messages, timeout=timeout_s, **endpoint.kwargs,
+        model=endpoint.model, messages=messages, timeout=timeout_s, max_retries=0, **endpoint.kwargs,
         **{k: v for k, v in params.items() if v is not None},
     )
     latency = time.monotonic() - started
