@@ -14,17 +14,36 @@ from harness_evo.harness.formats.agent_skills import skill_name
 BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
 
 
+SYSTEM = """You are an agent that completes tasks in a Linux terminal.
+Every reply must contain exactly one fenced bash block, which is run for you.
+When the task is complete, run `echo TASK_DONE`.
+{% if tools %}Tools:
+{% for tool in tools %}- `{{ tool.name }}`: {{ tool.description }}
+{% endfor %}{% endif %}{% if skills %}Skills (read one with `cat PATH`):
+{% for skill in skills %}- {{ skill.name }} ({{ skill.path }}): {{ skill.description }}
+{% endfor %}{% endif %}"""
+
+
 @pytest.fixture
 def harness() -> Harness:
-    """The built-in harness after two evolved edits: a new skill and a prompt that uses more of the loop's variables."""
-    base = Harness.load(BASH_AGENT)
-    return base.apply(Edit(ops=[
-        Write(path="skills/check-before-done/SKILL.md", text=(
-            "---\nname: check-before-done\ndescription: Show the file you made before you say TASK_DONE.\n---\n"
-            "Run `cat FILE` on what you produced; only then `echo TASK_DONE`.\n")),
-        Replace(path="prompts/instance.md.j2", old="You have {{ agent.step_limit }} replies.",
-                new="You have {{ agent.step_limit }} replies ({{ steps_left }} left)."),
-    ]))
+    """An evolved harness: prompts that use the loop's variables, a tool with a script, two skills."""
+    return Harness({
+        "harness.toml": '[harness]\nname = "terminal-agent"\ndescription = "Bash blocks, TASK_DONE to finish."\n\n'
+                        "[agent]\nstep_limit = 20\ncommand_timeout_s = 30\nmax_observation_chars = 3000\n",
+        "prompts/system.md.j2": SYSTEM,
+        "prompts/instance.md.j2": "Task:\n{{ instruction }}\n\nYou have {{ agent.step_limit }} replies ({{ steps_left }} left). Start.\n",
+        "prompts/observation.md.j2": ('{% if timed_out %}Timed out after {{ agent.command_timeout_s }} s.\n{% endif %}'
+                                      'Exit code: {{ exit_code }}\nOutput:\n{{ output if output else "(no output)" }}\n'),
+        "prompts/format_error.md.j2": "Your reply was not run: {{ error }}\nReply with one fenced bash block, or `echo TASK_DONE` when done.\n",
+        "tools/view/tool.toml": ('description = "view FILE: print a file with line numbers."\ncommand = "python3 $TOOL_DIR/view.py"\n\n'
+                                 '[parameters]\ntype = "object"\nrequired = ["file"]\n\n[parameters.properties.file]\ntype = "string"\n'
+                                 'description = "Path of the file to show."\n'),
+        "tools/view/view.py": "import sys\n\nfor n, line in enumerate(open(sys.argv[1]), 1):\n    print(n, line, end='')\n",
+        "skills/check-before-done/SKILL.md": ("---\nname: check-before-done\ndescription: Show the file you made before you say TASK_DONE.\n---\n"
+                                              "Run `cat FILE` on what you produced; only then `echo TASK_DONE`.\n"),
+        "skills/python-instead-of-missing-tools/SKILL.md": ("---\nname: python-instead-of-missing-tools\n"
+                                                            "description: What to use when sqlite3 or jq is missing.\n---\nUse python3.\n"),
+    })
 
 
 def same_harness(a: Harness, b: Harness, paths: list[str]) -> None:
@@ -79,7 +98,7 @@ def test_mini_swe_agent_runs_the_export_with_our_prompts(harness: Harness, tmp_p
 
     messages = run_mini(config_file, "Looking.\n```bash\nprintf 'hello\\n'\n```", "Say hello.", step_limit=2)
     system, instance, _, observation = (m["content"] for m in messages[:4])
-    assert "one fenced bash block" in system and "## Skill: check-before-done" in system
+    assert "exactly one fenced bash block" in system and "## Skill: check-before-done" in system
     assert "only then `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`" in system  # folded skill, in mini-swe-agent's terms
     assert instance == "Task:\nSay hello.\n\nYou have 2 replies (2 left). Start."
     assert observation == "Exit code: 0\nOutput:\nhello\n"
@@ -139,19 +158,16 @@ def test_import_refuses_what_harness_evo_cannot_express(tmp_path: Path):
 def test_exported_skills_follow_the_agent_skills_rules_and_round_trip(harness: Harness, tmp_path: Path):
     export_harness(harness, "skills", tmp_path / "skills")
     folders = sorted(p.name for p in (tmp_path / "skills").iterdir() if p.is_dir())
-    assert folders == ["bash-agent-instructions", "check-before-done", "python-instead-of-missing-tools", "view"]
+    assert folders == ["check-before-done", "python-instead-of-missing-tools", "terminal-agent-instructions", "view"]
     assert all(skill_problems(tmp_path / "skills" / name) == [] for name in folders)
-    instructions = (tmp_path / "skills" / "bash-agent-instructions" / "SKILL.md").read_text()
+    instructions = (tmp_path / "skills" / "terminal-agent-instructions" / "SKILL.md").read_text()
     assert "completes tasks in a Linux terminal" in instructions and "check-before-done (../check-before-done/SKILL.md)" in instructions
     assert (tmp_path / "skills" / "view" / "view.py").read_text() == harness.components["tools/view/view.py"]
     assert "python3 $TOOL_DIR/view.py ARGUMENTS" in (tmp_path / "skills" / "view" / "SKILL.md").read_text()
 
-    base = Harness.load(BASH_AGENT)
-    import_harness("skills", tmp_path / "skills", tmp_path / "back", base=base)
-    back = Harness.load(tmp_path / "back").components
-    carried = {path: text for path, text in harness.components.items() if path.startswith(("skills/", "tools/"))}
-    assert {path: text for path, text in back.items() if path.startswith(("skills/", "tools/"))} == carried
-    assert back["prompts/instance.md.j2"] == base.components["prompts/instance.md.j2"]  # prompts come from the base
+    prompts_only = Harness({path: text for path, text in harness.components.items() if not path.startswith(("skills/", "tools/"))})
+    import_harness("skills", tmp_path / "skills", tmp_path / "back", base=prompts_only)  # the format has no place for prompts
+    assert Harness.load(tmp_path / "back").components == harness.components
 
 
 def test_claude_code_export_has_instructions_and_skills(harness: Harness, tmp_path: Path):

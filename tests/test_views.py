@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from harness_evo.cli import app
 from harness_evo.errors import UserError
-from harness_evo.harness import Edit, Harness, Replace, Write
+from harness_evo.harness import Edit, Harness, Write
 from harness_evo.store import RunStore
 from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
 
@@ -30,7 +30,8 @@ def evolve_world(runs_dir: Path) -> dict:
     """A finished evolution run: root R -> A (iteration 0, against P1) -> B (iteration 2, against P2), with rejected edits."""
     store = RunStore.create(runs_dir, "evolve", run_id="evolve-1")
     root = Harness.load(BASH_AGENT)
-    a = root.apply(Edit(ops=[Replace(path="prompts/system.md.j2", old="Run one command", new="Check your work, then run one command")]))
+    system = root.components["prompts/system.md.j2"]
+    a = root.apply(Edit(ops=[Write(path="prompts/system.md.j2", text=system + "\nCheck your work before you say TASK_DONE.\n")]))
     b = a.apply(Edit(ops=[Write(path="skills/check-before-done/SKILL.md", text=CHECK_SKILL)]))
     for harness in (root, a, b):
         harness.save(store.folder / "harnesses" / harness.hash)
@@ -189,8 +190,7 @@ def test_diff_between_node_prefixes_shows_the_changed_components(world: dict):
     assert [(change["path"], change["change"]) for change in facts["changes"]] == [
         ("prompts/system.md.j2", "changed"), ("skills/check-before-done/SKILL.md", "added")]
     screen = text_of(diff.render(facts))
-    assert "-You then see its output and exit code. Run one command" in screen
-    assert "+You then see its output and exit code. Check your work, then run one command" in screen
+    assert "+Check your work before you say TASK_DONE." in screen.splitlines()
     assert diff.collect(world["store"], "root", "best")["b"] == b
     with pytest.raises(UserError, match="no node starting with 'zzz'"):
         diff.collect(world["store"], "zzz", "best")
