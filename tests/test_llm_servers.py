@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from typer.testing import CliRunner
@@ -163,6 +164,23 @@ def test_a_vllm_role_starts_its_server_and_stops_it_on_close(tmp_path):
     assert requests == 1
     assert gone(server.process.pid) and refuses(server.port)
     assert [call["cache_hit"] for call in store.rows("llm_calls", order_by="ts")] == [0, 1]
+
+
+def test_one_server_per_model_serves_every_role_and_thread_until_its_last_user_closes():
+    role = RoleModel(model="vllm/org/coder-7b")
+    config = ModelsConfig(solver=role, critic=role)
+    first, second = LLM(config, cache=False), LLM(config, cache=False)
+    calls = [(first, "solver"), (first, "critic"), (second, "solver"), (second, "critic")]
+    with ThreadPoolExecutor(4) as pool:
+        replies = list(pool.map(lambda call: call[0].complete(call[1], [{"role": "user", "content": call[1]}]).text, calls))
+    server = first.endpoint(role).server
+    assert second.endpoint(role).server is server
+    first.close()
+    still_serving = server.alive
+    second.close()
+    assert replies == ["org/coder-7b heard: solver", "org/coder-7b heard: critic"] * 2
+    assert still_serving and gone(server.process.pid)
+    assert [record["pid"] for record in servers.running_servers()] == []
 
 
 def test_http_failures_become_retries_or_one_line_errors(monkeypatch):

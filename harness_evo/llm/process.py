@@ -34,6 +34,7 @@ _launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="harness-evo-se
 _lock = threading.RLock()
 _running: set["ServerProcess"] = set()
 _shared: dict[str, tuple["ServerProcess", int]] = {}
+_starting: dict[str, threading.Lock] = {}
 _previous_handlers: dict[int, Any] = {}
 
 
@@ -137,19 +138,21 @@ class ServerProcess:
 
 def acquire(key: str, start: Callable[[], ServerProcess]) -> ServerProcess:
     """The process-wide server for `key`, started by `start()` on first use (or again after it died)."""
-    with _lock:
-        server, users = _shared.get(key, (None, 0))
+    with _starting.setdefault(key, threading.Lock()):  # one start per key; other servers and signals go on
+        with _lock:
+            server, users = _shared.get(key, (None, 0))
         if server is None or not server.alive:
             if server is not None:
                 server.stop()
             server = start()
-        _shared[key] = (server, users + 1)
+        with _lock:
+            _shared[key] = (server, users + 1)
         return server
 
 
 def release(key: str) -> None:
     """One user fewer; the last one stops the server."""
-    with _lock:
+    with _starting.setdefault(key, threading.Lock()), _lock:
         server, users = _shared.get(key, (None, 0))
         if server is None:
             return
@@ -195,9 +198,8 @@ def install_signal_handlers() -> None:
 def _on_signal(signum: int, frame: Any) -> None:
     # no waiting here: the interrupted code may be inside Popen.wait, whose lock is not reentrant;
     # the servers get SIGTERM now and are reaped by stop() on the way out (atexit at the latest)
-    with _lock:
-        for server in _running:
-            _signal_group(server.process.pid, signal.SIGTERM)
+    for server in list(_running):  # no lock either: a thread may hold it while a server starts
+        _signal_group(server.process.pid, signal.SIGTERM)
     previous = _previous_handlers[signum]
     if callable(previous):
         previous(signum, frame)
