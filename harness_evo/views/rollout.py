@@ -55,7 +55,7 @@ def summary(row: dict[str, Any], trajectory: dict[str, Any]) -> Panel:
     lines = Text.assemble(
         (f"task {row.get('task_id')} ({row.get('split')}), trial {row.get('trial')}, node {style.short(row.get('node_id') or row.get('harness_hash'))}, "
          f"model {row.get('model')}\n"),
-        verdict, f": reward {row.get('reward')}, ended by {row.get('exit_reason')} after {row.get('steps')} steps "
+        verdict, f": reward {row.get('reward')}, ended by {row.get('exit_reason')} after {style.plural(row.get('steps') or 0, 'step')} "
                  f"({style.plural(row.get('format_errors') or 0, 'format error')}), {style.duration(row.get('duration_s'))}, "
                  f"{(row.get('tokens_in') or 0) + (row.get('tokens_out') or 0):,} tokens, {style.dollars(row.get('cost'))}",
     )
