@@ -370,9 +370,9 @@ def print_view(facts, view) -> None:
 
 
 def open_run(run: str, runs: Path):
-    from harness_evo.evolve.session import find_run
+    from harness_evo.store import RunStore
 
-    return find_run(run, runs)
+    return RunStore.find(run, runs)
 
 
 @app.command("runs")

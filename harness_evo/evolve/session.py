@@ -87,13 +87,7 @@ def run(store: RunStore, callbacks: list[ev.Callback] = ()) -> dict:
 
 def find_run(run: str, runs_dir: Path) -> RunStore:
     """A run by its folder or its id (a unique prefix will do) under `runs_dir`."""
-    if Path(run).is_dir():
-        return RunStore(Path(run))
-    matches = sorted(path for path in Path(runs_dir).glob(f"{run}*") if (path / "run.db").is_file())
-    if len(matches) != 1:
-        found = "no run" if not matches else f"{len(matches)} runs"
-        raise UserError(f"{found} named {run!r} in {runs_dir}; `harness-evo runs` lists them")
-    return RunStore(matches[0])
+    return RunStore.find(run, runs_dir)
 
 
 def fork(source: RunStore, node: str, runs_dir: Path, config: RunConfig | None = None) -> RunStore:

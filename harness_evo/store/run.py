@@ -56,6 +56,17 @@ class RunStore:
         store.emit("run", id=run_id, kind=kind, status="running", started=time.time())
         return store
 
+    @classmethod
+    def find(cls, run: str, runs_dir: Path) -> "RunStore":
+        """A run by its folder or its id (a unique prefix will do) under `runs_dir`."""
+        if Path(run).is_dir():
+            return cls(Path(run))
+        matches = sorted(path for path in Path(runs_dir).glob(f"{run}*") if (path / "run.db").is_file())
+        if len(matches) != 1:
+            found = "no run" if not matches else f"{len(matches)} runs"
+            raise UserError(f"{found} named {run!r} in {runs_dir}; `harness-evo runs` lists them")
+        return cls(matches[0])
+
     @property
     def id(self) -> str:
         return self.folder.name

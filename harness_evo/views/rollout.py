@@ -7,7 +7,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from harness_evo.errors import UserError
-from harness_evo.failures.queries import load_trajectory
+from harness_evo.agent.trajectory import Trajectory
 from harness_evo.store import RunStore
 from harness_evo.views import query, style
 
@@ -28,18 +28,22 @@ def find(store: RunStore, rollout: str) -> dict[str, Any]:
 
 def collect(store: RunStore, rollout: str) -> dict[str, Any]:
     row = find(store, rollout)
-    trajectory = load_trajectory(store, row)
+    relative = row.get("trajectory")
+    written = relative and (store.folder / relative).is_file()  # not when the sandbox never came up
+    trajectory = Trajectory.model_validate(store.read_json(relative)).model_dump(mode="json", exclude={"messages"}) if written else None
     failures = store.rows("failures", "rollout_id = ?", [row["id"]]) if "rollout_id" in query.columns(store, "failures") else []
     for failure in failures:
         members = store.rows("pattern_members", "failure_id = ?", [failure["id"]]) if "pattern_members" in store.db.table_names() else []
         pattern = store.get("patterns", members[0]["pattern_id"]) if members else None
         failure["pattern"] = {key: pattern.get(key) for key in ("id", "status", "support", "description")} if pattern else None
-    return {"id": store.id, "rollout": row, "trajectory": trajectory.model_dump(mode="json", exclude={"messages"}), "failures": failures}
+    return {"id": store.id, "rollout": row, "trajectory": trajectory, "failures": failures}
 
 
 def render(facts: dict[str, Any], full: bool = False) -> Group:
-    row, trajectory = facts["rollout"], facts["trajectory"]
-    parts: list[Any] = [summary(row, trajectory)]
+    row, trajectory = facts["rollout"], facts["trajectory"] or {"steps": [], "verifier_output": ""}
+    parts: list[Any] = [summary(row)]
+    if facts["trajectory"] is None:
+        parts.append(Text("no trajectory was written for this rollout", style="yellow"))
     for step in trajectory["steps"]:
         parts.append(step_panel(step, full))
     verifier = trajectory.get("verifier_output") or ""
@@ -50,7 +54,7 @@ def render(facts: dict[str, Any], full: bool = False) -> Group:
     return Group(*parts)
 
 
-def summary(row: dict[str, Any], trajectory: dict[str, Any]) -> Panel:
+def summary(row: dict[str, Any]) -> Panel:
     verdict = Text("passed", style="green") if row.get("passed") else Text("failed", style="red")
     lines = Text.assemble(
         (f"task {row.get('task_id')} ({row.get('split')}), trial {row.get('trial')}, node {style.short(row.get('node_id') or row.get('harness_hash'))}, "
