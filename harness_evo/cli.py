@@ -494,6 +494,8 @@ def import_into(import_format: str, source: Path, out: Path, base: Path) -> None
     from harness_evo.harness import Harness
     from harness_evo.harness.formats import import_harness
 
+    if not base.is_dir():
+        raise UserError(f"no base harness at {base}: pass --base HARNESS (it gives what the source has no place for)")
     imported = import_harness(import_format, source, out, Harness.load(base))
     console.print(f"wrote harness {imported.harness.name} ({imported.harness.short_hash}) to {out}")
     for note in imported.notes:
