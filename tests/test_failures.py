@@ -203,6 +203,17 @@ def test_an_exhausted_limit_goes_to_the_analyzer_with_a_fallback_blame(exit_reas
     assert (found.record.category, found.record.blame, found.final) == (exit_reason.replace("_", "-"), blame, False)
 
 
+def test_a_wall_time_limit_spent_waiting_for_the_model_is_infrastructure():
+    slow = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=steps("ls", done=False),
+                      exit_reason="time_limit", reward=0.0, duration_s=900.0)
+    busy = slow.model_copy(update={"steps": [Step(index=1, reply="", action="make", duration_s=800.0)]})
+
+    found, worked = triage({"passed": False}, slow, loop_repeats=3), triage({"passed": False}, busy, loop_repeats=3)
+
+    assert (found.infra, found.final, found.record.blame) == (True, True, "environment")
+    assert (worked.infra, worked.record.category) == (False, "time-limit")
+
+
 def test_an_analyzer_without_valid_output_records_the_triage_fallback(store):
     row = rollout(store, "csv-sum")
     scripted.register("mute", lambda messages: "I cannot answer in JSON, sorry.")

@@ -1,8 +1,9 @@
 """Rule-based triage of a failed rollout, no model needed: a category and a signature straight from the facts.
 
-Final categories need no model: infrastructure (reported, never a harness pattern), repeated format errors and
-command loops (their mechanism is the whole story). The others (declared success without the verifier agreeing,
-exhausted steps, wall time or context) are symptoms: they go to the analyzer for a root cause, and are its fallback.
+Final categories need no model: infrastructure (reported, never a harness pattern; a wall-time limit spent
+waiting for a slow model counts as such), repeated format errors and command loops (their mechanism is the
+whole story). The others (declared success without the verifier agreeing, exhausted steps, wall time or
+context) are symptoms: they go to the analyzer for a root cause, and are its fallback.
 """
 
 from typing import Any
@@ -37,8 +38,8 @@ def triage(rollout: dict[str, Any], trajectory: Trajectory, loop_repeats: int) -
     """The triage of a rollout, or None when there is nothing to explain (it passed, or it was interrupted)."""
     if rollout.get("passed") or trajectory.exit_reason == "interrupted":
         return None
-    return (infrastructure(trajectory) or format_errors(trajectory) or command_loop(trajectory, loop_repeats)
-            or declared_success(trajectory) or exhaustion(trajectory))
+    return (infrastructure(trajectory) or slow_model(trajectory) or format_errors(trajectory)
+            or command_loop(trajectory, loop_repeats) or declared_success(trajectory) or exhaustion(trajectory))
 
 
 def infrastructure(trajectory: Trajectory) -> Triage | None:
@@ -50,6 +51,18 @@ def infrastructure(trajectory: Trajectory) -> Triage | None:
         category="infrastructure", pattern=f"{trajectory.exit_reason}: {message}",
         root_cause=f"The rollout ended in {trajectory.exit_reason}: {cut(message, 200)}.",
         critical_step=last_step(trajectory), evidence=cut(message, 200), blame="environment", confidence=1.0))
+
+
+def slow_model(trajectory: Trajectory) -> Triage | None:
+    """Wall time ran out while commands used little of it: the model's replies were too slow, not the agent's doing."""
+    commands = sum(step.duration_s for step in trajectory.steps)
+    if trajectory.exit_reason != "time_limit" or not trajectory.duration_s or commands > trajectory.duration_s / 2:
+        return None
+    return Triage(infra=True, final=True, record=FailureRecord(
+        category="infrastructure", pattern="time_limit: the model's replies took most of the wall time",
+        root_cause=f"Commands ran {commands:.0f} s of the {trajectory.duration_s:.0f} s episode; the rest was spent waiting for the model.",
+        critical_step=last_step(trajectory), evidence=f"{len(trajectory.steps)} steps in {trajectory.duration_s:.0f} s",
+        blame="environment", confidence=0.7))
 
 
 def format_errors(trajectory: Trajectory) -> Triage | None:
