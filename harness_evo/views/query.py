@@ -126,7 +126,7 @@ def split_scores(store: RunStore, where: str = "1", params: list | None = None) 
                SUM({infra}) AS infra, SUM(COALESCE({c('reward')}, 0)) AS reward,
                SUM(COALESCE({c('tokens_in')}, 0) + COALESCE({c('tokens_out')}, 0)) AS tokens, SUM(COALESCE({c('cost')}, 0)) AS cost
         FROM rollouts WHERE {where} GROUP BY split"""
-    found = {row["split"]: {key: value or 0 for key, value in row.items()} for row in store.db.query(query, params or [])}
+    found = {row.pop("split"): {key: value or 0 for key, value in row.items()} for row in store.db.query(query, params or [])}
     return {split: found[split] for split in sorted(found, key=lambda s: (SPLITS + (s,)).index(s))}
 
 
