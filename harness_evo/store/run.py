@@ -126,7 +126,8 @@ class RunStore:
             for table, _ in PROJECTIONS.values():
                 if table in self.db.table_names():
                     self.db[table].drop()
-            for event in self.events(list(PROJECTIONS)):
+            # read the log first: sqlite-utils may drop a probe table while projecting, which an open cursor forbids
+            for event in list(self.events(list(PROJECTIONS))):
                 self._project(event["kind"], event["data"])
 
     def rows(self, table: str, where: str | None = None, params: Any = None, order_by: str | None = None) -> list[dict[str, Any]]:
