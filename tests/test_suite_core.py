@@ -77,7 +77,7 @@ def test_oracle_scores_one_and_doing_nothing_scores_zero_on_every_task(tmp_path:
     config.executor.workers = 2
     store = RunStore.create(tmp_path, "eval")
     evaluate(config, store)
-    rewards = {row["task_id"]: (row["reward"], row["exit_reason"], row["error"]) for row in store.rows("rollouts")}
+    rewards = {row["task_id"]: (row.get("reward"), row["exit_reason"], row.get("error")) for row in store.rows("rollouts")}
     assert len(rewards) == len(load_suite(CORE).tasks)
     wrong = {task: got for task, got in rewards.items() if got[0] != expected}
     assert not wrong, f"{agent} should score {expected} everywhere: {wrong}"

@@ -64,7 +64,7 @@ def score_rollouts(rows: list[dict]) -> list[TaskScore]:
         if row["exit_reason"] not in INFRA_REASONS:
             score.scored += 1
             score.passed += bool(row["passed"])
-            score.reward += row["reward"] or 0.0
+            score.reward += row.get("reward") or 0.0
     return list(scores.values())
 
 
