@@ -136,7 +136,8 @@ def test_show_compares_start_and_best_and_tells_spend_and_patterns(world: dict):
     proposer = next(line for line in screen.splitlines() if line.startswith("│ proposer"))
     assert "2" in proposer and "$0.1200" in proposer
     assert "1 candidate, 1 promoted, 1 resolved" in screen and "declares done without looking at its output" in screen
-    assert "gives up after a missing command" not in screen  # candidates are counted, not listed
+    listed = [line.split()[0] for line in screen.splitlines() if line.startswith(" P")]
+    assert listed == ["P2", "P1", "P3"]  # promoted, resolved, then candidates
 
 
 def test_a_running_run_that_went_quiet_is_flagged(tmp_path: Path):
@@ -207,6 +208,19 @@ def test_rollout_shows_steps_verifier_and_failure_record(world: dict):
     assert "pattern: P1 (resolved, 3 tasks)" in screen
     with pytest.raises(UserError, match="2 rollouts"):
         rollout.find(world["store"], "abc")
+
+
+def test_rollout_folds_a_loop_of_identical_steps_unless_full(tmp_path: Path):
+    store = RunStore.create(tmp_path, "eval", run_id="loop")
+    same = {"reply": "```bash\nls -la\n```", "action": "ls -la", "output": "project\n", "exit_code": 0}
+    steps = [same | {"index": i} for i in range(3)] + [{"index": 3, "reply": "x", "action": "echo TASK_DONE", "output": "TASK_DONE\n", "exit_code": 0}]
+    store.write_json("rollouts/loop1.json", {"task_id": "t", "trial": 0, "harness_hash": "h", "model": "m", "steps": steps, "exit_reason": "done"})
+    store.emit("rollout", id="loop1", task_id="t", split="dev", trial=0, passed=False, reward=0.0, exit_reason="done", steps=4,
+               trajectory="rollouts/loop1.json")
+    folded = text_of(rollout.render(rollout.collect(store, "loop")))
+    assert "steps 1-2 repeat step 0 exactly (2 times" in folded and "step 1:" not in folded and "step 3:" in folded
+    full = text_of(rollout.render(rollout.collect(store, "loop"), full=True))
+    assert "repeat" not in full and "step 1:" in full and "step 2:" in full
 
 
 def test_watch_refreshes_until_the_run_stops(tmp_path: Path):

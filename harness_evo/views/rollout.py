@@ -44,8 +44,11 @@ def render(facts: dict[str, Any], full: bool = False) -> Group:
     parts: list[Any] = [summary(row)]
     if facts["trajectory"] is None:
         parts.append(Text("no trajectory was written for this rollout", style="yellow"))
-    for step in trajectory["steps"]:
-        parts.append(step_panel(step, full))
+    for run in repeats(trajectory["steps"], full):
+        parts.append(step_panel(run[0], full))
+        if len(run) > 1:
+            parts.append(Text(f"  steps {run[1]['index']}-{run[-1]['index']} repeat step {run[0]['index']} exactly "
+                              f"({len(run) - 1} times; --full shows them)", style="bold yellow"))
     verifier = trajectory.get("verifier_output") or ""
     parts.append(Panel(cut(verifier, full) or Text("(no verifier output)", style="dim"), title=f"verifier: reward {row.get('reward')}",
                        title_align="left", border_style="green" if row.get("passed") else "red"))
@@ -66,6 +69,18 @@ def summary(row: dict[str, Any]) -> Panel:
     if row.get("error"):
         lines.append(f"\nerror: {row['error']}", style="red")
     return Panel(lines, title=f"rollout {row['id']}", title_align="left")
+
+
+def repeats(steps: list[dict[str, Any]], full: bool) -> list[list[dict[str, Any]]]:
+    """Runs of consecutive steps that did the same thing with the same result (a model stuck in a loop); one step each with --full."""
+    runs: list[list[dict[str, Any]]] = []
+    same = ("action", "output", "exit_code", "format_error")
+    for step in steps:
+        if runs and not full and all(runs[-1][0].get(key) == step.get(key) for key in same):
+            runs[-1].append(step)
+        else:
+            runs.append([step])
+    return runs
 
 
 def step_panel(step: dict[str, Any], full: bool) -> Panel:

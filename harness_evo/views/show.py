@@ -81,8 +81,8 @@ def progress(store: RunStore, nodes: list[dict]) -> dict[str, Any]:
 
 def patterns(store: RunStore) -> dict[str, Any]:
     rows = store.rows("patterns")
-    shown = [row for row in rows if row.get("status") in ("promoted", "resolved")]
-    shown.sort(key=lambda row: (row["status"] != "promoted", -(row.get("support") or 0)))
+    order = {"promoted": 0, "resolved": 1, "candidate": 2}
+    shown = sorted((row for row in rows if row.get("status") in order), key=lambda row: (order[row["status"]], -(row.get("support") or 0)))
     return {
         "counts": dict(Counter(row.get("status") for row in rows)),
         "shown": [{key: row.get(key) for key in ("id", "status", "support", "description", "infra")} for row in shown[:PATTERNS_SHOWN]],
