@@ -6,8 +6,8 @@ from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
 
-from harness_evo.errors import UserError
 from harness_evo.agent.trajectory import Trajectory
+from harness_evo.errors import UserError
 from harness_evo.store import RunStore
 from harness_evo.views import query, style
 
