@@ -128,8 +128,8 @@ def harness_table(facts: dict[str, Any]) -> Table:
     table = Table(title="starting vs best harness", title_justify="left")
     for column in ("", "node", "iteration", "train", "dev", "tokens/rollout"):
         table.add_column(column, justify="right" if column in ("iteration", "train", "dev", "tokens/rollout") else "left")
-    for label in ("start", "best"):
-        node = facts[label]
+    same = facts["start"] and facts["best"] and facts["start"]["id"] == facts["best"]["id"]
+    for label, node in [("start = best", facts["start"])] if same else [("start", facts["start"]), ("best", facts["best"])]:
         if node is None:
             continue
         scores = node["scores"]
