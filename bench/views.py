@@ -3,7 +3,8 @@
 Builds, through the store's own `emit` like a real run, an evolution run with 10,000 rollouts over 300 nodes (a
 random tree, each node a real harness snapshot), the ledger of 1,200 edits, 300 iterations, 3,000 failures in 60
 patterns and 50,000 model calls; then times each view as a user gets it: the facts read from run.db and the
-view rendered to text (rich, 200 columns). `watch` is timed for one refresh.
+view rendered to text (rich, 200 columns). `watch` is timed for one refresh. `edits` shows the latest 100 edits
+unless asked for all; the whole ledger is timed too, as a rich table of a thousand rows is slow to lay out.
 
     python bench/views.py [--rollouts 10000] [--nodes 300] [--calls 50000] [--keep DIR]
 """
@@ -125,7 +126,8 @@ def main() -> None:
         timed("runs", lambda: runs.render(runs.collect(runs_dir), runs_dir)),
         timed("show", lambda: show.render(show.collect(store))),
         timed("tree", lambda: tree.render(tree.collect(store))),
-        timed("edits (the last 100)", lambda: edits.render(edits.collect(store, last=100))),
+        timed("edits (the last 100, the default)", lambda: edits.render(edits.collect(store, last=100))),
+        timed("edits --last 0 (every edit)", lambda: edits.render(edits.collect(store))),
         timed("edits ID", lambda: edits.render_one(edits.one(store, "i150-r0-0"))),
         timed("diff root best", lambda: diff.render(diff.collect(store, root[:12], best[:12]))),
         timed("rollout", lambda: rollout.render(rollout.collect(store, FIRST[:10]))),
