@@ -7,6 +7,7 @@ from typing import Protocol
 
 from harness_evo.agent.actions import STOP_SEQUENCES, FormatError, closed, parse_bash_block, says_done
 from harness_evo.agent.trajectory import ExitReason, Step, Trajectory
+from harness_evo.errors import HarnessError
 from harness_evo.harness import Harness
 from harness_evo.harness.folder import SANDBOX_ROOT
 from harness_evo.llm import ContextTooLong
@@ -52,8 +53,11 @@ class ModelAgent:
         self.stop = stop or threading.Event()
 
     def run(self, harness: Harness, task: Task, sandbox: Sandbox, trajectory: Trajectory) -> None:
-        install_harness(harness, sandbox)
         settings = harness.agent
+        if settings.action_format != "bash-block":
+            raise HarnessError(f"{harness.source}/harness.toml: action_format {settings.action_format!r} is not supported by "
+                               "the agent loop yet (neither embedded model makes native tool calls); use \"bash-block\"")
+        install_harness(harness, sandbox)
         messages = trajectory.messages
         messages += [
             {"role": "system", "content": harness.render("system.md.j2")},
