@@ -5,8 +5,8 @@
    and throughput (generated tokens/s over 4 requests) with 1 and with 2 concurrent callers.
 2. `--prompt-cache`: llama-cpp-python's `--cache true` (a RAM cache of evaluated prompts) against none,
    on two agent-like conversations whose turns interleave, as 2 executor workers produce them.
-3. `--quality`: the solver's job in small (8 bash one-liners checked by running them) and a critic's job
-   (6 labelled judgements of harness edits, as structured output): pass rates and seconds per call.
+3. `--quality`: the solver's job in small (20 bash one-liners checked by running them) and a critic's job
+   (12 labelled judgements of harness edits, as structured output): pass rates and seconds per call.
 
     python bench/llm_local.py [--models local/qwen2.5-coder-0.5b local/qwen2.5-coder-1.5b] [--threads N] [--prompt-cache] [--quality]
 """
@@ -38,6 +38,8 @@ def user(text: str) -> list[dict]:
 
 THREADS: int | None = None
 """Threads of the embedded server (--threads); None: harness-evo's default."""
+VERBOSE = False
+"""Show each wrong answer of --quality (--verbose)."""
 
 
 def open_llm(model: str, cache: bool, **params) -> LLM:
@@ -106,7 +108,20 @@ BASH_PROBLEMS = [
     ("Print the name of the largest file in the folder blobs.", "big.bin"),
     ("Print the content of config.ini with every occurrence of 'foo' replaced by 'bar'.", "name=bar\nmode=bar-fast"),
     ("Print the third line of data.txt in upper case.", "GAMMA"),
+    ("Print the name of the person with the highest score in scores.csv (name,score per line).", "cid"),
+    ("Print the last line of app.log.", "ERROR again"),
+    ("Print the number of characters in the first line of data.txt.", "5"),
+    ("Print the lines of data.txt in reverse order.", "gamma\nbeta\nalpha"),
+    ("Print how many distinct words words.txt contains.", "3"),
+    ("Print the value of the key 'mode' in config.ini (lines are key=value).", "foo-fast"),
+    ("Print the names of the files in src/pkg, one per line.", "c.py"),
+    ("Print the lines of app.log that start with INFO, without the word INFO and the space after it.", "start\nretry"),
+    ("Print the size in bytes of blobs/small.bin.", "10"),
+    ("Print the first column of scores.csv joined with '+' (e.g. a+b+c).", "ann+bob+cid"),
+    ("Print how many times the word apple occurs in words.txt.", "2"),
+    ("Print the number of lines of data.txt that contain the letter 'e'.", "1"),
 ]
+"""(question, exact expected output); each runs in a fresh copy of the same small folder."""
 
 
 def bash_world(folder: Path) -> None:
@@ -124,8 +139,9 @@ def bash_world(folder: Path) -> None:
 
 
 class Judgement(BaseModel):
-    general: bool
     reason: str
+    """First, so that the verdict comes after the model has written its reasons."""
+    general: bool
 
 
 EDITS = [
@@ -135,13 +151,19 @@ EDITS = [
     ("For the task 'git-recover-lost-commit', run `git reflog` and checkout abc123.", False),
     ("Quote file names that may contain spaces.", True),
     ("Always write exactly 'March: 17' to /app/answer.txt.", False),
+    ("Look at the files of the working directory before changing any of them.", True),
+    ("The expected output of the disk usage task is '4.0K logs'; print it directly.", False),
+    ("Prefer one simple command over a long pipeline you cannot check.", True),
+    ("In the task about renaming files with spaces, the files are called 'a b.txt' and 'c d.txt'.", False),
+    ("When a test script exists, run it to see whether your change works.", True),
+    ("Answer 3 whenever you are asked to count the lines of data.txt.", False),
 ]
+"""(edit of an agent's instructions, whether it is general rather than specific to one task)."""
 
 
 def quality(model: str) -> None:
     solved, seconds = 0, []
-    with open_llm(model, cache=False) as llm, tempfile.TemporaryDirectory() as folder:
-        bash_world(Path(folder))
+    with open_llm(model, cache=False) as llm:
         for question, expected in BASH_PROBLEMS:
             reply = llm.complete("solver", [
                 {"role": "system", "content": "You are a shell expert. Reply with exactly one ```bash code block holding one command."},
@@ -149,9 +171,14 @@ def quality(model: str) -> None:
             ], max_tokens=128, seed=0)
             seconds.append(reply.latency_s)
             block = re.search(r"```(?:bash|sh)?\s*\n(.*?)```", reply.text, re.DOTALL)
-            if block:
-                run = subprocess.run(["bash", "-c", block.group(1)], cwd=folder, capture_output=True, text=True, timeout=20)
-                solved += run.stdout.strip() == expected
+            with tempfile.TemporaryDirectory() as folder:
+                bash_world(Path(folder))
+                output = subprocess.run(
+                    ["bash", "-c", block.group(1)], cwd=folder, capture_output=True, text=True, timeout=20
+                ).stdout.strip() if block else "(no bash block)"
+            solved += output == expected
+            if VERBOSE and output != expected:
+                print(f"    wrong: {question}\n      ran {block.group(1).strip() if block else reply.text!r}\n      got {output!r}")
         print(f"  solver (bash one-liners): {solved}/{len(BASH_PROBLEMS)} correct, {sum(seconds) / len(seconds):.1f} s per call")
         right, valid, seconds = 0, 0, []
         for edit, general in EDITS:
@@ -159,12 +186,14 @@ def quality(model: str) -> None:
                 {"role": "system", "content": "You review edits to the instructions of a coding agent that is evaluated on many different tasks."},
                 *user(
                     "Is this edit general, i.e. useful on many tasks without naming or answering one specific task? "
-                    f'Answer as JSON {{"general": true or false, "reason": "..."}}.\n\nEdit: {edit}'
+                    f'Answer as JSON {{"reason": "...", "general": true or false}}.\n\nEdit: {edit}'
                 ),
             ], output=Judgement, max_tokens=128, seed=0)
             seconds.append(reply.latency_s)
             valid += reply.parsed is not None
             right += reply.parsed is not None and reply.parsed.general == general
+            if VERBOSE and not (reply.parsed and reply.parsed.general == general):
+                print(f"    wrong: {edit}\n      said {reply.text!r}")
         print(f"  critic (edit judgements): {right}/{len(EDITS)} right, {valid}/{len(EDITS)} valid JSON, {sum(seconds) / len(seconds):.1f} s per call")
 
 
@@ -174,10 +203,11 @@ def main() -> None:
     parser.add_argument("--prompt-cache", action="store_true", help="compare llama-cpp-python's --cache true against none")
     parser.add_argument("--quality", action="store_true", help="solver and critic pass rates")
     parser.add_argument("--no-speed", action="store_true", help="skip the speed figures")
+    parser.add_argument("--verbose", action="store_true", help="show each wrong answer of --quality")
     parser.add_argument("--threads", type=int, help=f"threads of the embedded server (default here: {llama.default_threads()})")
     args = parser.parse_args()
-    global THREADS
-    THREADS = args.threads
+    global THREADS, VERBOSE
+    THREADS, VERBOSE = args.threads, args.verbose
     threads = args.threads or llama.default_threads()
     print(f"{len(os.sched_getaffinity(0))} cores, server threads {threads}, load average {os.getloadavg()[0]:.1f} at the start")
     for model in args.models:

@@ -183,6 +183,20 @@ def test_one_server_per_model_serves_every_role_and_thread_until_its_last_user_c
     assert [record["pid"] for record in servers.running_servers()] == []
 
 
+def test_a_server_that_died_fails_one_call_and_is_started_again_for_the_next():
+    with LLM(ModelsConfig(solver=RoleModel(model="vllm/org/coder-7b")), cache=False) as llm:
+        llm.complete("solver", [{"role": "user", "content": "one"}])
+        crashed = llm.endpoint(llm.models.solver).server
+        crashed.process.kill()
+        crashed.process.wait()
+        with pytest.raises(ModelUnavailable, match="its server died"):
+            llm.complete("solver", [{"role": "user", "content": "two"}])
+        after = llm.complete("solver", [{"role": "user", "content": "three"}])
+        restarted = llm.endpoint(llm.models.solver).server
+    assert after.text == "org/coder-7b heard: three"
+    assert restarted is not crashed and gone(restarted.process.pid)
+
+
 def test_http_failures_become_retries_or_one_line_errors(monkeypatch):
     monkeypatch.setenv("STAND_IN_BUSY", "1")
     server = vllm.start("org/coder-7b", VllmConfig())

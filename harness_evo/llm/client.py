@@ -8,9 +8,11 @@ exactly one repair round, and a reply still invalid comes back as `Reply(error=.
 Every model call (cache hits included) is recorded as an `llm_call` event when a store is given.
 """
 
+import json
 import threading
 import time
 import uuid
+from contextlib import nullcontext
 from typing import Any
 
 import litellm
@@ -128,14 +130,15 @@ class LLM:
         )
 
     def endpoint(self, config: RoleModel) -> Endpoint:
-        """Where calls of a role's model go; the first use may start its local server."""
+        """Where calls of a role's model go; the first use may start its local server (again, after it died)."""
         prefix, _, rest = config.model.partition("/")
         with self._lock:
-            if config.model not in self._endpoints:
+            key = _endpoint_key(config)
+            if key not in self._endpoints:
                 kind = prefix if prefix in PROVIDERS and rest else "hosted"
                 provider = self._providers.setdefault(kind, PROVIDERS[kind](self.models))
-                self._endpoints[config.model] = provider.endpoint(rest if kind != "hosted" else config.model, config.params)
-            return self._endpoints[config.model]
+                self._endpoints[key] = provider.endpoint(rest if kind != "hosted" else config.model, config.params)
+            return self._endpoints[key]
 
     def _call(self, role: str, config: RoleModel, endpoint: Endpoint, messages: list[dict], params: dict[str, Any]) -> _Answer:
         """One model reply: from the cache, or from the model (then cached)."""
@@ -150,6 +153,9 @@ class LLM:
             answer = self._ask(config, endpoint, messages, params)
         except (ModelError, ModelUnavailable) as e:
             self._record(role, config, _Answer(text="", latency_s=time.monotonic() - started), str(e))
+            if endpoint.server and not endpoint.server.alive:
+                with self._lock:  # the next call starts a new server
+                    self._endpoints.pop(_endpoint_key(config), None)
             raise
         if self.cache:
             self.cache.put(key, answer.model_dump(include={"text", "tokens_in", "tokens_out", "tokens_cached"}))
@@ -161,10 +167,8 @@ class LLM:
             if endpoint.mock:
                 params = {**params, "mock_response": endpoint.mock(messages, params.get("stop"))}
             try:
-                if endpoint.gate:
-                    with endpoint.gate:
-                        return _completion(endpoint, messages, params, config.timeout_s)
-                return _completion(endpoint, messages, params, config.timeout_s)
+                with endpoint.gate or nullcontext():
+                    return _completion(endpoint, messages, params, config.timeout_s)
             except litellm.ContextWindowExceededError as e:
                 raise ContextTooLong(f"{config.model}: the request does not fit its context window ({_first_line(e)}); shorten the prompt or observations") from e
             except litellm.AuthenticationError as e:
@@ -221,6 +225,10 @@ def _cost(response: Any, model: str) -> float:
         return litellm.completion_cost(completion_response=response, model=model)
     except litellm.exceptions.ModelNotMappedError:  # a model litellm has no price for (e.g. a self-hosted one)
         return 0.0
+
+
+def _endpoint_key(config: RoleModel) -> str:
+    return f"{config.model} {json.dumps(config.params, sort_keys=True, default=str)}"
 
 
 def _validate(text: str, output: type[BaseModel]) -> tuple[BaseModel | None, str | None]:
