@@ -128,7 +128,7 @@ def minisweagent_config(name: str) -> Path:
 
 def test_import_of_a_hand_written_mini_swe_agent_config(tmp_path: Path):
     config = yaml.safe_load(minisweagent_config("mini_textbased").read_text())
-    config["model"]["format_error_template"] = "Format error: {{ error }}\nReply with one ```mswea_bash_command block."
+    config["model"] |= {"format_error_template": "Format error: {{ error }}\nReply with one ```mswea_bash_command block.", "model_class": "litellm"}
     (tmp_path / "mine.yaml").write_text(yaml.safe_dump(config))
 
     imported = import_harness("mini-swe-agent", tmp_path / "mine.yaml", tmp_path / "harness", base=Harness.load(BASH_AGENT))
@@ -144,6 +144,7 @@ def test_import_of_a_hand_written_mini_swe_agent_config(tmp_path: Path):
     assert harness.name == "mine" and harness.agent.action_format == "bash-block"
     assert any("agent.cost_limit" in note for note in imported.notes)
     assert any("agent.step_limit 0" in note for note in imported.notes)
+    assert any("model_class litellm makes native tool calls" in note for note in imported.notes)
 
 
 def test_import_refuses_what_harness_evo_cannot_express(tmp_path: Path):

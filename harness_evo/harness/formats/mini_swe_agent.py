@@ -275,11 +275,13 @@ def agent_settings(config: dict[str, dict[str, Any]], extra: dict[str, Any], bas
         step_limit = base.agent.step_limit
     model_class = str(config["model"].pop("model_class", ""))
     config["model"].pop("action_regex", None)
+    if model_class and "textbased" not in model_class:
+        notes.append(f"model.model_class {model_class} makes native tool calls; the harness reads one fenced bash block per reply, "
+                     "as harness-evo's agent loop does (check that the prompts ask for one)")
     return AgentSettings(
         step_limit=step_limit,
         command_timeout_s=config["environment"].pop("timeout", base.agent.command_timeout_s),
         max_observation_chars=extra.get("max_observation_chars", base.agent.max_observation_chars),
-        action_format="tool-calls" if model_class and "textbased" not in model_class else "bash-block",
     )
 
 
