@@ -120,7 +120,7 @@ def summary_panel(summary: dict) -> Panel:
         f"{summary['iterations']} iterations, {summary['rollouts']} rollouts, {summary['elapsed_s'] / 60:.1f} min",
         f"proposals: {summary['proposals']} made, {fates.get('invalid', 0)} invalid, {fates.get('rejected_static', 0)} rejected statically, "
         f"{fates.get('rejected_empirical', 0)} rejected empirically, {fates.get('accepted', 0)} accepted",
-        f"dev pass@1: start {score(summary['start_dev'])} -> best {score(summary['best_dev'])} ({summary['nodes']} nodes in the tree)",
+        f"dev pass@1: start {score(summary['start_dev'])} -> best {score(summary['best_dev'])} ({summary['nodes']} node{'s' * (summary['nodes'] != 1)} in the tree)",
         f"spend: {dollars(summary['spend'])}",
     ]
     return Panel("\n".join(lines), title=f"run {summary['run_id']}", title_align="left")
@@ -131,6 +131,7 @@ def next_steps(summary: dict, run_folder: str) -> str:
     run, best = summary["run_id"], summary["best_node"]
     return "\n".join([
         f"best harness: {run_folder}/harnesses/{best}",
-        f"inspect it:   harness-evo show {run}; harness-evo tree {run}; harness-evo diff {run} {summary['root'][:12]} {best[:12]}",
+        f"inspect it:   harness-evo show {run}; harness-evo tree {run}"
+        + (f"; harness-evo diff {run} {summary['root'][:12]} {best[:12]}" if best != summary["root"] else " (no edit was accepted)"),
         f"export it:    harness-evo export {run} --node best --format native|mini-swe-agent|skills|claude-code --out DIR",
     ])
