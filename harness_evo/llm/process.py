@@ -63,8 +63,7 @@ class ServerProcess:
 
     @classmethod
     def start(
-        cls, name: str, command: Callable[[int], list[str]], health: str, timeout_s: float,
-        port: int | None = None, env: dict[str, str] | None = None,
+        cls, name: str, command: Callable[[int], list[str]], health: str, timeout_s: float, port: int | None = None
     ) -> "ServerProcess":
         """Start `command(port)` and wait until GET `health` answers 200; raises ModelUnavailable with the log's tail."""
         install_signal_handlers()
@@ -74,7 +73,7 @@ class ServerProcess:
         with log.open("wb") as sink:
             process = _launcher.submit(
                 subprocess.Popen, command(port), stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                start_new_session=True, preexec_fn=lambda: _die_with(parent), env={**os.environ, **(env or {})},
+                start_new_session=True, preexec_fn=lambda: _die_with(parent),
             ).result()
         server = cls(name, process, port, log)
         with _lock:
@@ -97,8 +96,9 @@ class ServerProcess:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if not self.alive:
+                tail = self.tail()
                 self.stop()
-                raise ModelUnavailable(f"{self.name} exited with status {self.process.returncode} while starting; {self.tail()}")
+                raise ModelUnavailable(f"{self.name} exited with status {self.process.returncode} while starting; {tail}")
             try:
                 with urllib.request.urlopen(self.url + health, timeout=5) as response:
                     if response.status == 200:
