@@ -144,7 +144,7 @@ class LLM:
         """One model reply: from the cache, or from the model (then cached)."""
         started = time.monotonic()
         key = request_key({
-            "model": config.model, "identity": endpoint.identity, "messages": messages,
+            "model": config.model, "identity": endpoint.identity(), "messages": messages,
             "params": {k: v for k, v in params.items() if k not in UNCACHED_PARAMS},
         })
         if self.cache and (hit := self.cache.get(key)):

@@ -26,8 +26,8 @@ class Endpoint:
     """The local server behind the endpoint, when we started one."""
     mock: Callable[[list[dict], list[str] | None], Any] | None = None
     """Produces litellm's `mock_response` for a call (the scripted test model)."""
-    identity: str = ""
-    """Distinguishes requests to models of the same name in the response cache."""
+    identity: Callable[[], str] = lambda: ""
+    """Distinguishes requests to models of the same name in the response cache (asked at every call)."""
 
 
 class Provider(Protocol):

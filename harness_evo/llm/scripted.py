@@ -82,7 +82,7 @@ class ScriptedProvider:
     def endpoint(self, name: str, params: dict[str, Any]) -> Endpoint:
         model = f"openai/scripted/{name}"
         register_free(model)
-        return Endpoint(model=model, mock=lambda messages, stop: _response(name, messages, stop), identity=token(name))
+        return Endpoint(model=model, mock=lambda messages, stop: _response(name, messages, stop), identity=lambda: token(name))
 
     def close(self) -> None:
         pass
