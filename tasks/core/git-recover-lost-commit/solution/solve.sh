@@ -1,6 +1,6 @@
 #!/bin/bash
 set -euo pipefail
 cd /app/ledger
-lost=$(git reflog --format='%H %gs %s' | awk '/Add monthly billing report/ {print $1; exit}')
+lost=$(git log --walk-reflogs --grep='Add monthly billing report' --format=%H -n 1)
 git cherry-pick "$lost"
 git log --oneline
