@@ -186,11 +186,34 @@ def test_a_command_loop_is_explained_by_the_rules_alone(store):
 
 
 def test_declared_success_that_the_verifier_rejects_goes_to_the_analyzer():
-    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=steps("echo hi"), reward=0.0)
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=steps("cat in.txt", "sort in.txt > out.txt"), reward=0.0)
 
     found = triage({"passed": False}, trajectory, loop_repeats=3)
 
     assert found.record.category == "premature-success" and not found.final and not found.infra
+
+
+def test_success_claimed_right_after_a_failed_command_is_explained_by_the_rules_alone():
+    failed = [*steps("ls", done=False), Step(index=2, reply="", action="nano app.ini", output="bash: nano: command not found", exit_code=127),
+              Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)]
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=failed, reward=0.0)
+
+    found = triage({"passed": False}, trajectory, loop_repeats=3)
+
+    assert (found.final, found.record.category, found.record.blame, found.record.critical_step) == (True, "premature-success", "harness", 3)
+    assert "nano app.ini" in found.record.root_cause and "exited 127" in found.record.root_cause
+
+
+def test_success_claimed_after_one_command_on_different_tasks_is_one_pattern(store):
+    rows = [rollout(store, task, commands=(command,)) for task, command in (("csv-sum", "awk -F, '{s+=$2} END {print s}' a.csv > sum.txt"),
+                                                                           ("log-grep", "grep -c ERROR app.log > errors.txt"))]
+    analyst = Analyst()
+
+    analysis(store, analyst).process(rows)
+
+    [pattern] = live(store)
+    assert (pattern["category"], pattern["support"], pattern["status"]) == ("no-verification", 2, "promoted")
+    assert "Failed rollout" not in analyst.asked
 
 
 @pytest.mark.parametrize("exit_reason, blame", [("step_limit", "model"), ("time_limit", "model"), ("context_limit", "harness")])

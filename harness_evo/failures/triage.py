@@ -1,15 +1,17 @@
 """Rule-based triage of a failed rollout, no model needed: a category and a signature straight from the facts.
 
 Final categories need no model: infrastructure (reported, never a harness pattern; a wall-time limit spent
-waiting for a slow model counts as such), repeated format errors and command loops (their mechanism is the
-whole story). The others (declared success without the verifier agreeing, exhausted steps, wall time or
-context) are symptoms: they go to the analyzer for a root cause, and are its fallback.
+waiting for a slow model counts as such), repeated format errors, command loops, and a wrong claim of success
+made right after a failed command or after a single command (their mechanism is the whole story). The others
+(any other wrong claim of success, exhausted steps, wall time or context) are symptoms: they go to the analyzer
+for a root cause, and are its fallback.
 """
 
 from typing import Any
 
 from pydantic import BaseModel
 
+from harness_evo.agent.actions import DONE_MARKER
 from harness_evo.agent.trajectory import INFRA_REASONS, Trajectory
 from harness_evo.failures.digest import cut, step_key
 from harness_evo.failures.record import Blame, FailureRecord
@@ -39,7 +41,8 @@ def triage(rollout: dict[str, Any], trajectory: Trajectory, loop_repeats: int) -
     if rollout.get("passed") or trajectory.exit_reason == "interrupted":
         return None
     return (infrastructure(trajectory) or slow_model(trajectory) or format_errors(trajectory)
-            or command_loop(trajectory, loop_repeats) or declared_success(trajectory) or exhaustion(trajectory))
+            or command_loop(trajectory, loop_repeats) or unchecked_success(trajectory) or declared_success(trajectory)
+            or exhaustion(trajectory))
 
 
 def infrastructure(trajectory: Trajectory) -> Triage | None:
@@ -89,6 +92,33 @@ def command_loop(trajectory: Trajectory, loop_repeats: int) -> Triage | None:
         root_cause=f"The agent ran `{cut(commands, 120)}` {loop.times} times in a row instead of changing its approach.",
         critical_step=first.index, evidence=f"steps {first.index}-{last.index}: `{cut(commands, 150)}`",
         blame="harness", confidence=0.7))
+
+
+def unchecked_success(trajectory: Trajectory) -> Triage | None:
+    """A wrong claim of success whose mechanism is plain from the steps: it followed a failed command, or one command."""
+    if trajectory.exit_reason != "done":
+        return None
+    work = [step for step in trajectory.steps if step.action and not is_bare_claim(step.action)]
+    if not work:
+        return None
+    last, claim = work[-1], trajectory.steps[-1]
+    if last.exit_code not in (0, None) or last.timed_out:
+        failed = "timed out" if last.timed_out else f"exited {last.exit_code}"
+        return Triage(final=True, record=FailureRecord(
+            category="premature-success", pattern="declares the task done right after its last command failed",
+            root_cause=f"The agent declared success although its last command `{cut(step_key(last), 100)}` {failed}.",
+            critical_step=claim.index, evidence=cut(f"{step_key(last)} -> {last.output.strip()}", 200), blame="harness", confidence=0.9))
+    if len(work) == 1:
+        return Triage(final=True, record=FailureRecord(
+            category="no-verification", pattern="declares the task done after a single command, without inspecting the input or checking the result",
+            root_cause=f"The agent ran only `{cut(step_key(last), 100)}` and declared success without looking at what it produced.",
+            critical_step=claim.index, evidence=cut(step_key(last), 200), blame="harness", confidence=0.8))
+    return None
+
+
+def is_bare_claim(action: str) -> bool:
+    """The action only says the task is done (`echo TASK_DONE`), it does no work."""
+    return action.strip().replace('"', "").replace("'", "") == f"echo {DONE_MARKER}"
 
 
 def declared_success(trajectory: Trajectory) -> Triage | None:
