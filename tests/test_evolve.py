@@ -51,7 +51,10 @@ def test_evolve_fixes_a_seeded_defect_and_refuses_an_edit_that_quotes_a_training
     assert (fix["gate"]["fixed"], fix["gate"]["broken"]) == (6, 0)
 
     for task in ("fruit", "color"):
-        assert passed(store, root, task) == [False] * 3 and passed(store, best, task) == [True] * 3
+        assert passed(store, root, task) == [False] * 4, "trial 0 found the pattern, trials 1-3 faced the child"
+        assert passed(store, best, task) == [True] * 3
+        gated = store.rows("rollouts", "harness_hash = ? AND task_id = ?", [best, task])
+        assert sorted(row["trial"] for row in gated) == [1, 2, 3]
     nodes = {row["id"]: row for row in store.rows("nodes")}
     assert nodes[best]["parent_id"] == root and nodes[best]["edit_id"] == fix["id"]
     assert (nodes[root]["dev_score"], nodes[best]["dev_score"]) == (0.5, 1.0)

@@ -148,7 +148,7 @@ class Evolution:
         child = candidate.child
         regression = self.regression_sample(node, pattern, rng)
         tasks = sorted(set(pattern["task_ids"]) & {task.id for task in self.train}) + regression
-        trials = list(range(self.config.acceptance.trials))
+        trials = list(range(1, 1 + self.config.acceptance.trials))  # trial 0 chose the tasks: see acceptance.py
         parent_rows = self.rollouts(node, tasks, trials)
         child_rows = self.rollouts(child.hash, tasks, trials, harness=child)
         verdict = self.gate.decide(pair_rollouts(parent_rows, child_rows), protected=regression)
