@@ -58,7 +58,7 @@ def eval_command(
     split: Annotated[str, typer.Option(help="train, dev, test or all.")] = "dev",
     trials: Annotated[int, typer.Option(min=1, help="Trials per task.")] = 1,
     model: Annotated[str | None, typer.Option(help="Solver model (litellm name or local/...); default: the embedded model.")] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Rollouts in parallel.")] = 2,
+    workers: Annotated[int | None, typer.Option(min=1, help="Rollouts in parallel (default: 1 with an embedded solver, else 2).")] = None,
     sandbox: Annotated[str, typer.Option(help="docker or local.")] = "docker",
     agent: Annotated[str, typer.Option(help="model, oracle (the tasks' reference solutions) or noop.")] = "model",
     seed: Annotated[int, typer.Option(help="Seed of the run.")] = 0,
@@ -80,7 +80,7 @@ def eval_command(
         config = config.model_validate(config.model_dump() | {
             "kind": "eval", "harness": harness, "tasks": tasks, "split": split, "seed": seed, "agent": agent,
             "sandbox": config.sandbox.model_dump() | {"backend": sandbox},
-            "executor": {"workers": workers, "trials": trials},
+            "executor": {"workers": workers or config.executor.workers, "trials": trials},
             "models": config.models.model_dump() | ({"solver": config.models.solver.model_dump() | {"model": model}} if model else {})
                       | ({"cache": False} if no_cache else {}),
         })
@@ -205,7 +205,7 @@ def evolve_command(
     tasks: Annotated[Path | None, typer.Option(help="The task suite folder, Harbor format (default: tasks/core).")] = None,
     model: Annotated[str | None, typer.Option(help="Solver model (litellm name or local/...); default: the embedded model.")] = None,
     optimizer_model: Annotated[str | None, typer.Option(help="Model of the analyzer, proposer and critic; default: the embedded model.")] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="Rollouts in parallel (default: 2).")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="Rollouts in parallel (default: 1 with an embedded solver, else 2).")] = None,
     budget_rollouts: Annotated[int | None, typer.Option(min=1, help="Stop after this many paid rollouts (default: 400).")] = None,
     budget_minutes: Annotated[float | None, typer.Option(min=0.1, help="Stop after this much wall time (default: 15).")] = None,
     iterations: Annotated[int | None, typer.Option(min=1, help="Stop after this many iterations (default: 20).")] = None,

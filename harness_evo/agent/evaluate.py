@@ -76,7 +76,7 @@ def evaluate(config: RunConfig, store: RunStore, on_progress: ProgressCallback |
     store.emit("run", id=store.id, harness=str(config.harness), harness_hash=harness.hash, tasks=str(config.tasks),
                split=config.split, trials=config.executor.trials, agent=config.agent)
     backend = get_backend(config.sandbox, run_id=store.id)
-    executor = Executor(store, backend, suite, llm=llm, workers=config.executor.workers, agent=config.agent, on_progress=on_progress)
+    executor = Executor(store, backend, suite, llm=llm, workers=config.rollout_workers(), agent=config.agent, on_progress=on_progress)
     rows = executor.run(harness, tasks, config.executor.trials)
     result = EvalResult(store, harness, score_rollouts(rows))
     store.set_status("finished", finished=time.time(), best_node=harness.hash, summary={
