@@ -78,7 +78,7 @@ def test_an_agent_that_never_acts_fails_with_format_errors(tmp_path: Path):
 def test_a_looping_agent_stops_at_the_step_limit(tmp_path: Path):
     store = run_eval(tmp_path, lambda messages: bash("ls"), tasks=greeting_suite(tmp_path))
     [row] = store.rows("rollouts")
-    assert row["exit_reason"] == "step_limit" and row["steps"] == 20 and not row["passed"]
+    assert row["exit_reason"] == "step_limit" and row["steps"] == 12 and not row["passed"]
 
 
 def test_a_command_past_its_timeout_is_killed_and_recorded(tmp_path: Path):
@@ -163,7 +163,7 @@ def test_malformed_harness_is_one_line_without_traceback(tmp_path: Path):
 def test_eval_runs_on_the_embedded_model_with_no_configuration_at_all(tmp_path: Path):
     harness = shutil.copytree(HARNESS, tmp_path / "harness")
     toml = harness / "harness.toml"
-    toml.write_text(toml.read_text().replace("step_limit = 20", "step_limit = 3"))
+    toml.write_text(toml.read_text().replace("step_limit = 12", "step_limit = 3"))
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     process = harness_evo("eval", "--harness", str(harness), "--tasks", str(greeting_suite(tmp_path)), "--split", "train",
                           "--runs", str(tmp_path / "runs"), env=env)

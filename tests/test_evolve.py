@@ -1,6 +1,7 @@
 """`harness-evo evolve` end to end on real Docker, every role scripted: a seeded harness defect is found, fixed,
 measured and kept; a leaky edit is refused; a run killed with SIGKILL resumes to the state of an uninterrupted run."""
 
+import json
 import os
 import signal
 import subprocess
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 from fixtures import evolve_world as world
 from harness_evo.cli import app
 from harness_evo.evolve import session
+from harness_evo.llm import scripted
 from harness_evo.store import RunStore
 
 pytestmark = pytest.mark.docker
@@ -115,3 +117,27 @@ def test_a_run_killed_in_the_middle_of_an_iteration_resumes_to_the_state_of_an_u
 
     assert model_calls(store) == model_calls(reference), "every model call made before the kill was answered from the cache"
     assert store.rows("llm_calls", "cache_hit = 1 AND role = 'proposer'"), "the redone iteration asked the proposer again, from the cache"
+
+
+def test_an_edit_whose_harness_fails_at_run_time_is_rejected_and_the_run_goes_on(tmp_path: Path):
+    world.register()
+
+    def proposer(messages: list[dict]) -> str:
+        """First an edit that loads and renders but cannot run (an action format the agent loop refuses), then the fix."""
+        broken = {"rationale": "native tool calls", "prediction": "fewer format errors",
+                  "ops": [{"op": "replace", "path": "harness.toml", "old": 'action_format = "bash-block"', "new": 'action_format = "tool-calls"'}]}
+        fix = {"rationale": "files must land where the task expects them", "prediction": "tasks naming a relative file pass",
+               "ops": [{"op": "replace", "path": "prompts/system.md.j2", "old": world.DEFECT, "new": world.FIX}]}
+        return json.dumps({"edits": [broken, fix]})
+
+    scripted.register("world-proposer", proposer, token="runtime-failure-proposer")
+    config = world.config()
+
+    summary = session.run(session.start(config, tmp_path / "runs"))
+
+    [folder] = (tmp_path / "runs").iterdir()
+    store = RunStore(folder)
+    broken, fix = store.rows("edits", order_by="id")
+    assert broken["status"] == "rejected_empirical" and "fails at run time" in broken["gate"]["reason"]
+    assert "action_format 'tool-calls' is not supported" in broken["gate"]["reason"]
+    assert fix["status"] == "accepted" and summary["best_node"] == fix["child_id"] != store.info["root"]

@@ -75,6 +75,7 @@ def mutate(harness_dir: Path, relative: str, text: str | None) -> None:
     ("harness.toml", "[harness]\nname = 'x'\n[agent]\nstep_limt = 3\n", "harness.toml: agent.step_limt: Extra inputs are not permitted"),
     ("prompts/instance.md.j2", "{{ instructions }}", "prompts/instance.md.j2: does not render: 'instructions' is undefined"),
     ("prompts/observation.md.j2", "{% if %}", "prompts/observation.md.j2: does not render"),
+    ("prompts/instance.md.j2", "{{ instruction }}\nLast output: {{ output }}", "prompts/instance.md.j2: does not render: 'output' is undefined"),
     ("prompts/format_error.md.j2", None, "prompts/format_error.md.j2: missing template"),
     ("tools/view/tool.toml", 'description = "shows files"\n', "tools/view/tool.toml: a tool needs a `command`"),
     ("skills/python-instead-of-missing-tools/SKILL.md", "---\nname: x\n---\nbody\n", "SKILL.md: frontmatter needs a `description`"),

@@ -15,7 +15,7 @@ from typing import Any
 from harness_evo.agent.agents import Agent, Interrupted, ModelAgent, NoopAgent, OracleAgent
 from harness_evo.agent.trajectory import INFRA_REASONS, Trajectory
 from harness_evo.agent.verify import verify
-from harness_evo.errors import InfraError
+from harness_evo.errors import HarnessError, InfraError
 from harness_evo.harness import Harness
 from harness_evo.llm import ModelUnavailable
 from harness_evo.sandbox import Sandbox, SandboxBackend
@@ -76,6 +76,9 @@ class Executor:
                     row = future.result()
                     if row is not None:
                         results[futures[future]] = row
+        except HarnessError:
+            pool.shutdown(wait=True, cancel_futures=True)  # the harness itself is broken: the rest would fail alike
+            raise
         except BaseException:
             # Rollouts in flight may be waiting on a model call: don't wait for them, their results are discarded.
             self.interrupt()

@@ -17,8 +17,9 @@ import time
 from harness_evo.agent.executor import Executor
 from harness_evo.config import RunConfig
 from harness_evo.curriculum import EXPLORE, make_curriculum, similar_by_metadata
+from harness_evo.errors import HarnessError
 from harness_evo.evolve import events as ev
-from harness_evo.evolve.acceptance import make_gate, pair_rollouts
+from harness_evo.evolve.acceptance import Verdict, make_gate, pair_rollouts
 from harness_evo.evolve.budget import Budget, BudgetExhausted, estimate
 from harness_evo.evolve.critic import Critic
 from harness_evo.evolve.ledger import Candidate, Ledger
@@ -150,8 +151,11 @@ class Evolution:
         tasks = sorted(set(pattern["task_ids"]) & {task.id for task in self.train}) + regression
         trials = list(range(1, 1 + self.config.acceptance.trials))  # trial 0 chose the tasks: see acceptance.py
         parent_rows = self.rollouts(node, tasks, trials)
-        child_rows = self.rollouts(child.hash, tasks, trials, harness=child)
-        verdict = self.gate.decide(pair_rollouts(parent_rows, child_rows), protected=regression)
+        try:
+            child_rows = self.rollouts(child.hash, tasks, trials, harness=child)
+            verdict = self.gate.decide(pair_rollouts(parent_rows, child_rows), protected=regression)
+        except HarnessError as e:
+            verdict = Verdict(accepted=False, fixed=0, broken=0, ties=0, reason=f"the edited harness fails at run time: {e}")
         self.ledger.gated(candidate, verdict, tasks)
         if not verdict.accepted:
             return False, f"edit {candidate.row['id']} rejected by the gate: {verdict.reason}"

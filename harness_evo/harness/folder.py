@@ -204,7 +204,7 @@ class Harness:
                 raise self._error(f"prompts/{template}", "missing template")
         for template in REQUIRED_TEMPLATES + OPTIONAL_TEMPLATES:
             if self.has_template(template):
-                self.render(template, **SAMPLE_CONTEXT)
+                self.render(template, **{name: SAMPLE_CONTEXT[name] for name in TEMPLATE_VARIABLES[template]})
 
     def _parse_toml(self, path: str, model: type[BaseModel] | None) -> Any:
         try:
@@ -234,7 +234,15 @@ SAMPLE_CONTEXT = {
     "steps_left": 9,
     "error": "No bash block found.",
 }
-"""Variables the agent loop passes to templates; a template using anything else fails at load time."""
+"""Sample values of the variables the agent loop passes to templates (besides `agent`, `tools` and `skills`)."""
+TEMPLATE_VARIABLES = {
+    "system.md.j2": (),
+    "instance.md.j2": ("instruction",),
+    "observation.md.j2": ("output", "exit_code", "timed_out", "step", "steps_left"),
+    "format_error.md.j2": ("error",),
+    "confirm_done.md.j2": (),
+}
+"""What the agent loop passes to each template; a template using anything else fails at load time."""
 
 
 def split_frontmatter(text: str, where: str) -> tuple[dict[str, Any], str]:
