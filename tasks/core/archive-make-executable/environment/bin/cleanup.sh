@@ -1,0 +1,3 @@
+#!/bin/bash
+# Removes temporary files older than a week.
+echo "cleanup: nothing to do yet"

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Deploys the current build.
+echo "deploy: nothing to do yet"

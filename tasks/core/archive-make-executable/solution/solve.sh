@@ -1,0 +1,3 @@
+#!/bin/bash
+chmod +x /app/bin/*.sh
+ls -l /app/bin

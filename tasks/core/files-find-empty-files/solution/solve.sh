@@ -1,0 +1,3 @@
+#!/bin/bash
+find /app/uploads -type f -empty > /app/empty_files.txt
+cat /app/empty_files.txt
