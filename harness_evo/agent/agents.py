@@ -61,7 +61,7 @@ class ModelAgent:
         messages = trajectory.messages
         messages += [
             {"role": "system", "content": harness.render("system.md.j2")},
-            {"role": "user", "content": harness.render("instance.md.j2", instruction=task.instruction)},
+            {"role": "user", "content": harness.render("instance.md.j2", instruction=task.instruction, step=0, steps_left=settings.step_limit)},
         ]
         started, errors_in_a_row = time.monotonic(), 0
         try:

@@ -237,7 +237,7 @@ SAMPLE_CONTEXT = {
 """Sample values of the variables the agent loop passes to templates (besides `agent`, `tools` and `skills`)."""
 TEMPLATE_VARIABLES = {
     "system.md.j2": (),
-    "instance.md.j2": ("instruction",),
+    "instance.md.j2": ("instruction", "step", "steps_left"),
     "observation.md.j2": ("output", "exit_code", "timed_out", "step", "steps_left"),
     "format_error.md.j2": ("error",),
     "confirm_done.md.j2": (),
