@@ -91,3 +91,18 @@ def test_the_ledger_and_the_critics_reasons_reach_the_proposer():
     prompt = messages[-1]["content"]
     assert "rejected_empirical: tell it to double-check" in prompt and "0 fixed vs 2 broken" in prompt
     assert "sent back" in prompt and 'quotes the tests of training task fruit: "crunchy-apple-42"' in prompt
+
+
+def test_the_ledger_of_edits_never_gated_reaches_the_proposer_of_a_later_iteration(tmp_path):
+    from harness_evo.evolve.ledger import Ledger
+    from harness_evo.evolve.proposer import Proposal
+    from harness_evo.store import RunStore
+
+    ledger = Ledger(RunStore.create(tmp_path / "runs", "evolve"), lambda event: None)
+    ledger.propose(0, 0, 0, "n0", "P1", Proposal(ops=[], rationale="move the files", problem="replace: the old text occurs 0 times"))
+
+    tried = ledger.tried("P1", before=1)
+    [proposal], [messages] = propose([json.dumps({"edits": [edit_json()]})], ledger=tried)
+
+    assert proposal.problem is None
+    assert "invalid: move the files" in messages[-1]["content"] and "the old text occurs 0 times" in messages[-1]["content"]

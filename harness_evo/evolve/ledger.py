@@ -17,6 +17,8 @@ from harness_evo.harness import Harness
 from harness_evo.store import RunStore
 
 FINAL = ("invalid", "rejected_static", "rejected_empirical", "accepted")
+EMPTY_FIELDS = {"child_id": None, "rationale": None, "prediction": None, "reasons": [], "gate": None}
+"""Fields an edit row may lack when read back: the store makes a column only at its first non-empty value."""
 
 
 class Candidate(BaseModel):
@@ -39,8 +41,8 @@ class Ledger:
 
     def tried(self, pattern_id: str, before: int) -> list[dict]:
         """Edits against a pattern in earlier iterations that reached a verdict, oldest first."""
-        return [row for row in self.store.rows("edits", "pattern_id = ? AND iteration < ?", [pattern_id, before], order_by="iteration, id")
-                if row["status"] in FINAL]
+        return [EMPTY_FIELDS | row for row in self.store.rows("edits", "pattern_id = ? AND iteration < ?", [pattern_id, before],
+                                                            order_by="iteration, id") if row["status"] in FINAL]
 
     def propose(self, iteration: int, revision: int, k: int, node: str, pattern_id: str, proposal: Proposal) -> Candidate:
         row = {
