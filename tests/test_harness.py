@@ -54,6 +54,16 @@ def test_edit_whose_old_text_is_absent_is_refused():
         Harness.load(DEFAULT).apply(Edit(ops=[Replace(path="prompts/system.md.j2", old="no such text", new="x")]))
 
 
+def test_edit_whose_old_text_differs_only_in_case_and_spacing_applies_to_its_one_match():
+    parent = Harness.load(DEFAULT)
+    child = parent.apply(Edit(ops=[Replace(path="prompts/observation.md.j2", old="exit code:   {{ exit_code }}",
+                                           new="Exit code: {{ exit_code }} (not 0: the command failed)")]))
+    assert "Exit code: 1 (not 0: the command failed)" in child.render("observation.md.j2", output="x", exit_code=1, timed_out=False,
+                                                                       step=1, steps_left=3)
+    with pytest.raises(EditError, match="occurs 0 times"):
+        parent.apply(Edit(ops=[Replace(path="prompts/system.md.j2", old="BASH", new="sh")]))
+
+
 @pytest.mark.parametrize("path", ["../escape.md", "/etc/passwd", "skills/../../x"])
 def test_unsafe_component_paths_are_refused(path: str):
     with pytest.raises(UserError, match="unsafe path"):

@@ -1,5 +1,6 @@
 """An edit to a harness: operations on its components (GEPA's candidate is a dict of texts, so is ours)."""
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -34,10 +35,19 @@ class Replace(Operation):
         text = components.get(self.path)
         if text is None:
             raise EditError(f"replace: no component {self.path}")
-        count = text.count(self.old) if self.old else 0
-        if count != 1:
+        count = text.count(self.old) if self.old.strip() else 0
+        if count == 1:
+            components[self.path] = text.replace(self.old, self.new)
+            return
+        loose = [m for m in loose_pattern(self.old).finditer(text)] if count == 0 and self.old.strip() else []
+        if len(loose) != 1:
             raise EditError(f"replace: the old text occurs {count} times in {self.path}, it must occur exactly once")
-        components[self.path] = text.replace(self.old, self.new)
+        components[self.path] = text[: loose[0].start()] + self.new + text[loose[0].end() :]
+
+
+def loose_pattern(old: str) -> re.Pattern:
+    """`old` up to case and whitespace: small models copy a line with its capital letter or spacing changed."""
+    return re.compile(r"\s+".join(re.escape(word) for word in old.split()), re.IGNORECASE)
 
 
 class Write(Operation):
