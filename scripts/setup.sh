@@ -6,6 +6,21 @@ cd "$(dirname "$0")/.."
 VENV=.venv
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
+need_apt=()
+python3 -c 'import ensurepip' 2>/dev/null || need_apt+=(python3-venv)
+command -v g++ >/dev/null || need_apt+=(g++)  # llama.cpp is compiled here
+command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+command -v debootstrap >/dev/null || need_apt+=(debootstrap)
+command -v dockerd >/dev/null || docker info >/dev/null 2>&1 || need_apt+=(docker.io)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        say "installing ${need_apt[*]} with apt"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    else
+        say "missing ${need_apt[*]}; install them (as root: apt-get install -y ${need_apt[*]})"
+    fi
+fi
+
 if [ ! -x "$VENV/bin/python" ]; then
     say "creating the virtual environment $VENV"
     python3 -m venv "$VENV"
@@ -15,7 +30,7 @@ fi
 LLAMA_CPP=0.3.36
 cpu=$(grep -m1 '^flags' /proc/cpuinfo | sha256sum | cut -c1-12)
 wheels="${HARNESS_EVO_CACHE:-$HOME/.cache/harness-evo}/wheels/cpu-$cpu"
-stamp="$VENV/.installed-$(cat pyproject.toml "$0" | sha256sum | cut -c1-16)-$cpu"
+stamp="$VENV/.installed-$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)-$cpu"
 if [ ! -f "$stamp" ]; then
     "$VENV/bin/pip" install -q --upgrade pip
     if ! ls "$wheels"/llama_cpp_python-"$LLAMA_CPP"-*.whl >/dev/null 2>&1; then
@@ -28,19 +43,6 @@ if [ ! -f "$stamp" ]; then
     "$VENV/bin/pip" install -q --no-index --no-deps --force-reinstall --find-links "$wheels" "llama-cpp-python==$LLAMA_CPP"
     "$VENV/bin/pip" install -q -e ".[local,test]"
     rm -f "$VENV"/.installed-* && touch "$stamp"
-fi
-
-need_apt=()
-command -v bwrap >/dev/null || need_apt+=(bubblewrap)
-command -v debootstrap >/dev/null || need_apt+=(debootstrap)
-command -v dockerd >/dev/null || docker info >/dev/null 2>&1 || need_apt+=(docker.io)
-if [ ${#need_apt[@]} -gt 0 ]; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        say "installing ${need_apt[*]} with apt"
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
-    else
-        say "missing ${need_apt[*]}; install them (as root: apt-get install -y ${need_apt[*]})"
-    fi
 fi
 
 if ! docker info >/dev/null 2>&1; then
