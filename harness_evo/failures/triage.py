@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness_evo.agent.actions import DONE_MARKER
-from harness_evo.agent.trajectory import INFRA_REASONS, Trajectory
+from harness_evo.agent.trajectory import INFRA_REASONS, Step, Trajectory
 from harness_evo.failures.digest import cut, step_key
 from harness_evo.failures.record import Blame, FailureRecord
 from harness_evo.failures.repeats import longest_loop
@@ -101,7 +101,7 @@ def unchecked_success(trajectory: Trajectory) -> Triage | None:
     work = [step for step in trajectory.steps if step.action and not is_bare_claim(step.action)]
     if not work:
         return None
-    last, claim = work[-1], trajectory.steps[-1]
+    last, claim = work[-1], claim_step(trajectory) or trajectory.steps[-1]
     if last.exit_code not in (0, None) or last.timed_out:
         failed = "timed out" if last.timed_out else f"exited {last.exit_code}"
         return Triage(final=True, record=FailureRecord(
@@ -121,10 +121,15 @@ def is_bare_claim(action: str) -> bool:
     return action.strip().replace('"', "").replace("'", "") == f"echo {DONE_MARKER}"
 
 
+def claim_step(trajectory: Trajectory) -> Step | None:
+    """The step in which the agent said it had finished."""
+    return next((step for step in reversed(trajectory.steps) if step.finished), None)
+
+
 def declared_success(trajectory: Trajectory) -> Triage | None:
     if trajectory.exit_reason != "done":
         return None
-    claim = next((step for step in reversed(trajectory.steps) if step.finished), None)
+    claim = claim_step(trajectory)
     return Triage(final=False, record=FailureRecord(
         category="premature-success", pattern="declares the task done although the verifier disagrees",
         root_cause=f"The agent declared success but the verifier gave reward {trajectory.reward:g}.",

@@ -39,7 +39,7 @@ class Replace(Operation):
         if count == 1:
             components[self.path] = text.replace(self.old, self.new)
             return
-        loose = [m for m in loose_pattern(self.old).finditer(text)] if count == 0 and self.old.strip() else []
+        loose = list(loose_pattern(self.old).finditer(text)) if count == 0 and self.old.strip() else []
         if len(loose) != 1:
             raise EditError(f"replace: the old text occurs {count} times in {self.path}, it must occur exactly once")
         components[self.path] = text[: loose[0].start()] + self.new + text[loose[0].end() :]
