@@ -84,6 +84,7 @@ ThreadingHTTPServer((args.host, int(args.port)), Handler).serve_forever()
 
 CHILD = textwrap.dedent('''\
     import sys
+    import time
     from harness_evo.config import ModelsConfig, RoleModel
     from harness_evo.llm import LLM
 
@@ -91,7 +92,8 @@ CHILD = textwrap.dedent('''\
     llm.complete("solver", [{"role": "user", "content": "hi"}])
     server = llm.endpoint(llm.models.solver).server
     print(server.process.pid, server.port, flush=True)
-    sys.stdin.read()
+    while True:  # a signal the kernel hands to another thread runs its handler at the main thread's next wake-up
+        time.sleep(0.2)
 ''')
 
 
