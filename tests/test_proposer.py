@@ -57,6 +57,16 @@ def test_a_proposal_becomes_an_edit_that_applies_to_the_harness():
     assert DEFECT in prompt, "the proposer sees the harness's components"
 
 
+def test_an_appended_line_of_advice_becomes_a_write_that_keeps_the_component():
+    advice = "After a command fails, read its error and fix the command before you finish."
+    reply = {"edits": [{"rationale": "fix failures", "ops": [{"op": "append", "path": "prompts/system.md.j2", "text": advice}]}]}
+    [proposal], _ = propose([json.dumps(reply)])
+
+    assert proposal.problem is None and proposal.ops[0]["op"] == "write"
+    system = HARNESS.apply(proposal.edit).render("system.md.j2")
+    assert system.rstrip().endswith(advice) and DEFECT in system
+
+
 def test_a_bare_edit_in_a_fenced_block_is_understood():
     reply = "Here is my fix:\n```json\n" + json.dumps(edit_json()) + "\n```"
     [proposal], _ = propose([reply])

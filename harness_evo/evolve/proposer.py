@@ -20,14 +20,19 @@ LEDGER_SHOWN = 8
 
 
 class OpDraft(BaseModel):
-    op: Literal["replace", "write", "delete"]
-    """replace: `old` -> `new` in `path`; write: `path` gets `text`; delete: `path` is removed."""
+    op: Literal["replace", "write", "delete", "append"]
+    """replace: `old` -> `new` in `path`; write: `path` gets `text`; delete: `path` is removed; append: `text` is
+    added at the end of `path` (a small model's easiest edit: nothing to quote exactly)."""
     path: str
     old: str = ""
     new: str = ""
     text: str = ""
 
-    def operation(self) -> dict:
+    def operation(self, components: dict[str, str]) -> dict:
+        """The harness operation this draft stands for; an append becomes a `write` of the whole new text."""
+        if self.op == "append":
+            current = components.get(self.path, "").rstrip("\n")
+            return {"op": "write", "path": self.path, "text": f"{current}\n{self.text.strip()}\n".lstrip("\n")}
         fields = {"replace": ("old", "new"), "write": ("text",), "delete": ()}[self.op]
         return {"op": self.op, "path": self.path, **{name: getattr(self, name) for name in fields}}
 
@@ -83,11 +88,11 @@ class Proposer:
         drafts = reply.parsed.edits[: self.config.candidates]
         if not drafts:
             return [Proposal(ops=[], problem="the proposer proposed no edit")]
-        return [to_proposal(draft) for draft in drafts]
+        return [to_proposal(draft, harness.components) for draft in drafts]
 
 
-def to_proposal(draft: EditDraft) -> Proposal:
-    ops = [op.operation() for op in draft.ops]
+def to_proposal(draft: EditDraft, components: dict[str, str]) -> Proposal:
+    ops = [op.operation(components) for op in draft.ops]
     proposal = Proposal(ops=ops, rationale=draft.rationale, prediction=draft.prediction)
     if not ops:
         proposal.problem = "the edit has no operations"
