@@ -2,6 +2,7 @@
 
 import signal
 import sys
+import traceback
 from pathlib import Path
 from typing import Annotated
 
@@ -249,8 +250,17 @@ def run_evolution(store, quiet: bool) -> None:
     from harness_evo.evolve import session
     from harness_evo.views.evolution import EvolutionView, next_steps, summary_panel
 
-    with EvolutionView(console, quiet=quiet) as view:
-        summary = session.run(store, [view])
+    try:
+        with EvolutionView(console, quiet=quiet) as view:
+            summary = session.run(store, [view])
+    except UserError:
+        raise
+    except Exception as e:  # a bug of ours: what finished is recorded, so say how to go on instead of a traceback
+        crash_log = store.folder / "crash.log"
+        crash_log.write_text(traceback.format_exc())
+        message = (str(e).strip().splitlines() or ["no message"])[0][:200]
+        raise UserError(f"the run stopped on an unexpected error ({type(e).__name__}: {message}); what finished is kept, "
+                        f"the traceback is in {crash_log}; `harness-evo resume {store.folder.name}` continues") from e
     console.print(summary_panel(summary))
     console.print(next_steps(summary, str(store.folder)), soft_wrap=True, markup=False, highlight=False)
 

@@ -1,5 +1,6 @@
 """What a user sees while `evolve` runs: the live panel, or one plain line per event with --quiet."""
 
+import pytest
 from rich.console import Console
 
 from harness_evo.evolve import events as ev
@@ -59,14 +60,36 @@ def test_quiet_mode_prints_one_line_per_event_and_none_per_rollout():
 
 
 def test_the_closing_summary_counts_fates_and_says_where_the_best_harness_is():
-    summary = {"run_id": "evolve-1", "stop": "3 iterations done", "iterations": 3, "rollouts": 37, "elapsed_s": 600.0, "proposals": 4,
-               "fates": {"invalid": 1, "rejected_static": 1, "rejected_empirical": 1, "accepted": 1}, "start_dev": 0.5, "best_dev": 0.75,
+    summary = {"run_id": "evolve-1", "stop": "3 iterations done", "iterations": 3, "rollouts": 37, "elapsed_s": 600.0, "proposals": 5,
+               "fates": {"invalid": 1, "rejected_static": 1, "rejected_empirical": 1, "accepted": 1, "proposed": 1}, "start_dev": 0.5, "best_dev": 0.75,
                "nodes": 2, "spend": {"proposer": 0.5}, "root": ROOT, "best_node": CHILD}
     screen = console()
     screen.print(summary_panel(summary))
     text = screen.export_text()
-    assert "proposals: 4 made, 1 invalid, 1 rejected statically, 1 rejected empirically, 1 accepted" in text
+    assert "proposals: 5 made, 1 invalid, 1 rejected statically, 1 rejected empirically, 1 accepted, 1 not yet gated" in text
     assert "dev pass@1: start 50% -> best 75%" in text
     steps = next_steps(summary, "/runs/evolve-1")
     assert f"best harness: /runs/evolve-1/harnesses/{CHILD}" in steps
     assert f"harness-evo diff evolve-1 {ROOT[:12]} {CHILD[:12]}" in steps and "harness-evo export evolve-1 --node best" in steps
+
+
+def test_an_unexpected_error_in_a_run_is_one_line_that_keeps_the_traceback_and_says_how_to_resume(tmp_path, monkeypatch, capsys):
+    from harness_evo.cli import main
+    from harness_evo.evolve import session
+    from harness_evo.store import RunStore
+
+    store = RunStore.create(tmp_path, "evolve")
+
+    def broken_run(store, listeners):
+        raise RuntimeError("the tree lost a node\nsecond line")
+
+    monkeypatch.setattr(session, "run", broken_run)
+    monkeypatch.setattr("sys.argv", ["harness-evo", "resume", str(store.folder), "--quiet"])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+
+    assert exit_.value.code == 2
+    error = " ".join(capsys.readouterr().err.split())
+    assert "unexpected error (RuntimeError: the tree lost a node)" in error and "Traceback" not in error
+    assert f"harness-evo resume {store.folder.name}" in error
+    assert "second line" in (store.folder / "crash.log").read_text()

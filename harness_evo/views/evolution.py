@@ -119,7 +119,8 @@ def summary_panel(summary: dict) -> Panel:
         f"stopped because: {summary['stop']}",
         f"{summary['iterations']} iterations, {summary['rollouts']} rollouts, {summary['elapsed_s'] / 60:.1f} min",
         f"proposals: {summary['proposals']} made, {fates.get('invalid', 0)} invalid, {fates.get('rejected_static', 0)} rejected statically, "
-        f"{fates.get('rejected_empirical', 0)} rejected empirically, {fates.get('accepted', 0)} accepted",
+        f"{fates.get('rejected_empirical', 0)} rejected empirically, {fates.get('accepted', 0)} accepted"
+        + (f", {fates['proposed']} not yet gated" if fates.get("proposed") else ""),
         f"dev pass@1: start {score(summary['start_dev'])} -> best {score(summary['best_dev'])} ({summary['nodes']} node{'s' * (summary['nodes'] != 1)} in the tree)",
         f"spend: {dollars(summary['spend'])}",
     ]
