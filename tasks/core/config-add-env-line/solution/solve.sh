@@ -1,0 +1,3 @@
+#!/bin/bash
+echo 'MAX_CONNECTIONS=100' >> /app/.env
+cat /app/.env

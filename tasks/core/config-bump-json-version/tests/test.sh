@@ -1,0 +1,5 @@
+#!/bin/bash
+set -u
+reward=$(python3 /tests/check.py | tail -n 1)
+case "$reward" in '' | *[!0-9.]*) reward=0 ;; esac
+echo "$reward" > /logs/verifier/reward.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+tail -n +2 /app/orders.csv | wc -l > /app/order_count.txt
+cat /app/order_count.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+python3 -c "import json; print(json.load(open('/app/user.json'))['email'])" > /app/email.txt
+cat /app/email.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+sed -i 's/pritn/print/' /app/hello.py
+python3 /app/hello.py

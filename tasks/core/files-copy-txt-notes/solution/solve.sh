@@ -1,0 +1,3 @@
+#!/bin/bash
+cp /app/inbox/*.txt /app/notes/
+ls -l /app/notes

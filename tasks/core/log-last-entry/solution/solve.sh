@@ -1,0 +1,3 @@
+#!/bin/bash
+tail -n 1 /app/service.log > /app/last_entry.txt
+cat /app/last_entry.txt

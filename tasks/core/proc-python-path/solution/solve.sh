@@ -1,0 +1,3 @@
+#!/bin/bash
+which python3 > /app/python_path.txt
+cat /app/python_path.txt

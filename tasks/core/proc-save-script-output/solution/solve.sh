@@ -1,0 +1,3 @@
+#!/bin/bash
+/app/report.sh > /app/report.txt
+cat /app/report.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+cut -d' ' -f1 /app/people.txt > /app/names.txt
+cat /app/names.txt

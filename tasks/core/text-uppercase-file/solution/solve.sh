@@ -1,0 +1,3 @@
+#!/bin/bash
+tr '[:lower:]' '[:upper:]' < /app/quiet.txt > /app/loud.txt
+cat /app/loud.txt
