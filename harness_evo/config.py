@@ -146,6 +146,8 @@ class AcceptanceConfig(Strict):
     """`sign-test`: one-sided sign test on fixed vs broken pairs; `strict-sum`: any gain on the minibatch (GEPA)."""
     alpha: float = Field(0.1, gt=0, lt=1)
     """Significance level of the sign test."""
+    pattern_tasks: int = Field(4, ge=1)
+    """Most of the pattern's train tasks the child is compared on (a sample when the pattern has more)."""
     regression_sample: int = 4
     """Tasks the parent passes that are re-run on the child to catch regressions."""
     trials: int = 3

@@ -1,6 +1,9 @@
 """The search tree: harness versions joined by accepted edits; which node to expand, and which one is best."""
 
+import random
+
 from harness_evo.config import SearchConfig
+from harness_evo.evolve.loop import pattern_sample
 from harness_evo.evolve.tree import UCB, Greedy, SearchTree, node_selector
 from harness_evo.store import RunStore
 
@@ -38,3 +41,12 @@ def test_greedy_takes_the_best_train_score_and_the_strategy_is_chosen_by_name():
     assert Greedy().select(tree) == "good"
     assert isinstance(node_selector(SearchConfig(strategy="greedy")), Greedy)
     assert isinstance(node_selector(SearchConfig(strategy="ucb")), UCB)
+
+
+def test_a_child_is_gated_on_at_most_n_of_its_patterns_train_tasks_drawn_reproducibly():
+    pattern = {"task_ids": ["a", "b", "c", "d", "e", "f", "dev-only"]}
+    train = ["a", "b", "c", "d", "e", "f", "g"]
+    drawn = pattern_sample(pattern, train, 4, random.Random("0:3"))
+    assert len(drawn) == 4 and set(drawn) <= set("abcdef") and drawn == sorted(drawn)
+    assert drawn == pattern_sample(pattern, train, 4, random.Random("0:3")), "a resumed run gates on the same tasks"
+    assert pattern_sample(pattern, train, 10, random.Random(1)) == list("abcdef")

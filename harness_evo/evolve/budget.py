@@ -89,7 +89,7 @@ class Estimate(BaseModel):
 def estimate(config: RunConfig, n_dev: int, step_limit: int) -> Estimate:
     """A rough forecast from the budgets: per iteration a minibatch, a gate (child and parent) and sometimes a dev scoring."""
     minibatch = config.curriculum.minibatch
-    gate = (minibatch + config.acceptance.regression_sample) * config.acceptance.trials
+    gate = (config.acceptance.pattern_tasks + config.acceptance.regression_sample) * config.acceptance.trials
     per_iteration = minibatch + 2 * gate + ACCEPT_SHARE_GUESS * n_dev * config.search.dev_trials
     start = n_dev * config.search.dev_trials
     iterations = max(0, min(config.budget.max_iterations, int((config.budget.max_rollouts - start) // max(per_iteration, 1)) + 1))

@@ -148,7 +148,7 @@ class Evolution:
         """The empirical gate: child vs parent on the pattern's tasks plus a regression sample of tasks the parent passes."""
         child = candidate.child
         regression = self.regression_sample(node, pattern, rng)
-        tasks = sorted(set(pattern["task_ids"]) & {task.id for task in self.train}) + regression
+        tasks = pattern_sample(pattern, [task.id for task in self.train], self.config.acceptance.pattern_tasks, rng) + regression
         trials = list(range(1, 1 + self.config.acceptance.trials))  # trial 0 chose the tasks: see acceptance.py
         parent_rows = self.rollouts(node, tasks, trials)
         try:
@@ -215,6 +215,12 @@ class Evolution:
             "proposals": sum(fates.values()), "fates": fates, "nodes": len(tree),
             "rollouts": self.budget.rollouts(), "spend": self.budget.spend(), "elapsed_s": round(self.budget.elapsed_s, 1),
         }
+
+
+def pattern_sample(pattern: dict, train: list[str], n: int, rng: random.Random) -> list[str]:
+    """The pattern's train tasks a child is gated on: all of them, or `n` drawn with the iteration's `rng`."""
+    failing = sorted(set(pattern["task_ids"]) & set(train))
+    return sorted(rng.sample(failing, min(len(failing), n)))
 
 
 def dev_tasks(suite: Suite, config: RunConfig) -> list[Task]:
