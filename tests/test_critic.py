@@ -89,6 +89,19 @@ def test_the_critic_model_may_send_an_edit_back_with_its_reasons():
     assert accepted.status == "passed"
 
 
+def test_the_critic_model_sees_an_appended_line_as_such_not_the_whole_rewritten_prompt():
+    advice = "Run the script you fixed once more and read its output before you finish."
+    system = HARNESS.components["prompts/system.md.j2"]
+    seen = []
+    scripted.register("critic-append", lambda messages: seen.append(messages[-1]["content"]) or '{"accept": true, "reasons": []}')
+    edit = Edit(ops=[Write(path="prompts/system.md.j2", text=f"{system.rstrip()}\n{advice}\n")], rationale="check the fix")
+    with LLM(ModelsConfig(critic=RoleModel(model="scripted/critic-append"))) as llm:
+        Critic(SearchConfig(), TRAIN, None, llm).judge(HARNESS, edit, PATTERN)
+
+    [prompt] = seen
+    assert "append to `prompts/system.md.j2`" in prompt and advice in prompt and DEFECT not in prompt
+
+
 @pytest.mark.docker
 def test_a_changed_tool_that_crashes_in_the_sandbox_is_rejected():
     from harness_evo.sandbox import get_backend
