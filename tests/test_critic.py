@@ -82,18 +82,20 @@ def test_an_edit_beyond_the_size_budget_is_rejected():
 
 
 def test_the_critic_model_may_send_an_edit_back_with_its_reasons():
-    review = json.dumps({"accept": False, "reasons": ["it only restates the problem"]})
+    review = json.dumps({"task_specific": False, "addresses_pattern": False, "reasons": ["it only restates the problem"]})
     judgement = judge(prompt_edit("Save each file exactly where the task says."), review=review)
     assert judgement.status == "rejected_static" and judgement.reasons == ["critic: it only restates the problem"]
-    accepted = judge(prompt_edit("Save files where the task says."), review=json.dumps({"accept": True, "reasons": []}))
+    accepted = judge(prompt_edit("Save files where the task says."), review=json.dumps({"task_specific": False, "addresses_pattern": True, "reasons": []}))
     assert accepted.status == "passed"
+    specific = judge(prompt_edit("Save every file next to the first script you see."), review=json.dumps({"task_specific": True, "addresses_pattern": True}))
+    assert specific.reasons == ["critic: the edit names details of particular tasks"]
 
 
 def test_the_critic_model_sees_an_appended_line_as_such_not_the_whole_rewritten_prompt():
     advice = "Run the script you fixed once more and read its output before you finish."
     system = HARNESS.components["prompts/system.md.j2"]
     seen = []
-    scripted.register("critic-append", lambda messages: seen.append(messages[-1]["content"]) or '{"accept": true, "reasons": []}')
+    scripted.register("critic-append", lambda messages: seen.append(messages[-1]["content"]) or '{"task_specific": false, "addresses_pattern": true}')
     edit = Edit(ops=[Write(path="prompts/system.md.j2", text=f"{system.rstrip()}\n{advice}\n")], rationale="check the fix")
     with LLM(ModelsConfig(critic=RoleModel(model="scripted/critic-append"))) as llm:
         Critic(SearchConfig(), TRAIN, None, llm).judge(HARNESS, edit, PATTERN)

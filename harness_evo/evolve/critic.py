@@ -35,12 +35,19 @@ class Judgement(BaseModel):
 
 
 class Review(BaseModel):
-    """The critic model's answer."""
+    """The critic model's answer: two narrow questions, which a small model answers far more reliably than one broad
+    "accept?" (the 1.5B rejected all 6 general edits of `bench/llm_local.py` when asked that)."""
 
-    accept: bool
-    """True when the edit is general and addresses the pattern."""
+    task_specific: bool
+    """True when the edit names a particular task's files, values, answers or commands."""
+    addresses_pattern: bool
+    """True when the agent, following the edit, would act differently in the pattern's situation."""
     reasons: list[str] = Field(default_factory=list)
-    """One sentence per problem (empty when accepted)."""
+    """One sentence per problem."""
+
+    @property
+    def accept(self) -> bool:
+        return self.addresses_pattern and not self.task_specific
 
 
 class Critic:
@@ -107,7 +114,8 @@ class Critic:
         review = reply.parsed
         if review.accept:
             return []
-        return [f"critic: {reason}" for reason in review.reasons if reason.strip()] or ["critic: the edit is not general or does not address the pattern"]
+        default = "the edit names details of particular tasks" if review.task_specific else "the edit does not change what the agent does in the pattern's situation"
+        return [f"critic: {reason}" for reason in review.reasons if reason.strip()] or [f"critic: {default}"]
 
 
 SHOWN = {"instance.md.j2": "instruction", "observation.md.j2": "output", "format_error.md.j2": "error"}
