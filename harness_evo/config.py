@@ -152,6 +152,9 @@ class AcceptanceConfig(Strict):
     """Tasks the parent passes that are re-run on the child to catch regressions."""
     trials: int = 3
     """Trials per task when comparing child and parent."""
+    extra_trials: int = Field(3, ge=0)
+    """Trials added to every gate task when the first look is undecided with the child ahead (0: one look); the sign
+    test's alpha is then split evenly between the two looks."""
 
 
 class SearchConfig(Strict):

@@ -84,7 +84,32 @@ def test_rollout_rows_pair_on_identical_keys_and_skip_what_is_not_the_agents_fau
                                             Pair(task_id="a", trial=1, parent=1.0, child=1.0)]
 
 
+def test_a_child_ahead_but_short_of_significance_is_undecided_and_a_child_behind_is_not():
+    gate = SignTestGate(alpha=0.1, looks=2)
+
+    ahead = gate.decide(pairs(fixed=4, ties=14))
+    behind = gate.decide(pairs(fixed=2, broken=3, ties=13))
+
+    assert not ahead.accepted and ahead.undecided
+    assert ahead.reason == "too few pairs differ to tell: 4 fixed vs 0 broken (14 ties); the sign test at alpha 0.05 needs at least 5"
+    assert not behind.accepted and not behind.undecided
+    assert gate.decide(pairs(fixed=6, ties=12)).accepted
+
+
+def test_a_second_look_at_more_trials_still_accepts_noise_at_most_alpha_of_the_time():
+    gate = SignTestGate(alpha=0.1, looks=2)
+
+    def two_looks(seed: int) -> bool:
+        all_pairs = noisy_twins(random.Random(seed), trials=6)
+        verdict = gate.decide([pair for pair in all_pairs if pair.trial < 3])
+        return (gate.decide(all_pairs) if verdict.undecided else verdict).accepted
+
+    assert sum(two_looks(seed) for seed in range(400)) / 400 <= 0.1
+
+
 def test_the_rule_is_chosen_by_name():
     assert isinstance(make_gate(AcceptanceConfig(rule="strict-sum")), StrictSumGate)
-    gate = make_gate(AcceptanceConfig(rule="sign-test", alpha=0.05))
-    assert isinstance(gate, SignTestGate) and gate.min_discordant == 5
+    one_look = make_gate(AcceptanceConfig(rule="sign-test", alpha=0.05, extra_trials=0))
+    two_looks = make_gate(AcceptanceConfig(rule="sign-test", alpha=0.05))
+    assert isinstance(one_look, SignTestGate) and one_look.min_discordant == 5
+    assert two_looks.alpha == 0.025 and two_looks.min_discordant == 6

@@ -141,3 +141,19 @@ def test_an_edit_whose_harness_fails_at_run_time_is_rejected_and_the_run_goes_on
     assert broken["status"] == "rejected_empirical" and "fails at run time" in broken["gate"]["reason"]
     assert "action_format 'tool-calls' is not supported" in broken["gate"]["reason"]
     assert fix["status"] == "accepted" and summary["best_node"] == fix["child_id"] != store.info["root"]
+
+
+def test_a_gate_left_undecided_runs_more_trials_of_both_sides_and_decides_on_all_of_them(tmp_path: Path):
+    world.register()
+    config = world.config()
+    config.acceptance = config.acceptance.model_copy(update={"trials": 2, "extra_trials": 2})
+
+    session.run(session.start(config, tmp_path / "runs"))
+
+    [folder] = (tmp_path / "runs").iterdir()
+    store = RunStore(folder)
+    fix = next(row for row in store.rows("edits") if row["status"] == "accepted")
+    assert (fix["gate"]["fixed"], fix["gate"]["broken"]) == (8, 0), "4 fixed on 2 trials is short of alpha 0.05; 8 on 4 is not"
+    for task in ("fruit", "color"):
+        assert passed(store, fix["child_id"], task) == [True] * 4
+        assert len(passed(store, store.info["root"], task)) == 5, "trial 0 chose the task, trials 1-4 faced the child"

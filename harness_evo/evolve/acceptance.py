@@ -3,6 +3,10 @@
 Both sides ran the same tasks with the same trial seeds, so each key is a pair. A pair is *fixed* when the child
 scored higher, *broken* when it scored lower, a *tie* otherwise; ties say nothing about which harness is better.
 
+A gate may look twice: when the first look leaves the child ahead but undecided, both sides run more trials of the
+same tasks and the rule decides on all pairs. Each look then tests at half the alpha (Bonferroni), so the chance of
+accepting an edit that does nothing stays within alpha over both looks.
+
 Pair on trials that did not choose the tasks: a pattern's tasks were chosen because the parent failed them and a
 regression sample because it passed them, so reusing those very rollouts as the parent's side counts regression to
 the mean as fixes (or breaks). `bench/curriculum_sim.py` shows the effect; run both sides on fresh trial keys.
@@ -39,6 +43,8 @@ class Verdict(BaseModel):
     p_value: float | None = None
     """One-sided sign-test p-value of "the child is no better" (None when no pair differs or the rule has none)."""
     reason: str
+    undecided: bool = False
+    """True when more pairs could still accept: the child is ahead, not significantly, and lost no protected task."""
 
 
 class AcceptanceRule(Protocol):
@@ -75,8 +81,8 @@ class Tally(BaseModel):
         broken = sum(pair.child < pair.parent for pair in pairs)
         return cls(fixed=fixed, broken=broken, ties=len(pairs) - fixed - broken)
 
-    def verdict(self, accepted: bool, reason: str, p_value: float | None = None) -> Verdict:
-        return Verdict(accepted=accepted, p_value=p_value, reason=reason, **self.model_dump())
+    def verdict(self, accepted: bool, reason: str, p_value: float | None = None, undecided: bool = False) -> Verdict:
+        return Verdict(accepted=accepted, p_value=p_value, reason=reason, undecided=undecided, **self.model_dump())
 
     def __str__(self) -> str:
         return f"{self.fixed} fixed vs {self.broken} broken ({self.ties} ties)"
@@ -85,11 +91,11 @@ class Tally(BaseModel):
 class SignTestGate:
     """Accept only when a one-sided sign test on fixed vs broken pairs rejects "no improvement" at `alpha` and no
     protected task was lost. A protected task is lost when the parent scored on one of its trials and the child on
-    none: one flaky trial is noise, losing the task is a regression."""
+    none: one flaky trial is noise, losing the task is a regression. With `looks` > 1 each look tests at alpha / looks."""
 
-    def __init__(self, alpha: float):
-        self.alpha = alpha
-        self.min_discordant = math.ceil(math.log(alpha, 0.5) - 1e-9)
+    def __init__(self, alpha: float, looks: int = 1):
+        self.alpha = alpha / looks
+        self.min_discordant = math.ceil(math.log(self.alpha, 0.5) - 1e-9)
         """Fewest differing pairs with which even an all-fixed result can reach `alpha`."""
 
     def decide(self, pairs: list[Pair], protected: Collection[str] = ()) -> Verdict:
@@ -104,11 +110,12 @@ class SignTestGate:
             return tally.verdict(False, "no paired results: the child and the parent share no scored (task, trial) key")
         if not discordant:
             return tally.verdict(False, f"all {tally.ties} pairs tie: the child does no better than its parent here")
+        ahead = tally.fixed > tally.broken
         if discordant < self.min_discordant:
             return tally.verdict(False, f"too few pairs differ to tell: {tally}; the sign test at alpha {self.alpha:g} "
-                                        f"needs at least {self.min_discordant}", p_value)
+                                        f"needs at least {self.min_discordant}", p_value, undecided=ahead)
         if p_value > self.alpha:
-            return tally.verdict(False, f"not significant: {tally}, p = {p_value:.3f} > alpha {self.alpha:g}", p_value)
+            return tally.verdict(False, f"not significant: {tally}, p = {p_value:.3f} > alpha {self.alpha:g}", p_value, undecided=ahead)
         return tally.verdict(True, f"{tally}, p = {p_value:.3f} <= alpha {self.alpha:g}", p_value)
 
 
@@ -134,7 +141,7 @@ def lost_tasks(pairs: list[Pair], protected: Collection[str]) -> list[str]:
 
 
 RULES: dict[str, Callable[[AcceptanceConfig], AcceptanceRule]] = {
-    "sign-test": lambda config: SignTestGate(config.alpha),
+    "sign-test": lambda config: SignTestGate(config.alpha, looks=2 if config.extra_trials else 1),
     "strict-sum": lambda config: StrictSumGate(),
 }
 """`AcceptanceConfig.rule` -> how to build it."""

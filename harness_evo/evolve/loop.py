@@ -131,9 +131,8 @@ class Evolution:
             passed, feedback = [], []
             for k, proposal in enumerate(proposals):
                 candidate = self.ledger.propose(i, revision, k, node, pattern["id"], proposal)
-                judgement = self.critic.judge(parent, proposal.edit, pattern, seed) if proposal.edit else None
-                if judgement and judgement.child is not None and judgement.child.hash in self.state.nodes:
-                    judgement.status, judgement.reasons = "invalid", ["the edited harness is already a node of the tree"]
+                known = self.ledger.children(node) | {hash: "already a node of the tree" for hash in self.state.nodes}
+                judgement = self.critic.judge(parent, proposal.edit, pattern, seed, known) if proposal.edit else None
                 candidate = self.ledger.judged(candidate, judgement)
                 if candidate.status == "proposed":
                     passed.append(candidate)
@@ -149,13 +148,10 @@ class Evolution:
         child = candidate.child
         regression = self.regression_sample(node, pattern, rng)
         tasks = pattern_sample(pattern, [task.id for task in self.train], self.config.acceptance.pattern_tasks, rng) + regression
-        trials = list(range(1, 1 + self.config.acceptance.trials))  # trial 0 chose the tasks: see acceptance.py
-        parent_rows = self.rollouts(node, tasks, trials)
-        try:
-            child_rows = self.rollouts(child.hash, tasks, trials, harness=child)
-            verdict = self.gate.decide(pair_rollouts(parent_rows, child_rows), protected=regression)
-        except HarnessError as e:
-            verdict = Verdict(accepted=False, fixed=0, broken=0, ties=0, reason=f"the edited harness fails at run time: {e}")
+        gate = self.config.acceptance
+        verdict = self.look(node, child, tasks, list(range(1, 1 + gate.trials)), regression)  # trial 0 chose the tasks: see acceptance.py
+        if verdict.undecided and gate.extra_trials:
+            verdict = self.look(node, child, tasks, list(range(1, 1 + gate.trials + gate.extra_trials)), regression)
         self.ledger.gated(candidate, verdict, tasks)
         if not verdict.accepted:
             return False, f"edit {candidate.row['id']} rejected by the gate: {verdict.reason}"
@@ -165,6 +161,15 @@ class Evolution:
             self.curriculum.observe(pattern["id"], (verdict.fixed - verdict.broken) / max(1, verdict.fixed + verdict.broken + verdict.ties))
         self.emit_node(child.hash)
         return True, f"edit {candidate.row['id']} accepted: {verdict.reason}"
+
+    def look(self, node: str, child: Harness, tasks: list[str], trials: list[int], regression: list[str]) -> Verdict:
+        """The gate's decision on child and parent rollouts over `tasks` x `trials` (rollouts already run are not paid again)."""
+        parent_rows = self.rollouts(node, tasks, trials)
+        try:
+            child_rows = self.rollouts(child.hash, tasks, trials, harness=child)
+        except HarnessError as e:
+            return Verdict(accepted=False, fixed=0, broken=0, ties=0, reason=f"the edited harness fails at run time: {e}")
+        return self.gate.decide(pair_rollouts(parent_rows, child_rows), protected=regression)
 
     def score_root(self) -> None:
         if self.root not in self.state.nodes:
