@@ -54,7 +54,7 @@ class ModelsConfig(Strict):
     """The agent's own model, the one whose harness is evolved."""
     analyzer: RoleModel = Field(default_factory=RoleModel)
     """Explains failed rollouts as failure records."""
-    proposer: RoleModel = Field(default_factory=lambda: RoleModel(max_tokens=1500))
+    proposer: RoleModel = Field(default_factory=lambda: RoleModel(max_tokens=1500, temperature=0.5))
     """Proposes edits to the harness against a promoted failure pattern."""
     critic: RoleModel = Field(default_factory=RoleModel)
     """Reviews proposed edits before any rollout is paid for them."""

@@ -43,6 +43,18 @@ def test_a_general_edit_passes_with_its_child_harness():
     assert "exactly where the task says" in judgement.child.render("system.md.j2")
 
 
+def test_an_edit_that_makes_a_harness_already_tried_is_invalid_without_asking_the_critic_model():
+    edit = prompt_edit("Save each file exactly where the task says.")
+    child = HARNESS.apply(edit)
+    scripted.register("critic-never-asked", [])
+    with LLM(ModelsConfig(critic=RoleModel(model="scripted/critic-never-asked"))) as llm:
+        judgement = Critic(SearchConfig(), TRAIN, llm=llm).judge(
+            HARNESS, edit, PATTERN, known={child.hash: "the same as edit i0-r1-0 (rejected empirical)"})
+
+    assert judgement.status == "invalid"
+    assert judgement.reasons == ["the edited harness is the same as edit i0-r1-0 (rejected empirical): propose a different edit"]
+
+
 def test_an_edit_quoting_a_training_tasks_expected_output_is_rejected_with_that_reason():
     judgement = judge(prompt_edit(DEFECT + ' When a task asks for a fruit, the word is "crunchy-apple-42".'))
     assert judgement.status == "rejected_static"

@@ -6,6 +6,8 @@ model's review of generality and relevance. Every problem is one sentence the pr
 """
 
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -60,7 +62,8 @@ class Critic:
         self.backend = backend
         self.llm = llm
 
-    def judge(self, parent: Harness, edit: Edit, pattern: dict, seed: int = 0) -> Judgement:
+    def judge(self, parent: Harness, edit: Edit, pattern: dict, seed: int = 0, known: Mapping[str, str] = MappingProxyType({})) -> Judgement:
+        """`known` maps harnesses already proposed or in the tree to what they are: proposing one again is invalid."""
         try:
             child = parent.apply(edit)
         except EditError as e:
@@ -69,6 +72,8 @@ class Critic:
             return Judgement(status="rejected_static", reasons=[f"the edited harness does not load: {e}"])
         if child.hash == parent.hash:
             return Judgement(status="invalid", reasons=["the edit changes nothing"])
+        if child.hash in known:
+            return Judgement(status="invalid", reasons=[f"the edited harness is {known[child.hash]}: propose a different edit"])
         reasons = self.rules(parent, child)
         if not reasons and self.config.review and self.llm is not None:
             reasons = self.review(parent, edit, pattern, seed)

@@ -68,6 +68,11 @@ class Ledger:
         row = candidate.row | {"status": "accepted" if verdict.accepted else "rejected_empirical", "gate": gate}
         return self._save(Candidate(row=row, child=candidate.child), final=True)
 
+    def children(self, parent_id: str) -> dict[str, str]:
+        """The harnesses already proposed as children of `parent_id` -> which edit made each and its fate."""
+        return {row["child_id"]: f"the same as edit {row['id']} ({row['status'].replace('_', ' ')})"
+                for row in self.store.rows("edits", "parent_id = ?", [parent_id], order_by="iteration, id") if row.get("child_id")}
+
     def fates(self) -> dict[str, int]:
         """Number of edits per status."""
         return dict(Counter(row["status"] for row in self.store.rows("edits")))
