@@ -1,11 +1,13 @@
 """The search tree: harness versions joined by accepted edits; which node to expand, and which one is best."""
 
 import random
+from pathlib import Path
 
 from harness_evo.config import SearchConfig
 from harness_evo.evolve.loop import pattern_sample
 from harness_evo.evolve.tree import UCB, Greedy, SearchTree, node_selector
 from harness_evo.store import RunStore
+from harness_evo.taskset import Task
 
 
 def node(id: str, parent: str | None = None, train=None, dev=None, tokens=100.0, expansions=0, created=0.0) -> dict:
@@ -43,10 +45,18 @@ def test_greedy_takes_the_best_train_score_and_the_strategy_is_chosen_by_name():
     assert isinstance(node_selector(SearchConfig(strategy="ucb")), UCB)
 
 
-def test_a_child_is_gated_on_at_most_n_of_its_patterns_train_tasks_drawn_reproducibly():
+def test_a_child_is_gated_on_at_most_n_of_its_patterns_train_tasks_the_easiest_first_drawn_reproducibly():
+    difficulty = {"a": "hard", "b": "easy", "c": "medium", "d": "easy", "e": "easy", "f": "medium", "g": "easy"}
+    train = [Task(id=name, folder=Path(name), instruction="", difficulty=level) for name, level in difficulty.items()]
     pattern = {"task_ids": ["a", "b", "c", "d", "e", "f", "dev-only"]}
-    train = ["a", "b", "c", "d", "e", "f", "g"]
+
     drawn = pattern_sample(pattern, train, 4, random.Random("0:3"))
-    assert len(drawn) == 4 and set(drawn) <= set("abcdef") and drawn == sorted(drawn)
+
+    def medium(drawn: list[str]) -> str:
+        [extra] = set(drawn) - {"b", "d", "e"}
+        return extra
+
+    assert len(drawn) == 4 and {"b", "d", "e"} < set(drawn) and drawn == sorted(drawn), "the three easy ones and a medium one"
+    assert {medium(pattern_sample(pattern, train, 4, random.Random(seed))) for seed in range(20)} == {"c", "f"}
     assert drawn == pattern_sample(pattern, train, 4, random.Random("0:3")), "a resumed run gates on the same tasks"
     assert pattern_sample(pattern, train, 10, random.Random(1)) == list("abcdef")

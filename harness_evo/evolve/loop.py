@@ -33,6 +33,10 @@ from harness_evo.store import RunStore
 from harness_evo.taskset import Suite, Task
 
 
+DIFFICULTY_RANK = {"easy": 0, "medium": 1, "hard": 2}
+"""Gate order of a task's difficulty; one without a known difficulty counts as medium."""
+
+
 class Evolution:
     """One evolution run in `store`, started from `harness`; `run()` starts it or continues it from its last checkpoint."""
 
@@ -147,7 +151,7 @@ class Evolution:
         """The empirical gate: child vs parent on the pattern's tasks plus a regression sample of tasks the parent passes."""
         child = candidate.child
         regression = self.regression_sample(node, pattern, rng)
-        tasks = pattern_sample(pattern, [task.id for task in self.train], self.config.acceptance.pattern_tasks, rng) + regression
+        tasks = pattern_sample(pattern, self.train, self.config.acceptance.pattern_tasks, rng) + regression
         gate = self.config.acceptance
         verdict = self.look(node, child, tasks, list(range(1, 1 + gate.trials)), regression)  # trial 0 chose the tasks: see acceptance.py
         if verdict.undecided and gate.extra_trials:
@@ -222,10 +226,15 @@ class Evolution:
         }
 
 
-def pattern_sample(pattern: dict, train: list[str], n: int, rng: random.Random) -> list[str]:
-    """The pattern's train tasks a child is gated on: all of them, or `n` drawn with the iteration's `rng`."""
-    failing = sorted(set(pattern["task_ids"]) & set(train))
-    return sorted(rng.sample(failing, min(len(failing), n)))
+def pattern_sample(pattern: dict, train: list[Task], n: int, rng: random.Random) -> list[str]:
+    """The pattern's train tasks a child is gated on: all of them, or the `n` easiest, drawn with the iteration's
+    `rng` within a difficulty. A gate learns only from pairs that differ, and a task the solver fails on either side
+    is a tie whatever the edit does."""
+    members = set(pattern["task_ids"])
+    failing = sorted((task for task in train if task.id in members), key=lambda task: task.id)
+    rng.shuffle(failing)
+    failing.sort(key=lambda task: DIFFICULTY_RANK.get(task.difficulty, 1))  # stable: the draw decides within a difficulty
+    return sorted(task.id for task in failing[:n])
 
 
 def dev_tasks(suite: Suite, config: RunConfig) -> list[Task]:
