@@ -174,8 +174,9 @@ class SearchConfig(Strict):
     """Size budget of an edited harness: all components plus the rendered system prompt."""
     ngram_words: int = 8
     """An edit quoting this many consecutive words of a training task's instruction, tests or solution is rejected."""
-    review: bool = True
-    """Ask the critic model to judge generality and relevance after the rule checks pass."""
+    review: bool | None = None
+    """Ask the critic model to judge generality and relevance after the rule checks pass; unset: yes, unless the critic
+    is an embedded model (the 1.5B's verdicts follow its sampling seed, not the edit: see `RunConfig.reviews_edits`)."""
     dev_trials: int = 1
     """Trials per dev task when an accepted node (and the root) is scored on the dev split."""
     dev_sample: int = Field(6, ge=1)
@@ -245,6 +246,16 @@ class RunConfig(Strict):
         if self.executor.workers:
             return self.executor.workers
         return 1 if self.agent == "model" and self.models.solver.model.startswith("local/") else 2
+
+    def reviews_edits(self) -> bool:
+        """`search.review`, or its default. The embedded 1.5B as critic rejected all 5 edits of a real run that passed the
+        rule checks, two general ones on target among them ("Before declaring the task done, read the entire input and
+        check the output"); sampled at temperature 0.7, it gave each of 6 task-specific probe edits the same three
+        verdicts, seed by seed, as the general "Quote file names that may contain spaces". The rule checks, which
+        catch edits quoting or naming training tasks, still run."""
+        if self.search.review is not None:
+            return self.search.review
+        return not self.models.critic.model.startswith("local/")
 
     def save(self, path: Path) -> None:
         path.write_text(tomli_w.dumps(self.model_dump(mode="json", exclude_none=True)))

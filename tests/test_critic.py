@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from harness_evo.config import ModelsConfig, RoleModel, SandboxConfig, SearchConfig
+from harness_evo.config import ModelsConfig, RoleModel, RunConfig, SandboxConfig, SearchConfig
 from harness_evo.evolve.critic import Critic
 from harness_evo.harness import Delete, Edit, Harness, Replace, Write
 from harness_evo.llm import LLM, scripted
@@ -28,7 +28,7 @@ def prompt_edit(new: str) -> Edit:
 
 
 def judge(edit: Edit, config: SearchConfig | None = None, review: str | None = None, backend=None):
-    config = config or SearchConfig(review=review is not None)
+    config = config or SearchConfig()
     if review is None:
         return Critic(config, TRAIN, backend).judge(HARNESS, edit, PATTERN)
     name = f"critic-{id(edit)}"
@@ -135,3 +135,11 @@ def test_an_edit_that_hides_the_task_from_the_agent_is_rejected():
     judgement = judge(edit)
     assert judgement.status == "rejected_static"
     assert judgement.reasons == ["prompts/instance.md.j2 no longer shows {{ instruction }} to the agent; keep it in the template"]
+
+
+def test_an_embedded_critic_model_reviews_no_edit_unless_the_config_asks_for_it():
+    config = RunConfig()
+    hosted = RunConfig(models=ModelsConfig(critic=RoleModel(model="openai/gpt-4o-mini")))
+    asked = RunConfig(search=SearchConfig(review=True))
+
+    assert not config.reviews_edits() and hosted.reviews_edits() and asked.reviews_edits()

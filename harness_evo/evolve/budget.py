@@ -98,7 +98,7 @@ def estimate(config: RunConfig, n_dev: int, step_limit: int) -> Estimate:
         "solver": int(rollouts * max(1, step_limit // 2)),
         "analyzer": int(iterations * minibatch * FAIL_SHARE_GUESS),
         "proposer": iterations * (1 + config.search.revisions // 2),
-        "critic": iterations * config.search.candidates if config.search.review else 0,
+        "critic": iterations * config.search.candidates if config.reviews_edits() else 0,
     }
     dollars = {role: price(config.models.role(role), n) for role, n in calls.items()}
     return Estimate(iterations=iterations, rollouts=rollouts, model_calls=calls, dollars=dollars,

@@ -53,7 +53,7 @@ class Review(BaseModel):
 
 
 class Critic:
-    """Rule checks and an LLM review; `backend` and `smoke_task` are where changed tools are smoke-tested."""
+    """Rule checks and, when given an `llm`, its review; `backend` and `smoke_task` are where changed tools are smoke-tested."""
 
     def __init__(self, config: SearchConfig, train_tasks: list[Task], backend: SandboxBackend | None = None, llm=None):
         self.config = config
@@ -75,7 +75,7 @@ class Critic:
         if child.hash in known:
             return Judgement(status="invalid", reasons=[f"the edited harness is {known[child.hash]}: propose a different edit"])
         reasons = self.rules(parent, child)
-        if not reasons and self.config.review and self.llm is not None:
+        if not reasons and self.llm is not None:
             reasons = self.review(parent, edit, pattern, seed)
         return Judgement(status="rejected_static" if reasons else "passed", reasons=reasons, child=child)
 

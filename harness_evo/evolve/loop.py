@@ -50,7 +50,7 @@ class Evolution:
         self.dev = dev_tasks(suite, config)
         self.patterns = Patterns(store, llm, config, suite)
         self.proposer = Proposer(llm, config.search)
-        self.critic = Critic(config.search, self.train, backend, llm)
+        self.critic = Critic(config.search, self.train, backend, llm if config.reviews_edits() else None)
         self.gate = make_gate(config.acceptance)
         self.ledger = Ledger(store, self.emit)
         self.selector = node_selector(config.search)
