@@ -155,6 +155,9 @@ class AcceptanceConfig(Strict):
     extra_trials: int = Field(3, ge=0)
     """Trials added to every gate task when the first look is undecided with the child ahead (0: one look); the sign
     test's alpha is then split evenly between the two looks."""
+    second_look_p: float = Field(0.25, gt=0, le=1)
+    """The second look is taken only when the first look's p-value is at most this: 1 fixed vs 0 broken is not worth
+    doubling the gate's rollouts."""
 
 
 class SearchConfig(Strict):

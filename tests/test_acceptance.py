@@ -93,11 +93,12 @@ def test_a_child_ahead_but_short_of_significance_is_undecided_and_a_child_behind
     assert not ahead.accepted and ahead.undecided
     assert ahead.reason == "too few pairs differ to tell: 4 fixed vs 0 broken (14 ties); the sign test at alpha 0.05 needs at least 5"
     assert not behind.accepted and not behind.undecided
+    assert not SignTestGate(alpha=0.1, looks=2, second_look_p=0.25).decide(pairs(fixed=1, ties=8)).undecided, "p = 0.5: not worth a second look"
     assert gate.decide(pairs(fixed=6, ties=12)).accepted
 
 
 def test_a_second_look_at_more_trials_still_accepts_noise_at_most_alpha_of_the_time():
-    gate = SignTestGate(alpha=0.1, looks=2)
+    gate = SignTestGate(alpha=0.1, looks=2, second_look_p=1.0)
 
     def two_looks(seed: int) -> bool:
         all_pairs = noisy_twins(random.Random(seed), trials=6)

@@ -44,7 +44,8 @@ class Verdict(BaseModel):
     """One-sided sign-test p-value of "the child is no better" (None when no pair differs or the rule has none)."""
     reason: str
     undecided: bool = False
-    """True when more pairs could still accept: the child is ahead, not significantly, and lost no protected task."""
+    """True when more pairs could still accept: the child is ahead (p at most the rule's `second_look_p`), not
+    significantly, and lost no protected task."""
 
 
 class AcceptanceRule(Protocol):
@@ -93,8 +94,9 @@ class SignTestGate:
     protected task was lost. A protected task is lost when the parent scored on one of its trials and the child on
     none: one flaky trial is noise, losing the task is a regression. With `looks` > 1 each look tests at alpha / looks."""
 
-    def __init__(self, alpha: float, looks: int = 1):
+    def __init__(self, alpha: float, looks: int = 1, second_look_p: float = 1.0):
         self.alpha = alpha / looks
+        self.second_look_p = second_look_p
         self.min_discordant = math.ceil(math.log(self.alpha, 0.5) - 1e-9)
         """Fewest differing pairs with which even an all-fixed result can reach `alpha`."""
 
@@ -110,12 +112,12 @@ class SignTestGate:
             return tally.verdict(False, "no paired results: the child and the parent share no scored (task, trial) key")
         if not discordant:
             return tally.verdict(False, f"all {tally.ties} pairs tie: the child does no better than its parent here")
-        ahead = tally.fixed > tally.broken
+        promising = tally.fixed > tally.broken and p_value <= self.second_look_p
         if discordant < self.min_discordant:
             return tally.verdict(False, f"too few pairs differ to tell: {tally}; the sign test at alpha {self.alpha:g} "
-                                        f"needs at least {self.min_discordant}", p_value, undecided=ahead)
+                                        f"needs at least {self.min_discordant}", p_value, undecided=promising)
         if p_value > self.alpha:
-            return tally.verdict(False, f"not significant: {tally}, p = {p_value:.3f} > alpha {self.alpha:g}", p_value, undecided=ahead)
+            return tally.verdict(False, f"not significant: {tally}, p = {p_value:.3f} > alpha {self.alpha:g}", p_value, undecided=promising)
         return tally.verdict(True, f"{tally}, p = {p_value:.3f} <= alpha {self.alpha:g}", p_value)
 
 
@@ -141,7 +143,7 @@ def lost_tasks(pairs: list[Pair], protected: Collection[str]) -> list[str]:
 
 
 RULES: dict[str, Callable[[AcceptanceConfig], AcceptanceRule]] = {
-    "sign-test": lambda config: SignTestGate(config.alpha, looks=2 if config.extra_trials else 1),
+    "sign-test": lambda config: SignTestGate(config.alpha, looks=2 if config.extra_trials else 1, second_look_p=config.second_look_p),
     "strict-sum": lambda config: StrictSumGate(),
 }
 """`AcceptanceConfig.rule` -> how to build it."""
