@@ -152,10 +152,10 @@ class Evolution:
         child = candidate.child
         regression = self.regression_sample(node, pattern, rng)
         tasks = pattern_sample(pattern, self.train, self.config.acceptance.pattern_tasks, rng) + regression
-        gate = self.config.acceptance
-        verdict = self.look(node, child, tasks, list(range(1, 1 + gate.trials)), regression)  # trial 0 chose the tasks: see acceptance.py
-        if verdict.undecided and gate.extra_trials:
-            verdict = self.look(node, child, tasks, list(range(1, 1 + gate.trials + gate.extra_trials)), regression)
+        acceptance = self.config.acceptance
+        verdict = self.look(node, child, tasks, list(range(1, 1 + acceptance.trials)), regression)  # trial 0 chose the tasks: see acceptance.py
+        if verdict.undecided and acceptance.extra_trials:
+            verdict = self.look(node, child, tasks, list(range(1, 1 + acceptance.trials + acceptance.extra_trials)), regression)
         self.ledger.gated(candidate, verdict, tasks)
         if not verdict.accepted:
             return False, f"edit {candidate.row['id']} rejected by the gate: {verdict.reason}"
