@@ -150,6 +150,9 @@ class AcceptanceConfig(Strict):
     """Most of the pattern's train tasks the child is compared on (a sample when the pattern has more)."""
     regression_sample: int = 4
     """Tasks the parent passes that are re-run on the child to catch regressions."""
+    unsolved_after: int = Field(6, ge=1)
+    """A train task failed this many times in the run (by any harness) and never passed is left out of the gate while
+    the pattern has other tasks: its pairs only tie, and its step-limit rollouts are the gate's slowest."""
     trials: int = 3
     """Trials per task when comparing child and parent."""
     extra_trials: int = Field(3, ge=0)

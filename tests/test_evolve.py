@@ -157,3 +157,19 @@ def test_a_gate_left_undecided_runs_more_trials_of_both_sides_and_decides_on_all
     for task in ("fruit", "color"):
         assert passed(store, fix["child_id"], task) == [True] * 4
         assert len(passed(store, store.info["root"], task)) == 5, "trial 0 chose the task, trials 1-4 faced the child"
+
+
+def test_a_pattern_task_that_never_passed_is_gated_only_when_the_pattern_has_no_other(tmp_path: Path):
+    world.register()
+    config = world.config()
+    config.acceptance = config.acceptance.model_copy(update={"unsolved_after": 1})
+
+    session.run(session.start(config, tmp_path / "runs"))
+
+    [folder] = (tmp_path / "runs").iterdir()
+    store = RunStore(folder)
+    fix = next(row for row in store.rows("edits") if row["status"] == "accepted")
+    gated = [task for task in ("fruit", "color") if passed(store, fix["child_id"], task)]
+    assert len(gated) == 1, "both failed their only rollout, so the gate kept just one of them"
+    assert passed(store, fix["child_id"], gated[0]) == [True] * 6, "3 fixed pairs are short of alpha 0.05, 6 are not"
+    assert (fix["gate"]["fixed"], fix["gate"]["broken"]) == (6, 0)

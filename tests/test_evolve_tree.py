@@ -60,3 +60,13 @@ def test_a_child_is_gated_on_at_most_n_of_its_patterns_train_tasks_the_easiest_f
     assert {medium(pattern_sample(pattern, train, 4, random.Random(seed))) for seed in range(20)} == {"c", "f"}
     assert drawn == pattern_sample(pattern, train, 4, random.Random("0:3")), "a resumed run gates on the same tasks"
     assert pattern_sample(pattern, train, 10, random.Random(1)) == list("abcdef")
+
+
+def test_a_task_no_rollout_ever_passed_is_left_out_of_the_gate_unless_the_pattern_has_no_other():
+    difficulty = {"a": "easy", "b": "easy", "c": "medium", "d": "hard"}
+    train = [Task(id=name, folder=Path(name), instruction="", difficulty=level) for name, level in difficulty.items()]
+    pattern = {"task_ids": list(difficulty)}
+
+    assert pattern_sample(pattern, train, 2, random.Random(0), unsolved={"a", "b"}) == ["c", "d"], "solvable ones, even harder"
+    assert pattern_sample(pattern, train, 4, random.Random(0), unsolved={"b"}) == ["a", "c", "d"]
+    assert pattern_sample(pattern, train, 4, random.Random(0), unsolved=set(difficulty)) in (["a"], ["b"]), "one easy one is kept"

@@ -16,6 +16,7 @@ ROLES = ("solver", "analyzer", "proposer", "critic")
 PROMPT_TOKENS_GUESS = 1500
 ACCEPT_SHARE_GUESS = 0.3
 FAIL_SHARE_GUESS = 0.5
+SECOND_LOOK_SHARE_GUESS = 0.5
 FREE_PREFIXES = ("local/", "scripted/", "vllm/", "hosted_vllm/", "ollama/")
 
 
@@ -87,9 +88,11 @@ class Estimate(BaseModel):
 
 
 def estimate(config: RunConfig, n_dev: int, step_limit: int) -> Estimate:
-    """A rough forecast from the budgets: per iteration a minibatch, a gate (child and parent) and sometimes a dev scoring."""
+    """A rough forecast from the budgets: per iteration a minibatch, a gate (child and parent; sometimes a second look)
+    and sometimes a dev scoring."""
     minibatch = config.curriculum.minibatch
-    gate = (config.acceptance.pattern_tasks + config.acceptance.regression_sample) * config.acceptance.trials
+    acceptance = config.acceptance
+    gate = (acceptance.pattern_tasks + acceptance.regression_sample) * (acceptance.trials + SECOND_LOOK_SHARE_GUESS * acceptance.extra_trials)
     per_iteration = minibatch + 2 * gate + ACCEPT_SHARE_GUESS * n_dev * config.search.dev_trials
     start = n_dev * config.search.dev_trials
     iterations = max(0, min(config.budget.max_iterations, int((config.budget.max_rollouts - start) // max(per_iteration, 1)) + 1))

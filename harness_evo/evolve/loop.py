@@ -13,6 +13,7 @@
 import random
 import threading
 import time
+from collections import Counter
 
 from harness_evo.agent.executor import Executor
 from harness_evo.config import RunConfig
@@ -150,9 +151,9 @@ class Evolution:
     def try_candidate(self, i: int, node: str, pattern: dict, candidate: Candidate, rng: random.Random) -> tuple[bool, str]:
         """The empirical gate: child vs parent on the pattern's tasks plus a regression sample of tasks the parent passes."""
         child = candidate.child
-        regression = self.regression_sample(node, pattern, rng)
-        tasks = pattern_sample(pattern, self.train, self.config.acceptance.pattern_tasks, rng) + regression
         acceptance = self.config.acceptance
+        regression = self.regression_sample(node, pattern, rng)
+        tasks = pattern_sample(pattern, self.train, acceptance.pattern_tasks, rng, self.unsolved_tasks()) + regression
         verdict = self.look(node, child, tasks, list(range(1, 1 + acceptance.trials)), regression)  # trial 0 chose the tasks: see acceptance.py
         if verdict.undecided and acceptance.extra_trials:
             verdict = self.look(node, child, tasks, list(range(1, 1 + acceptance.trials + acceptance.extra_trials)), regression)
@@ -200,6 +201,15 @@ class Evolution:
         candidates = sorted(passed - set(pattern["task_ids"]))
         return sorted(rng.sample(candidates, min(len(candidates), self.config.acceptance.regression_sample)))
 
+    def unsolved_tasks(self) -> set[str]:
+        """Train tasks that failed in at least `acceptance.unsolved_after` of the run's scored rollouts and never passed.
+        Read from the loop's state, not the store, so a resumed iteration sees what the interrupted one saw."""
+        task_of = dict(self.store.db.execute("SELECT id, task_id FROM rollouts WHERE split = 'train'").fetchall())
+        outcomes = [(task_of[key], passed) for stats in self.state.stats.values() for key, passed in stats.train.items()]
+        failures = Counter(task for task, passed in outcomes if not passed)
+        solved = {task for task, passed in outcomes if passed}
+        return {task for task, n in failures.items() if n >= self.config.acceptance.unsolved_after} - solved
+
     def harness(self, node: str) -> Harness:
         if node not in self.harnesses:
             self.harnesses[node] = Harness.load(self.store.folder / "harnesses" / node)
@@ -226,15 +236,17 @@ class Evolution:
         }
 
 
-def pattern_sample(pattern: dict, train: list[Task], n: int, rng: random.Random) -> list[str]:
+def pattern_sample(pattern: dict, train: list[Task], n: int, rng: random.Random, unsolved: set[str] = frozenset()) -> list[str]:
     """The pattern's train tasks a child is gated on: all of them, or the `n` easiest, drawn with the iteration's
     `rng` within a difficulty. A gate learns only from pairs that differ, and a task the solver fails on either side
-    is a tie whatever the edit does."""
+    is a tie whatever the edit does: `unsolved` tasks are left out, but for the easiest one when no other is left.
+    Leaving out tasks the parent always failed drops only pairs the child could have won, so the gate stays sound."""
     members = set(pattern["task_ids"])
     failing = sorted((task for task in train if task.id in members), key=lambda task: task.id)
     rng.shuffle(failing)
     failing.sort(key=lambda task: DIFFICULTY_RANK.get(task.difficulty, 1))  # stable: the draw decides within a difficulty
-    return sorted(task.id for task in failing[:n])
+    solvable = [task for task in failing if task.id not in unsolved]
+    return sorted(task.id for task in solvable[:n] or failing[:1])
 
 
 def dev_tasks(suite: Suite, config: RunConfig) -> list[Task]:

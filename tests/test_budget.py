@@ -1,0 +1,32 @@
+"""The pre-flight estimate a user reads before an evolution run starts."""
+
+from harness_evo.config import RunConfig
+from harness_evo.evolve.budget import estimate
+
+
+def evolve_config(**acceptance) -> RunConfig:
+    config = RunConfig(kind="evolve")
+    config.acceptance = config.acceptance.model_copy(update=acceptance)
+    config.budget = config.budget.model_copy(update={"max_iterations": 5, "max_rollouts": 10_000})
+    return config
+
+
+def test_the_estimate_counts_gate_tasks_trials_and_second_looks():
+    base = estimate(evolve_config(extra_trials=0), n_dev=6, step_limit=12)
+    assert estimate(evolve_config(extra_trials=3), n_dev=6, step_limit=12).rollouts > base.rollouts, "second looks cost rollouts"
+    assert estimate(evolve_config(extra_trials=0, pattern_tasks=8), n_dev=6, step_limit=12).rollouts > base.rollouts
+    assert base.iterations == 5 and base.model_calls["proposer"] == 10
+
+
+def test_the_estimate_stops_at_the_rollout_budget_and_prices_only_hosted_models():
+    config = evolve_config()
+    config.budget.max_rollouts = 50
+    local = estimate(config, n_dev=6, step_limit=12)
+    assert local.rollouts == 50 and local.dollars["solver"] == 0.0
+    assert "about 50 rollouts" in local.sentence() and "about $0.00" in local.sentence()
+
+    config.models.solver.model = "gpt-4o-mini"
+    config.models.proposer.model = "no-such-provider/unknown-model"
+    hosted = estimate(config, n_dev=6, step_limit=12)
+    assert hosted.dollars["solver"] > 0 and hosted.dollars["proposer"] is None
+    assert "(some prices unknown)" in hosted.sentence()
