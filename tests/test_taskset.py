@@ -80,3 +80,16 @@ def test_suite_toml_fixes_the_splits_and_unknown_ids_are_errors(tmp_path: Path):
 def test_empty_folder_is_a_clear_error(tmp_path: Path):
     with pytest.raises(TaskError, match="no loadable task folder"):
         load_suite(tmp_path)
+
+
+def test_a_suite_loads_symlinked_task_folders_and_survives_a_symlink_loop(tmp_path: Path):
+    elsewhere = tmp_path / "elsewhere"
+    make_task(elsewhere, "linked-task")
+    suite_folder = tmp_path / "suite"
+    make_task(suite_folder, "own-task")
+    (suite_folder / "linked-task").symlink_to(elsewhere / "linked-task")
+    (suite_folder / "loop").symlink_to(suite_folder)
+
+    suite = load_suite(suite_folder)
+
+    assert sorted(suite.tasks) == ["linked-task", "own-task"] and not suite.skipped

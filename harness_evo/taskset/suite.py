@@ -1,5 +1,6 @@
 """A suite: a folder of task folders, with train/dev/test splits from `suite.toml` or a seeded stratified split."""
 
+import os
 import random
 import tomllib
 from collections import defaultdict
@@ -42,7 +43,7 @@ def load_suite(folder: Path, seed: int = 0) -> Suite:
     if (folder / "task.toml").is_file():
         task_folders = [folder]
     else:
-        task_folders = sorted({path.parent for path in folder.rglob("task.toml")})
+        task_folders = task_folders_under(folder)
     tasks, skipped = {}, {}
     for task_folder in task_folders:
         try:
@@ -65,6 +66,22 @@ def load_suite(folder: Path, seed: int = 0) -> Suite:
     splits = {name: [task_id for task_id in ids if task_id in tasks] for name, ids in splits.items()}
     name = config.get("suite", {}).get("name", folder.name)
     return Suite(folder=folder.resolve(), name=name, tasks=tasks, splits=splits, skipped=skipped)
+
+
+def task_folders_under(folder: Path) -> list[Path]:
+    """The folders holding a task.toml under `folder`, symlinked folders included; a folder reached twice (a symlink
+    loop, or a link to a folder that is also there) is read once."""
+    found, seen = [], set()
+    for root, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            dirs.clear()
+            continue
+        seen.add(real)
+        dirs.sort()
+        if "task.toml" in files:
+            found.append(Path(root))
+    return sorted(found)
 
 
 def _read_suite_toml(folder: Path) -> dict:
