@@ -196,19 +196,22 @@ class Evolution:
         return rows
 
     def regression_sample(self, node: str, pattern: dict, rng: random.Random) -> list[str]:
-        stats = self.state.stats.get(node)
-        passed = {self.store.get("rollouts", key)["task_id"] for key, ok in (stats.train.items() if stats else []) if ok}
+        passed = {task for task, ok in self.train_outcomes([node]) if ok}
         candidates = sorted(passed - set(pattern["task_ids"]))
         return sorted(rng.sample(candidates, min(len(candidates), self.config.acceptance.regression_sample)))
 
     def unsolved_tasks(self) -> set[str]:
-        """Train tasks that failed in at least `acceptance.unsolved_after` of the run's scored rollouts and never passed.
-        Read from the loop's state, not the store, so a resumed iteration sees what the interrupted one saw."""
-        task_of = dict(self.store.db.execute("SELECT id, task_id FROM rollouts WHERE split = 'train'").fetchall())
-        outcomes = [(task_of[key], passed) for stats in self.state.stats.values() for key, passed in stats.train.items()]
+        """Train tasks that failed in at least `acceptance.unsolved_after` of the run's scored rollouts and never passed."""
+        outcomes = self.train_outcomes(self.state.stats)
         failures = Counter(task for task, passed in outcomes if not passed)
         solved = {task for task, passed in outcomes if passed}
         return {task for task, n in failures.items() if n >= self.config.acceptance.unsolved_after} - solved
+
+    def train_outcomes(self, nodes) -> list[tuple[str, bool]]:
+        """(task id, passed) of every scored train rollout of `nodes`, from the loop's state rather than the store, so a
+        resumed iteration sees what the interrupted one saw."""
+        task_of = dict(self.store.db.execute("SELECT id, task_id FROM rollouts WHERE split = 'train'").fetchall())
+        return [(task_of[key], passed) for node in nodes if node in self.state.stats for key, passed in self.state.stats[node].train.items()]
 
     def harness(self, node: str) -> Harness:
         if node not in self.harnesses:
