@@ -194,14 +194,54 @@ def test_declared_success_that_the_verifier_rejects_goes_to_the_analyzer():
 
 
 def test_success_claimed_right_after_a_failed_command_is_explained_by_the_rules_alone():
-    failed = [*steps("ls", done=False), Step(index=2, reply="", action="nano app.ini", output="bash: nano: command not found", exit_code=127),
+    failed = [*steps("ls", done=False), Step(index=2, reply="", action="sed -i 's/a/b' app.ini", output="sed: unterminated `s' command", exit_code=1),
               Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)]
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=failed, reward=0.0)
 
     found = triage({"passed": False}, trajectory, loop_repeats=3)
 
     assert (found.final, found.record.category, found.record.blame, found.record.critical_step) == (True, "premature-success", "harness", 3)
-    assert "nano app.ini" in found.record.root_cause and "exited 127" in found.record.root_cause
+    assert "sed -i" in found.record.root_cause and "exited 1" in found.record.root_cause
+
+
+@pytest.mark.parametrize("output, exit_code", [("bash: line 2: sqlite3: command not found", 127),
+                                               ("sh: 1: sqlite3: not found\n", 0)])  # a pipe hides the exit code
+def test_a_last_command_whose_program_is_missing_is_the_root_cause_whatever_followed(output, exit_code):
+    missing = Step(index=2, reply="", action="sqlite3 shop.db '.tables' | sort", output=output, exit_code=exit_code)
+    pleas = [Step(index=i, reply="You need to install sqlite3 first.", format_error="no fenced bash block found") for i in (3, 4)]
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[*steps("ls", done=False), missing, *pleas],
+                            exit_reason="format_errors", reward=0.0)
+
+    found = triage({"passed": False}, trajectory, loop_repeats=3)
+
+    assert (found.final, found.record.category, found.record.blame, found.record.critical_step) == (True, "wrong-tool-missing-binary", "harness", 2)
+    assert "`sqlite3`, which is not installed" in found.record.root_cause
+
+
+def test_a_missing_program_the_agent_worked_around_is_not_blamed():
+    worked = [*steps("jq .name a.json", done=False), Step(index=2, reply="", action="python3 -c 'print(1)' > out.txt", output="", exit_code=0),
+              Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)]
+    worked[0].output, worked[0].exit_code = "bash: line 1: jq: command not found", 127
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=worked, reward=0.0)
+
+    found = triage({"passed": False}, trajectory, loop_repeats=3)
+
+    assert found.record.category == "premature-success" and not found.final
+
+
+def test_different_missing_programs_on_different_tasks_are_one_pattern(store):
+    rows = [rollout(store, task, step_list=[Step(index=1, reply="", action=f"{program} data", output=f"bash: line 1: {program}: command not found", exit_code=127),
+                                            Step(index=2, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)])
+            for task, program in (("db-count", "sqlite3"), ("json-field", "jq"))]
+    analyst = Analyst()
+
+    analysis(store, analyst).process(rows)
+
+    [pattern] = live(store)
+    assert (pattern["category"], pattern["support"], pattern["status"]) == ("wrong-tool-missing-binary", 2, "promoted")
+    causes = {row["task_id"]: row["root_cause"] for row in store.rows("failures")}
+    assert "`sqlite3`" in causes["db-count"] and "`jq`" in causes["json-field"]
+    assert "Failed rollout" not in analyst.asked
 
 
 def test_success_claimed_after_one_command_on_different_tasks_is_one_pattern(store):

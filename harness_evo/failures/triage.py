@@ -1,12 +1,14 @@
 """Rule-based triage of a failed rollout, no model needed: a category and a signature straight from the facts.
 
 Final categories need no model: infrastructure (reported, never a harness pattern; a wall-time limit spent
-waiting for a slow model counts as such), repeated format errors, command loops, and a wrong claim of success
-made right after a failed command or after a single command (their mechanism is the whole story). The others
+waiting for a slow model counts as such), a last command whose program is not installed, repeated format errors,
+command loops, and a wrong claim of success made right after a failed command or after a single command (their
+mechanism is the whole story). The others
 (any other wrong claim of success, exhausted steps, wall time or context) are symptoms: they go to the analyzer
 for a root cause, and are its fallback.
 """
 
+import re
 from typing import Any
 
 from pydantic import BaseModel
@@ -40,7 +42,7 @@ def triage(rollout: dict[str, Any], trajectory: Trajectory, loop_repeats: int) -
     """The triage of a rollout, or None when there is nothing to explain (it passed, or it was interrupted)."""
     if rollout.get("passed") or trajectory.exit_reason == "interrupted":
         return None
-    return (infrastructure(trajectory) or slow_model(trajectory) or format_errors(trajectory)
+    return (infrastructure(trajectory) or slow_model(trajectory) or missing_program(trajectory) or format_errors(trajectory)
             or command_loop(trajectory, loop_repeats) or unchecked_success(trajectory) or declared_success(trajectory)
             or exhaustion(trajectory))
 
@@ -66,6 +68,24 @@ def slow_model(trajectory: Trajectory) -> Triage | None:
         root_cause=f"Commands ran {commands:.0f} s of the {trajectory.duration_s:.0f} s episode; the rest was spent waiting for the model.",
         critical_step=last_step(trajectory), evidence=f"{len(trajectory.steps)} steps in {trajectory.duration_s:.0f} s",
         blame="environment", confidence=0.7))
+
+
+NOT_FOUND = re.compile(r"([\w.+-]+): (?:command )?not found$", re.MULTILINE)
+"""How bash (`bash: line 2: jq: command not found`) and sh (`sh: 1: jq: not found`) report a missing program."""
+
+
+def missing_program(trajectory: Trajectory) -> Triage | None:
+    """The agent's last command called a program that is not installed: whatever it did next (claim success, plead
+    in prose, retry) follows from that, and the harness can supply the program as a tool or name one that is there."""
+    work = work_steps(trajectory)
+    found = NOT_FOUND.search(work[-1].output) if work else None
+    if found is None:
+        return None
+    program, last = found.group(1), work[-1]
+    return Triage(final=True, record=FailureRecord(
+        category="wrong-tool-missing-binary", pattern="runs a program that is not installed, and does not switch to one that is",
+        root_cause=f"The agent's last command `{cut(step_key(last), 100)}` needs `{program}`, which is not installed here, and it did not switch to a program that is.",
+        critical_step=last.index, evidence=cut(f"{step_key(last)} -> {found.group(0)}", 200), blame="harness", confidence=0.9))
 
 
 def format_errors(trajectory: Trajectory) -> Triage | None:
@@ -98,7 +118,7 @@ def unchecked_success(trajectory: Trajectory) -> Triage | None:
     """A wrong claim of success whose mechanism is plain from the steps: it followed a failed command, or one command."""
     if trajectory.exit_reason != "done":
         return None
-    work = [step for step in trajectory.steps if step.action and not is_bare_claim(step.action)]
+    work = work_steps(trajectory)
     if not work:
         return None
     last, claim = work[-1], claim_step(trajectory) or trajectory.steps[-1]
@@ -114,6 +134,11 @@ def unchecked_success(trajectory: Trajectory) -> Triage | None:
             root_cause=f"The agent ran only `{cut(step_key(last), 100)}` and declared success without looking at what it produced.",
             critical_step=claim.index, evidence=cut(step_key(last), 200), blame="harness", confidence=0.8))
     return None
+
+
+def work_steps(trajectory: Trajectory) -> list[Step]:
+    """The steps that ran a command other than a bare claim of success."""
+    return [step for step in trajectory.steps if step.action and not is_bare_claim(step.action)]
 
 
 def is_bare_claim(action: str) -> bool:
