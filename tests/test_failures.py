@@ -218,6 +218,13 @@ def test_a_last_command_whose_program_is_missing_is_the_root_cause_whatever_foll
     assert "`sqlite3`, which is not installed" in found.record.root_cause
 
 
+def test_a_not_found_message_that_is_not_the_shell_s_does_not_blame_a_missing_program():
+    lookup = Step(index=1, reply="", action="python3 lookup.py key", output="Error: not found", exit_code=1)
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[lookup], exit_reason="step_limit", reward=0.0)
+
+    assert triage({"passed": False}, trajectory, loop_repeats=3).record.category != "wrong-tool-missing-binary"
+
+
 def test_a_missing_program_the_agent_worked_around_is_not_blamed():
     worked = [*steps("jq .name a.json", done=False), Step(index=2, reply="", action="python3 -c 'print(1)' > out.txt", output="", exit_code=0),
               Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)]

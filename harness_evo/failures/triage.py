@@ -70,7 +70,7 @@ def slow_model(trajectory: Trajectory) -> Triage | None:
         blame="environment", confidence=0.7))
 
 
-NOT_FOUND = re.compile(r"([\w.+-]+): (?:command )?not found$", re.MULTILINE)
+NOT_FOUND = re.compile(r"^\S*sh: (?:line )?(?:\d+: )?([\w.+-]+): (?:command )?not found$", re.MULTILINE)
 """How bash (`bash: line 2: jq: command not found`) and sh (`sh: 1: jq: not found`) report a missing program."""
 
 
@@ -78,10 +78,11 @@ def missing_program(trajectory: Trajectory) -> Triage | None:
     """The agent's last command called a program that is not installed: whatever it did next (claim success, plead
     in prose, retry) follows from that, and the harness can supply the program as a tool or name one that is there."""
     work = work_steps(trajectory)
-    found = NOT_FOUND.search(work[-1].output) if work else None
+    last = work[-1] if work else None
+    found = NOT_FOUND.search(last.output) if last else None
     if found is None:
         return None
-    program, last = found.group(1), work[-1]
+    program = found.group(1)
     return Triage(final=True, record=FailureRecord(
         category="wrong-tool-missing-binary", pattern="runs a program that is not installed, and does not switch to one that is",
         root_cause=f"The agent's last command `{cut(step_key(last), 100)}` needs `{program}`, which is not installed here, and it did not switch to a program that is.",
