@@ -63,14 +63,17 @@ def test_ties_and_too_few_differing_pairs_are_rejections_with_their_reason():
 def test_losing_a_protected_task_rejects_an_otherwise_clear_improvement():
     lost = [Pair(task_id="kept-green", trial=trial, parent=1.0, child=0.0) for trial in range(2)]
     flaky = [Pair(task_id="flaky", trial=0, parent=1.0, child=0.0), Pair(task_id="flaky", trial=1, parent=1.0, child=1.0)]
+    rare = [Pair(task_id="rare", trial=trial, parent=float(trial == 0), child=0.0) for trial in range(3)]
     gate = SignTestGate(alpha=0.1)
 
     verdict = gate.decide(pairs(fixed=8) + lost, protected={"kept-green", "flaky"})
     only_flaky = gate.decide(pairs(fixed=8) + flaky, protected={"kept-green", "flaky"})
+    only_rare = gate.decide(pairs(fixed=8) + rare, protected={"rare"})
 
     assert not verdict.accepted
-    assert verdict.reason == "the child lost protected task kept-green (the parent scored on it, the child on none of its trials)"
+    assert verdict.reason == "the child lost protected task kept-green (the parent passed it on at least half of its trials, the child on none)"
     assert only_flaky.accepted, "one failed trial of a task the child still passes is noise, not a lost task"
+    assert only_rare.accepted, "a task the parent passed once in three trials is failed three times by chance a third of the time"
 
 
 def test_rollout_rows_pair_on_identical_keys_and_skip_what_is_not_the_agents_fault():

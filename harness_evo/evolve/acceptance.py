@@ -91,8 +91,9 @@ class Tally(BaseModel):
 
 class SignTestGate:
     """Accept only when a one-sided sign test on fixed vs broken pairs rejects "no improvement" at `alpha` and no
-    protected task was lost. A protected task is lost when the parent scored on one of its trials and the child on
-    none: one flaky trial is noise, losing the task is a regression. With `looks` > 1 each look tests at alpha / looks."""
+    protected task was lost. A protected task is lost when the parent passed it on at least half of its trials and the
+    child on none: one flaky trial is noise, losing the task is a regression. With `looks` > 1 each look tests at
+    alpha / looks."""
 
     def __init__(self, alpha: float, looks: int = 1, second_look_p: float = 1.0):
         self.alpha = alpha / looks
@@ -107,7 +108,7 @@ class SignTestGate:
         lost = lost_tasks(pairs, protected)
         if lost:
             return tally.verdict(False, f"the child lost protected task{'s' * (len(lost) > 1)} {', '.join(lost)} "
-                                        "(the parent scored on it, the child on none of its trials)", p_value)
+                                        "(the parent passed it on at least half of its trials, the child on none)", p_value)
         if not pairs:
             return tally.verdict(False, "no paired results: the child and the parent share no scored (task, trial) key")
         if not discordant:
@@ -133,13 +134,15 @@ class StrictSumGate:
 
 
 def lost_tasks(pairs: list[Pair], protected: Collection[str]) -> list[str]:
-    """Protected tasks on which the parent scored in some trial and the child in none."""
-    parent, child = defaultdict(float), defaultdict(float)
+    """Protected tasks the parent passed on at least half of their trials and the child on none. A task the parent
+    passed once in three trials is failed in all three by an unchanged harness about a third of the time
+    ((2/3)^3): losing it says nothing, and with a few such tasks it would veto nearly every edit."""
+    parent, child = defaultdict(list), defaultdict(float)
     for pair in pairs:
         if pair.task_id in protected:
-            parent[pair.task_id] = max(parent[pair.task_id], pair.parent)
+            parent[pair.task_id].append(pair.parent)
             child[pair.task_id] = max(child[pair.task_id], pair.child)
-    return sorted(task_id for task_id in parent if parent[task_id] > 0 and child[task_id] == 0)
+    return sorted(task_id for task_id, rewards in parent.items() if sum(rewards) >= len(rewards) / 2 and child[task_id] == 0)
 
 
 RULES: dict[str, Callable[[AcceptanceConfig], AcceptanceRule]] = {
