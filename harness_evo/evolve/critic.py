@@ -22,7 +22,8 @@ from harness_evo.harness.folder import SAMPLE_CONTEXT
 from harness_evo.sandbox import SandboxBackend
 from harness_evo.taskset import Task
 
-CRASH = re.compile(r"SyntaxError|IndentationError|Traceback \(most recent call last\)|syntax error|command not found|can't open file")
+CRASH = re.compile(r"SyntaxError|IndentationError|NameError|ImportError|ModuleNotFoundError|syntax error|command not found|can't open file")
+"""What a broken tool prints whatever its arguments; any other error may come from `--help` being no argument it takes."""
 SMOKE_TIMEOUT_S = 20.0
 
 
@@ -92,7 +93,7 @@ class Critic:
         return reasons
 
     def smoke(self, child: Harness, changed: list[str]) -> list[str]:
-        """Run each new or changed tool with `--help` in a sandbox; a crash (syntax error, missing file) is a reason."""
+        """Run each new or changed tool with `--help` in a sandbox; a crash (syntax error, missing file or module) is a reason."""
         tools = [tool for tool in child.tools if any(path.startswith(f"tools/{tool.name}/") for path in changed)]
         if not tools or self.backend is None or self.smoke_task is None:
             return []
