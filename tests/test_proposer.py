@@ -24,7 +24,7 @@ def user_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
 
 
-def propose(replies, ledger=(), feedback=(), candidates: int = 2):
+def propose(replies, ledger=(), feedback=(), candidates: int = 2, pattern=PATTERN):
     """The proposals of a proposer answering with `replies`, and the messages it was sent."""
     seen = []
 
@@ -35,7 +35,7 @@ def propose(replies, ledger=(), feedback=(), candidates: int = 2):
     name = f"proposer-{id(replies)}"
     scripted.register(name, answer)
     with LLM(ModelsConfig(proposer=RoleModel(model=f"scripted/{name}"))) as llm:
-        proposals = Proposer(llm, SearchConfig(candidates=candidates)).propose(PATTERN, EVIDENCE, HARNESS, list(ledger), list(feedback))
+        proposals = Proposer(llm, SearchConfig(candidates=candidates)).propose(pattern, EVIDENCE, HARNESS, list(ledger), list(feedback))
     return proposals, seen
 
 
@@ -65,6 +65,34 @@ def test_an_appended_line_of_advice_becomes_a_write_that_keeps_the_component():
     assert proposal.problem is None and proposal.ops[0]["op"] == "write"
     system = HARNESS.apply(proposal.edit).render("system.md.j2")
     assert system.rstrip().endswith(advice) and DEFECT in system
+
+
+def test_a_tool_becomes_its_tool_toml_and_script_whatever_the_description_holds():
+    script = "import sys\nprint('rows of', sys.argv[1])\n"
+    tool = {"op": "tool", "name": "sqlite3", "description": 'sqlite3 DB "SQL":\nrun SQL on a database', "text": script}
+    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply the program", "ops": [tool]}]})])
+
+    assert proposal.problem is None
+    child = HARNESS.apply(proposal.edit)
+    [added] = [t for t in child.tools if t.name == "sqlite3"]
+    assert added.description == 'sqlite3 DB "SQL": run SQL on a database'
+    assert child.components["tools/sqlite3/tool.py"] == script
+    default = Harness.load(Path(__file__).parents[1] / "harnesses" / "bash-agent").apply(proposal.edit)
+    assert "`sqlite3`: sqlite3 DB" in default.render("system.md.j2"), "the agent is told about the new command"
+
+
+def test_a_tool_whose_name_is_no_command_is_a_problem():
+    tool = {"op": "tool", "name": "sqlite3 shell", "description": "a shell", "text": "print(1)"}
+    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]})])
+    assert proposal.edit is None and "command name" in proposal.problem
+
+
+def test_the_programs_the_agent_missed_reach_the_proposer_most_first():
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": ["a", "b", "c"], "nano": ["d"]}}
+    _, [messages] = propose([json.dumps({"edits": [edit_json()]})], pattern=pattern)
+    assert "sqlite3 (3), nano (1)." in messages[-1]["content"]
+    _, [messages] = propose([json.dumps({"edits": [edit_json()]})])
+    assert "not installed here" not in messages[-1]["content"]
 
 
 def test_a_bare_edit_in_a_fenced_block_is_understood():

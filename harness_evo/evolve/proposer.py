@@ -6,8 +6,10 @@ schema, because small models write messy JSON; a draft that is not a valid edit 
 proposal in the ledger, never a crash.
 """
 
+import re
 from typing import Any, Literal
 
+import tomli_w
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from harness_evo.config import SearchConfig, one_line
@@ -17,24 +19,35 @@ from harness_evo.harness import Edit, Harness
 
 MAX_COMPONENT_CHARS = 3000
 LEDGER_SHOWN = 8
+PROGRAM_NAME = re.compile(r"[A-Za-z0-9][\w.+-]*")
 
 
 class OpDraft(BaseModel):
-    op: Literal["replace", "write", "delete", "append"]
+    op: Literal["replace", "write", "delete", "append", "tool"]
     """replace: `old` -> `new` in `path`; write: `path` gets `text`; delete: `path` is removed; append: `text` is
-    added at the end of `path` (a small model's easiest edit: nothing to quote exactly)."""
-    path: str
+    added at the end of `path` (a small model's easiest edit: nothing to quote exactly); tool: a command `name`,
+    described by `description`, that runs the python3 script `text`."""
+    path: str = ""
     old: str = ""
     new: str = ""
     text: str = ""
+    name: str = ""
+    description: str = ""
 
-    def operation(self, components: dict[str, str]) -> dict:
-        """The harness operation this draft stands for; an append becomes a `write` of the whole new text."""
+    def operations(self, components: dict[str, str]) -> list[dict]:
+        """The harness operations this draft stands for: an append becomes a `write` of the whole new text, a tool
+        the writes of its tool.toml and its script (a small model writing TOML inside JSON breaks its quoting)."""
         if self.op == "append":
             current = components.get(self.path, "").rstrip("\n")
-            return {"op": "write", "path": self.path, "text": f"{current}\n{self.text.strip()}\n".lstrip("\n")}
+            return [{"op": "write", "path": self.path, "text": f"{current}\n{self.text.strip()}\n".lstrip("\n")}]
+        if self.op == "tool":
+            if not PROGRAM_NAME.fullmatch(self.name):
+                raise ValueError(f"a tool's name must be a command name, not {self.name!r}")
+            spec = {"description": " ".join(self.description.split()) or self.name, "command": "python3 $TOOL_DIR/tool.py"}
+            return [{"op": "write", "path": f"tools/{self.name}/tool.toml", "text": tomli_w.dumps(spec)},
+                    {"op": "write", "path": f"tools/{self.name}/tool.py", "text": self.text}]
         fields = {"replace": ("old", "new"), "write": ("text",), "delete": ()}[self.op]
-        return {"op": self.op, "path": self.path, **{name: getattr(self, name) for name in fields}}
+        return [{"op": self.op, "path": self.path, **{name: getattr(self, name) for name in fields}}]
 
 
 class EditDraft(BaseModel):
@@ -92,7 +105,10 @@ class Proposer:
 
 
 def to_proposal(draft: EditDraft, components: dict[str, str]) -> Proposal:
-    ops = [op.operation(components) for op in draft.ops]
+    try:
+        ops = [operation for op in draft.ops for operation in op.operations(components)]
+    except ValueError as e:
+        return Proposal(ops=[op.model_dump() for op in draft.ops], rationale=draft.rationale, prediction=draft.prediction, problem=str(e))
     proposal = Proposal(ops=ops, rationale=draft.rationale, prediction=draft.prediction)
     if not ops:
         proposal.problem = "the edit has no operations"
