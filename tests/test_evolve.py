@@ -173,3 +173,40 @@ def test_a_pattern_task_that_never_passed_is_gated_only_when_the_pattern_has_no_
     assert len(gated) == 1, "both failed their only rollout, so the gate kept just one of them"
     assert passed(store, fix["child_id"], gated[0]) == [True] * 6, "3 fixed pairs are short of alpha 0.05, 6 are not"
     assert (fix["gate"]["fixed"], fix["gate"]["broken"]) == (6, 0)
+
+
+def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp_path: Path):
+    """The solver reaches for `putword`, which is not installed, on the tasks naming a relative file; the proposer
+    adds it as a tool. Both tasks failed their only rollout, yet the gate measures the tool on both: it is for them."""
+    world.register()
+    prompts = []
+
+    def solver(messages: list[dict]) -> str:
+        word, name = world.TASK.search(messages[1]["content"]).groups()
+        if any(message["role"] == "assistant" for message in messages):
+            return world.bash("echo TASK_DONE")
+        return world.bash(f"echo {word} > {name}" if name.startswith("/") else f"putword {word} {name}")
+
+    def proposer(messages: list[dict]) -> str:
+        prompts.append(messages[-1]["content"])
+        script = "import sys\nword, name = sys.argv[1:3]\nopen(name, 'w').write(word + '\\n')\n"
+        tool = {"op": "tool", "name": "putword", "description": "putword WORD FILE: write WORD into FILE", "text": script}
+        return json.dumps({"edits": [{"rationale": "supply the missing program", "prediction": "the tasks that missed it pass", "ops": [tool]}]})
+
+    scripted.register("world-solver", solver, token="missing-program-solver")
+    scripted.register("world-proposer", proposer, token="missing-program-proposer")
+    config = world.config()
+    config.acceptance = config.acceptance.model_copy(update={"unsolved_after": 1})
+
+    summary = session.run(session.start(config, tmp_path / "runs"))
+
+    [folder] = (tmp_path / "runs").iterdir()
+    store = RunStore(folder)
+    [pattern] = [row for row in store.rows("patterns") if row["status"] == "promoted"]
+    assert pattern["category"] == "wrong-tool-missing-binary" and pattern["task_ids"] == ["color", "fruit"]
+    assert "putword (2)." in prompts[0], "the proposer is told which program the tasks missed"
+    [edit] = store.rows("edits")
+    assert edit["status"] == "accepted" and summary["best_node"] == edit["child_id"], edit["reasons"] or edit["gate"]
+    for task in ("fruit", "color"):
+        assert passed(store, edit["child_id"], task) == [True] * 3, "both tasks the tool is for were gated"
+    assert 'command = "python3 $TOOL_DIR/tool.py"' in (folder / "harnesses" / edit["child_id"] / "tools" / "putword" / "tool.toml").read_text()

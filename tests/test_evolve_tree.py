@@ -70,3 +70,12 @@ def test_a_task_no_rollout_ever_passed_is_left_out_of_the_gate_unless_the_patter
     assert pattern_sample(pattern, train, 2, random.Random(0), unsolved={"a", "b"}) == ["c", "d"], "solvable ones, even harder"
     assert pattern_sample(pattern, train, 4, random.Random(0), unsolved={"b"}) == ["a", "c", "d"]
     assert pattern_sample(pattern, train, 4, random.Random(0), unsolved=set(difficulty)) in (["a"], ["b"]), "one easy one is kept"
+
+
+def test_the_tasks_an_edit_supplies_a_missing_program_for_are_gated_first_even_if_never_solved():
+    difficulty = {"a": "easy", "b": "easy", "c": "hard", "d": "hard"}
+    train = [Task(id=name, folder=Path(name), instruction="", difficulty=level) for name, level in difficulty.items()]
+    pattern = {"task_ids": list(difficulty)}
+
+    assert pattern_sample(pattern, train, 2, random.Random(0), unsolved={"c", "d"}, targeted={"c", "d"}) == ["c", "d"]
+    assert pattern_sample(pattern, train, 3, random.Random(0), targeted={"d"}) in (["a", "b", "d"],), "then the easiest"

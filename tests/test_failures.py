@@ -20,6 +20,7 @@ from harness_evo.cli import app
 from harness_evo.config import FailuresConfig, ModelsConfig, RoleModel
 from harness_evo.failures import FailureAnalysis, digest, pattern_evidence, patterns, triage
 from harness_evo.failures.digest import count_tokens
+from harness_evo.failures.triage import missing_programs
 from harness_evo.llm import LLM, scripted
 from harness_evo.store import RunStore
 
@@ -239,15 +240,17 @@ def test_a_missing_program_the_agent_worked_around_is_not_blamed():
 def test_different_missing_programs_on_different_tasks_are_one_pattern(store):
     rows = [rollout(store, task, step_list=[Step(index=1, reply="", action=f"{program} data", output=f"bash: line 1: {program}: command not found", exit_code=127),
                                             Step(index=2, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)])
-            for task, program in (("db-count", "sqlite3"), ("json-field", "jq"))]
+            for task, program in (("db-count", "sqlite3"), ("json-field", "jq"), ("db-sum", "sqlite3"))]
     analyst = Analyst()
 
     analysis(store, analyst).process(rows)
 
     [pattern] = live(store)
-    assert (pattern["category"], pattern["support"], pattern["status"]) == ("wrong-tool-missing-binary", 2, "promoted")
+    assert (pattern["category"], pattern["support"], pattern["status"]) == ("wrong-tool-missing-binary", 3, "promoted")
     causes = {row["task_id"]: row["root_cause"] for row in store.rows("failures")}
     assert "`sqlite3`" in causes["db-count"] and "`jq`" in causes["json-field"]
+    assert missing_programs(store.rows("failures")) == {"sqlite3": ["db-count", "db-sum"], "jq": ["json-field"]}
+    assert list(missing_programs(store.rows("failures"))) == ["sqlite3", "jq"], "the program most tasks missed comes first"
     assert "Failed rollout" not in analyst.asked
 
 

@@ -14,6 +14,7 @@ import random
 import threading
 import time
 from collections import Counter
+from collections.abc import Collection
 
 from harness_evo.agent.executor import Executor
 from harness_evo.config import RunConfig
@@ -128,11 +129,12 @@ class Evolution:
         """Proposals that passed the static critic; rejected ones go back to the proposer with their reasons."""
         parent = self.harness(node)
         evidence = self.patterns.evidence(pattern["id"], self.config.search.evidence)
+        shown = {**pattern, "missing_programs": self.patterns.missing_programs(pattern["id"])}
         feedback: list[dict] = []
         for revision in range(self.config.search.revisions + 1):
             self.budget.check()
             seed = self.config.seed * 10_000 + i * 10 + revision
-            proposals = self.proposer.propose(pattern, evidence, parent, self.ledger.tried(pattern["id"], before=i), feedback, seed)
+            proposals = self.proposer.propose(shown, evidence, parent, self.ledger.tried(pattern["id"], before=i), feedback, seed)
             passed, feedback = [], []
             for k, proposal in enumerate(proposals):
                 candidate = self.ledger.propose(i, revision, k, node, pattern["id"], proposal)
@@ -153,7 +155,8 @@ class Evolution:
         child = candidate.child
         acceptance = self.config.acceptance
         regression = self.regression_sample(node, pattern, rng)
-        tasks = pattern_sample(pattern, self.train, acceptance.pattern_tasks, rng, self.unsolved_tasks()) + regression
+        targeted = self.supplied_tasks(node, child, pattern)
+        tasks = pattern_sample(pattern, self.train, acceptance.pattern_tasks, rng, self.unsolved_tasks(), targeted) + regression
         verdict = self.look(node, child, tasks, list(range(1, 1 + acceptance.trials)), regression)  # trial 0 chose the tasks: see acceptance.py
         if verdict.undecided and acceptance.extra_trials:
             verdict = self.look(node, child, tasks, list(range(1, 1 + acceptance.trials + acceptance.extra_trials)), regression)
@@ -200,6 +203,12 @@ class Evolution:
         candidates = sorted(passed - set(pattern["task_ids"]))
         return sorted(rng.sample(candidates, min(len(candidates), self.config.acceptance.regression_sample)))
 
+    def supplied_tasks(self, node: str, child: Harness, pattern: dict) -> set[str]:
+        """The pattern's tasks that failed for want of a program the child adds as a tool: the ones its edit is for."""
+        added = {tool.name for tool in child.tools} - {tool.name for tool in self.harness(node).tools}
+        missing = self.patterns.missing_programs(pattern["id"])
+        return {task for program in added for task in missing.get(program, [])}
+
     def unsolved_tasks(self) -> set[str]:
         """Train tasks that failed in at least `acceptance.unsolved_after` of the run's scored rollouts and never passed."""
         outcomes = self.train_outcomes(self.state.stats)
@@ -239,16 +248,20 @@ class Evolution:
         }
 
 
-def pattern_sample(pattern: dict, train: list[Task], n: int, rng: random.Random, unsolved: set[str] = frozenset()) -> list[str]:
+def pattern_sample(pattern: dict, train: list[Task], n: int, rng: random.Random, unsolved: Collection[str] = frozenset(),
+                   targeted: Collection[str] = frozenset()) -> list[str]:
     """The pattern's train tasks a child is gated on: all of them, or the `n` easiest, drawn with the iteration's
     `rng` within a difficulty. A gate learns only from pairs that differ, and a task the solver fails on either side
     is a tie whatever the edit does: `unsolved` tasks are left out, but for the easiest one when no other is left.
-    Leaving out tasks the parent always failed drops only pairs the child could have won, so the gate stays sound."""
+    Leaving out tasks the parent always failed drops only pairs the child could have won, so the gate stays sound.
+    `targeted` tasks are the ones the edit is for (it supplies the program they missed): they come first and are
+    never left out, since the edit is what could make them solvable. Choosing them by the edit, not by any outcome
+    of the trials compared, keeps the gate sound too."""
     members = set(pattern["task_ids"])
     failing = sorted((task for task in train if task.id in members), key=lambda task: task.id)
     rng.shuffle(failing)
-    failing.sort(key=lambda task: DIFFICULTY_RANK.get(task.difficulty, 1))  # stable: the draw decides within a difficulty
-    solvable = [task for task in failing if task.id not in unsolved]
+    failing.sort(key=lambda task: (task.id not in targeted, DIFFICULTY_RANK.get(task.difficulty, 1)))  # stable: the draw decides within a difficulty
+    solvable = [task for task in failing if task.id in targeted or task.id not in unsolved]
     return sorted(task.id for task in solvable[:n] or failing[:1])
 
 

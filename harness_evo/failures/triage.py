@@ -3,12 +3,13 @@
 Final categories need no model: infrastructure (reported, never a harness pattern; a wall-time limit spent
 waiting for a slow model counts as such), a last command whose program is not installed, repeated format errors,
 command loops, and a wrong claim of success made right after a failed command or after a single command (their
-mechanism is the whole story). The others
-(any other wrong claim of success, exhausted steps, wall time or context) are symptoms: they go to the analyzer
-for a root cause, and are its fallback.
+mechanism is the whole story). The others (any other wrong claim of success, exhausted steps, wall time or
+context) are symptoms: they go to the analyzer for a root cause, and are its fallback.
 """
 
 import re
+from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -72,6 +73,8 @@ def slow_model(trajectory: Trajectory) -> Triage | None:
 
 NOT_FOUND = re.compile(r"^\S*sh: (?:line )?(?:\d+: )?([\w.+-]+): (?:command )?not found$", re.MULTILINE)
 """How bash (`bash: line 2: jq: command not found`) and sh (`sh: 1: jq: not found`) report a missing program."""
+NOT_INSTALLED = "which is not installed here"
+MISSING_IN_ROOT_CAUSE = re.compile(rf"needs `([\w.+-]+)`, {NOT_INSTALLED}")
 
 
 def missing_program(trajectory: Trajectory) -> Triage | None:
@@ -85,8 +88,18 @@ def missing_program(trajectory: Trajectory) -> Triage | None:
     program = found.group(1)
     return Triage(final=True, record=FailureRecord(
         category="wrong-tool-missing-binary", pattern="runs a program that is not installed, and does not switch to one that is",
-        root_cause=f"The agent's last command `{cut(step_key(last), 100)}` needs `{program}`, which is not installed here, and it did not switch to a program that is.",
+        root_cause=f"The agent's last command `{cut(step_key(last), 100)}` needs `{program}`, {NOT_INSTALLED}, and it did not switch to a program that is.",
         critical_step=last.index, evidence=cut(f"{step_key(last)} -> {found.group(0)}", 200), blame="harness", confidence=0.9))
+
+
+def missing_programs(failures: Iterable[dict]) -> dict[str, list[str]]:
+    """The programs `failures` (rows of the `failures` table) ran without their being installed, each with the
+    distinct tasks that did; the program most tasks missed comes first."""
+    tasks: dict[str, set[str]] = defaultdict(set)
+    for failure in failures:
+        if found := MISSING_IN_ROOT_CAUSE.search(failure.get("root_cause") or ""):
+            tasks[found.group(1)].add(failure["task_id"])
+    return {program: sorted(tasks[program]) for program in sorted(tasks, key=lambda program: (-len(tasks[program]), program))}
 
 
 def format_errors(trajectory: Trajectory) -> Triage | None:
