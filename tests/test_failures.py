@@ -249,8 +249,9 @@ def test_different_missing_programs_on_different_tasks_are_one_pattern(store):
     assert (pattern["category"], pattern["support"], pattern["status"]) == ("wrong-tool-missing-binary", 3, "promoted")
     causes = {row["task_id"]: row["root_cause"] for row in store.rows("failures")}
     assert "`sqlite3`" in causes["db-count"] and "`jq`" in causes["json-field"]
-    assert missing_programs(store.rows("failures")) == {"sqlite3": ["db-count", "db-sum"], "jq": ["json-field"]}
-    assert list(missing_programs(store.rows("failures"))) == ["sqlite3", "jq"], "the program most tasks missed comes first"
+    missing = missing_programs(store.rows("failures"))
+    assert list(missing) == ["sqlite3", "jq"], "the program most tasks missed comes first"
+    assert (missing["sqlite3"].tasks, missing["sqlite3"].calls) == (["db-count", "db-sum"], ["sqlite3 data"])
     assert "Failed rollout" not in analyst.asked
 
 

@@ -207,7 +207,7 @@ class Evolution:
         """The pattern's tasks that failed for want of a program the child adds as a tool: the ones its edit is for."""
         added = {tool.name for tool in child.tools} - {tool.name for tool in self.harness(node).tools}
         missing = self.patterns.missing_programs(pattern["id"])
-        return {task for program in added for task in missing.get(program, [])}
+        return {task for program in added if program in missing for task in missing[program].tasks}
 
     def unsolved_tasks(self) -> set[str]:
         """Train tasks that failed in at least `acceptance.unsolved_after` of the run's scored rollouts and never passed."""

@@ -9,7 +9,7 @@ from typing import Any
 from harness_evo.config import RunConfig
 from harness_evo.curriculum import EXPLORE, PatternView
 from harness_evo.failures import FailureAnalysis, pattern_evidence, patterns
-from harness_evo.failures.triage import missing_programs
+from harness_evo.failures.triage import MissingProgram, missing_programs
 from harness_evo.store import RunStore
 from harness_evo.taskset import Suite
 
@@ -55,7 +55,7 @@ class Patterns:
         """Up to `k` member failures from distinct train tasks, each with the task's instruction and digested trace."""
         return [item for item in pattern_evidence(self.store, pattern_id, k, self.budget) if item.get("split", "train") == "train"]
 
-    def missing_programs(self, pattern_id: str) -> dict[str, list[str]]:
+    def missing_programs(self, pattern_id: str) -> dict[str, MissingProgram]:
         """The programs the pattern's failures ran without their being installed, each with the tasks that ran it."""
         return missing_programs(self.store.rows("failures", "id IN (SELECT failure_id FROM pattern_members WHERE pattern_id = ?)", [pattern_id]))
 

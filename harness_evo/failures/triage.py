@@ -74,7 +74,17 @@ def slow_model(trajectory: Trajectory) -> Triage | None:
 NOT_FOUND = re.compile(r"^\S*sh: (?:line )?(?:\d+: )?([\w.+-]+): (?:command )?not found$", re.MULTILINE)
 """How bash (`bash: line 2: jq: command not found`) and sh (`sh: 1: jq: not found`) report a missing program."""
 NOT_INSTALLED = "which is not installed here"
-MISSING_IN_ROOT_CAUSE = re.compile(rf"needs `([\w.+-]+)`, {NOT_INSTALLED}")
+MISSING_IN_ROOT_CAUSE = re.compile(rf"command `(.*)` needs `([\w.+-]+)`, {NOT_INSTALLED}", re.DOTALL)
+CALLS_KEPT = 5
+
+
+class MissingProgram(BaseModel):
+    """A program failed rollouts ran without its being installed."""
+
+    tasks: list[str]
+    """The distinct tasks that ran it."""
+    calls: list[str]
+    """A few of the commands that ran it, as the agent wrote them."""
 
 
 def missing_program(trajectory: Trajectory) -> Triage | None:
@@ -92,14 +102,19 @@ def missing_program(trajectory: Trajectory) -> Triage | None:
         critical_step=last.index, evidence=cut(f"{step_key(last)} -> {found.group(0)}", 200), blame="harness", confidence=0.9))
 
 
-def missing_programs(failures: Iterable[dict]) -> dict[str, list[str]]:
-    """The programs `failures` (rows of the `failures` table) ran without their being installed, each with the
-    distinct tasks that did; the program most tasks missed comes first."""
+def missing_programs(failures: Iterable[dict]) -> dict[str, MissingProgram]:
+    """The programs `failures` (rows of the `failures` table) ran without their being installed; the program most
+    tasks missed comes first."""
     tasks: dict[str, set[str]] = defaultdict(set)
+    calls: dict[str, list[str]] = defaultdict(list)
     for failure in failures:
         if found := MISSING_IN_ROOT_CAUSE.search(failure.get("root_cause") or ""):
-            tasks[found.group(1)].add(failure["task_id"])
-    return {program: sorted(tasks[program]) for program in sorted(tasks, key=lambda program: (-len(tasks[program]), program))}
+            call, program = found.groups()
+            tasks[program].add(failure["task_id"])
+            if call not in calls[program]:
+                calls[program].append(call)
+    ranked = sorted(tasks, key=lambda program: (-len(tasks[program]), program))
+    return {program: MissingProgram(tasks=sorted(tasks[program]), calls=calls[program][:CALLS_KEPT]) for program in ranked}
 
 
 def format_errors(trajectory: Trajectory) -> Triage | None:
