@@ -188,9 +188,11 @@ def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp
         return world.bash(f"echo {word} > {name}" if name.startswith("/") else f"putword {word} {name}")
 
     def proposer(messages: list[dict]) -> str:
+        """The edit, whose script is a shell line; asked as the toolsmith, the script."""
         prompts.append(messages[-1]["content"])
-        script = "import sys\nword, name = sys.argv[1:3]\nopen(name, 'w').write(word + '\\n')\n"
-        tool = {"op": "tool", "name": "putword", "description": "putword WORD FILE: write WORD into FILE", "text": script}
+        if "```python" in messages[0]["content"]:
+            return '```python\n"""putword WORD FILE: write WORD into FILE."""\nimport sys\nword, name = sys.argv[1:3]\nopen(name, "w").write(word + "\\n")\n```'
+        tool = {"op": "tool", "name": "putword", "description": "writes a word", "text": "python3 putword.py"}
         return json.dumps({"edits": [{"rationale": "supply the missing program", "prediction": "the tasks that missed it pass", "ops": [tool]}]})
 
     scripted.register("world-solver", solver, token="missing-program-solver")
@@ -205,8 +207,10 @@ def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp
     [pattern] = [row for row in store.rows("patterns") if row["status"] == "promoted"]
     assert pattern["category"] == "wrong-tool-missing-binary" and pattern["task_ids"] == ["color", "fruit"]
     assert "putword (2)." in prompts[0], "the proposer is told which program the tasks missed"
+    assert "putword deep-teal-7 color.txt" in prompts[1], "the toolsmith is told how the agent called it"
     [edit] = store.rows("edits")
     assert edit["status"] == "accepted" and summary["best_node"] == edit["child_id"], edit["reasons"] or edit["gate"]
     for task in ("fruit", "color"):
         assert passed(store, edit["child_id"], task) == [True] * 3, "both tasks the tool is for were gated"
-    assert 'command = "python3 $TOOL_DIR/tool.py"' in (folder / "harnesses" / edit["child_id"] / "tools" / "putword" / "tool.toml").read_text()
+    tool = (folder / "harnesses" / edit["child_id"] / "tools" / "putword" / "tool.toml").read_text()
+    assert 'description = "putword WORD FILE: write WORD into FILE."' in tool and 'command = "python3 $TOOL_DIR/tool.py"' in tool

@@ -7,6 +7,8 @@ import pytest
 
 from harness_evo.config import ModelsConfig, RoleModel, SearchConfig
 from harness_evo.evolve.proposer import Proposer
+from harness_evo.evolve.toolsmith import program_args, usage_line
+from harness_evo.failures.triage import MissingProgram
 from harness_evo.harness import Harness, Replace
 from harness_evo.llm import LLM, scripted
 
@@ -81,6 +83,30 @@ def test_a_tool_becomes_its_tool_toml_and_script_whatever_the_description_holds(
     assert "`sqlite3`: sqlite3 DB" in default.render("system.md.j2"), "the agent is told about the new command"
 
 
+def test_a_tool_script_that_is_not_python_is_written_by_the_toolsmith_from_the_calls_that_missed_the_program():
+    shell_line = "python3 -c \"import sqlite3; print(sqlite3.connect('shop.db').execute('SELECT 1'))\""
+    tool = {"op": "tool", "name": "sqlite3", "description": "sqlite3 shop.db 'SELECT count(*) FROM orders'", "text": shell_line}
+    script = '"""sqlite3 DB SQL: run SQL on the database DB and print each row."""\nimport sqlite3, sys\n' \
+             'for row in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]):\n    print("|".join(map(str, row)))\n'
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(tasks=["a"], calls=["sqlite3 a.db 'SELECT name FROM t'"])}}
+    replies = [json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]}), f"Here it is:\n```python\n{script}```\n"]
+
+    [proposal], seen = propose(replies, pattern=pattern)
+
+    assert proposal.problem is None, proposal.problem
+    child = HARNESS.apply(proposal.edit)
+    assert child.components["tools/sqlite3/tool.py"] == script
+    [added] = [t for t in child.tools if t.name == "sqlite3"]
+    assert added.description == "sqlite3 DB SQL: run SQL on the database DB and print each row."
+    assert "sqlite3 a.db 'SELECT name FROM t'" in seen[1][-1]["content"], "the toolsmith sees how the agent called it"
+
+
+def test_a_tool_whose_toolsmith_writes_no_python_is_a_problem():
+    tool = {"op": "tool", "name": "sqlite3", "description": "sqlite3 DB SQL", "text": ""}
+    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]}), "I cannot write that."])
+    assert proposal.edit is None and "has no script" in proposal.problem
+
+
 def test_a_tool_whose_name_is_no_command_is_a_problem():
     tool = {"op": "tool", "name": "sqlite3 shell", "description": "a shell", "text": "print(1)"}
     [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]})])
@@ -88,7 +114,8 @@ def test_a_tool_whose_name_is_no_command_is_a_problem():
 
 
 def test_the_programs_the_agent_missed_reach_the_proposer_most_first():
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": ["a", "b", "c"], "nano": ["d"]}}
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(tasks=["a", "b", "c"], calls=["sqlite3 a.db .tables"]),
+                                           "nano": MissingProgram(tasks=["d"], calls=["nano notes.txt"])}}
     _, [messages] = propose([json.dumps({"edits": [edit_json()]})], pattern=pattern)
     assert "sqlite3 (3), nano (1)." in messages[-1]["content"]
     _, [messages] = propose([json.dumps({"edits": [edit_json()]})])
@@ -144,3 +171,16 @@ def test_the_ledger_of_edits_never_gated_reaches_the_proposer_of_a_later_iterati
 
     assert proposal.problem is None
     assert "invalid: move the files" in messages[-1]["content"] and "the old text occurs 0 times" in messages[-1]["content"]
+
+
+@pytest.mark.parametrize("call, args", [("sqlite3 shop.db 'SELECT count(*) FROM t' > count.txt", ["shop.db", "SELECT count(*) FROM t"]),
+                                        ("cd /app && sqlite3 a.db .tables | sort", ["a.db", ".tables"]),
+                                        ("sqlite3 a.db 'unclosed", None), ("python3 x.py", None)])
+def test_the_toolsmith_sees_the_arguments_the_program_got_without_the_shell_around_them(call, args):
+    assert program_args(call, "sqlite3") == args
+
+
+@pytest.mark.parametrize("line, usage", [("sqlite3 DB SQL: run SQL.", "sqlite3 DB SQL: run SQL."), ("PROGRAM ARGS: run SQL.", "sqlite3 ARGS: run SQL."),
+                                         ("Runs SQL on a database.", "sqlite3: Runs SQL on a database."), ("", "sqlite3")])
+def test_a_tool_s_description_starts_with_its_name(line, usage):
+    assert usage_line(line, "sqlite3") == usage

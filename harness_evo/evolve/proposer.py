@@ -7,6 +7,7 @@ proposal in the ledger, never a crash.
 """
 
 import re
+from textwrap import shorten
 from typing import Any, Literal
 
 import tomli_w
@@ -15,24 +16,28 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from harness_evo.config import SearchConfig, one_line
 from harness_evo.errors import UserError
 from harness_evo.evolve import templates
+from harness_evo.evolve.toolsmith import Toolsmith, compiles
 from harness_evo.harness import Edit, Harness
 
 MAX_COMPONENT_CHARS = 3000
 LEDGER_SHOWN = 8
 PROGRAM_NAME = re.compile(r"[A-Za-z0-9][\w.+-]*")
+MAX_TOOL_DESCRIPTION = 200
+"""Characters of a tool's description kept: it is shown in every system prompt."""
 
 
 class OpDraft(BaseModel):
     op: Literal["replace", "write", "delete", "append", "tool"]
     """replace: `old` -> `new` in `path`; write: `path` gets `text`; delete: `path` is removed; append: `text` is
     added at the end of `path` (a small model's easiest edit: nothing to quote exactly); tool: a command `name`,
-    described by `description`, that runs the python3 script `text`."""
+    described by `description`, that runs the python3 script `text`. The order of the fields is the order a
+    constrained decoder writes them in: a tool's script comes after its name."""
     path: str = ""
+    name: str = ""
+    description: str = ""
     old: str = ""
     new: str = ""
     text: str = ""
-    name: str = ""
-    description: str = ""
 
     def operations(self, components: dict[str, str]) -> list[dict]:
         """The harness operations this draft stands for: an append becomes a `write` of the whole new text, a tool
@@ -43,7 +48,10 @@ class OpDraft(BaseModel):
         if self.op == "tool":
             if not PROGRAM_NAME.fullmatch(self.name):
                 raise ValueError(f"a tool's name must be a command name, not {self.name!r}")
-            spec = {"description": " ".join(self.description.split()) or self.name, "command": "python3 $TOOL_DIR/tool.py"}
+            if not self.text.strip():
+                raise ValueError(f"the tool {self.name} has no script: its python3 code goes in `text`")
+            description = shorten(" ".join(self.description.split()), MAX_TOOL_DESCRIPTION, placeholder=" ...")
+            spec = {"description": description or self.name, "command": "python3 $TOOL_DIR/tool.py"}
             return [{"op": "write", "path": f"tools/{self.name}/tool.toml", "text": tomli_w.dumps(spec)},
                     {"op": "write", "path": f"tools/{self.name}/tool.py", "text": self.text}]
         fields = {"replace": ("old", "new"), "write": ("text",), "delete": ()}[self.op]
@@ -86,6 +94,7 @@ class Proposer:
     def __init__(self, llm, config: SearchConfig):
         self.llm = llm
         self.config = config
+        self.toolsmith = Toolsmith(llm)
 
     def propose(self, pattern: dict, evidence: list[dict], harness: Harness, ledger: list[dict],
                 feedback: list[dict] | None = None, seed: int = 0) -> list[Proposal]:
@@ -101,7 +110,20 @@ class Proposer:
         drafts = reply.parsed.edits[: self.config.candidates]
         if not drafts:
             return [Proposal(ops=[], problem="the proposer proposed no edit")]
-        return [to_proposal(draft, harness.components) for draft in drafts]
+        return [to_proposal(self.with_scripts(draft, pattern, seed * 10 + k), harness.components) for k, draft in enumerate(drafts)]
+
+    def with_scripts(self, draft: EditDraft, pattern: dict, seed: int) -> EditDraft:
+        """The draft with each tool script that is not python written by the toolsmith, from the calls that missed it
+        (`seed` differs per draft: two drafts adding the same tool get two different scripts)."""
+        missing = pattern.get("missing_programs") or {}
+        ops = []
+        for op in draft.ops:
+            if op.op == "tool" and PROGRAM_NAME.fullmatch(op.name) and not compiles(op.text):
+                calls = missing[op.name].calls if op.name in missing else []
+                if script := self.toolsmith.script(op.name, calls, seed):
+                    op = op.model_copy(update={"text": script.text, "description": script.description})
+            ops.append(op)
+        return draft.model_copy(update={"ops": ops})
 
 
 def to_proposal(draft: EditDraft, components: dict[str, str]) -> Proposal:
