@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from harness_evo.config import ModelsConfig, RoleModel
 from harness_evo.llm import LLM, ModelError, ModelUnavailable, scripted
+from harness_evo.llm.cache import request_key
 from harness_evo.store.run import RunStore
 
 
@@ -109,6 +110,15 @@ def test_a_different_seed_or_disabled_cache_reaches_the_model_again():
     with LLM(models("fresh"), cache=False) as llm:
         llm.complete("solver", ask("q"), seed=1)
     assert scripted.calls("fresh") == 3
+
+
+def test_a_response_schema_whose_fields_changed_order_is_a_new_request():
+    def request(*fields: str, seed: int = 0) -> dict:
+        schema = {"properties": {field: {"type": "string"} for field in fields}}
+        return {"messages": ask("q"), "params": {"seed": seed, "response_format": {"type": "json_object", "schema": schema}}}
+
+    assert request_key(request("name", "text")) != request_key(request("text", "name")), "the decoder writes fields in this order"
+    assert request_key({"seed": 1, "stop": None}) == request_key({"stop": None, "seed": 1})
 
 
 def test_registering_a_name_again_is_never_answered_from_the_old_script():

@@ -22,7 +22,11 @@ def cache_home() -> Path:
 
 
 def request_key(request: dict[str, Any]) -> str:
-    """A stable digest of everything that determines a reply."""
+    """A stable digest of everything that determines a reply. Key order counts nowhere but in a response format: a
+    constrained decoder writes a schema's fields in their order, so reordering them changes the reply."""
+    params = request.get("params") or {}
+    if "response_format" in params:
+        request = {**request, "params": {**params, "response_format": json.dumps(params["response_format"], default=str)}}
     return hashlib.sha256(json.dumps(request, sort_keys=True, default=str).encode()).hexdigest()
 
 
