@@ -219,6 +219,37 @@ def test_a_last_command_whose_program_is_missing_is_the_root_cause_whatever_foll
     assert "`sqlite3`, which is not installed" in found.record.root_cause
 
 
+def test_a_missing_program_s_call_is_the_line_that_runs_it():
+    action = "# first look at the tables\ncd /app\nsqlite3 shop.db .tables  # list them\necho checked"
+    missing = Step(index=1, reply="", action=action, output="bash: line 3: sqlite3: command not found\nchecked", exit_code=0)
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[missing], exit_reason="step_limit", reward=0.0)
+
+    record = triage({"passed": False}, trajectory, loop_repeats=3).record
+
+    assert record.root_cause.startswith("The agent's command `sqlite3 shop.db .tables` needs `sqlite3`")
+    assert missing_programs([{"task_id": "t", "root_cause": record.root_cause}])["sqlite3"].calls == ["sqlite3 shop.db .tables"]
+
+
+def test_a_missing_program_is_the_root_cause_when_every_command_after_it_failed():
+    missing = Step(index=1, reply="", action="sqlite3 shop.db .tables", output="bash: line 1: sqlite3: command not found", exit_code=127)
+    install = Step(index=2, reply="", action="apt-get install -y sqlite3", output="E: Unable to locate package sqlite3", exit_code=100)
+    claim = Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[missing, install, claim], exit_reason="done", reward=0.0)
+
+    found = triage({"passed": False}, trajectory, loop_repeats=3)
+
+    assert (found.record.category, found.record.critical_step) == ("wrong-tool-missing-binary", 1)
+    assert "no later command of the agent succeeded" in found.record.root_cause
+
+
+@pytest.mark.parametrize("output", ["bash: line 1: Exit: command not found", "bash: line 1: 2026-03-05: command not found"])
+def test_output_run_as_a_command_is_not_a_missing_program(output):
+    wrong = Step(index=1, reply="", action="Exit", output=output, exit_code=127)
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[wrong], exit_reason="step_limit", reward=0.0)
+
+    assert triage({"passed": False}, trajectory, loop_repeats=3).record.category != "wrong-tool-missing-binary"
+
+
 def test_a_not_found_message_that_is_not_the_shell_s_does_not_blame_a_missing_program():
     lookup = Step(index=1, reply="", action="python3 lookup.py key", output="Error: not found", exit_code=1)
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[lookup], exit_reason="step_limit", reward=0.0)

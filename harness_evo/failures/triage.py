@@ -1,8 +1,8 @@
 """Rule-based triage of a failed rollout, no model needed: a category and a signature straight from the facts.
 
 Final categories need no model: infrastructure (reported, never a harness pattern; a wall-time limit spent
-waiting for a slow model counts as such), a last command whose program is not installed, repeated format errors,
-command loops, and a wrong claim of success made right after a failed command or after a single command (their
+waiting for a slow model counts as such), a program that is not installed and that no later command got past,
+repeated format errors, command loops, and a wrong claim of success made right after a failed command or after a single command (their
 mechanism is the whole story). The others (any other wrong claim of success, exhausted steps, wall time or
 context) are symptoms: they go to the analyzer for a root cause, and are its fallback.
 """
@@ -71,8 +71,9 @@ def slow_model(trajectory: Trajectory) -> Triage | None:
         blame="environment", confidence=0.7))
 
 
-NOT_FOUND = re.compile(r"^\S*sh: (?:line )?(?:\d+: )?([\w.+-]+): (?:command )?not found$", re.MULTILINE)
-"""How bash (`bash: line 2: jq: command not found`) and sh (`sh: 1: jq: not found`) report a missing program."""
+NOT_FOUND = re.compile(r"^\S*sh: (?:line )?(?:\d+: )?([a-z][\w.+-]*): (?:command )?not found$", re.MULTILINE)
+"""How bash (`bash: line 2: jq: command not found`) and sh (`sh: 1: jq: not found`) report a missing program; a
+capitalised or numeric "program" is output the agent ran as a command (`Exit`, `2026-03-05`), not a program."""
 NOT_INSTALLED = "which is not installed here"
 MISSING_IN_ROOT_CAUSE = re.compile(rf"command `(.*)` needs `([\w.+-]+)`, {NOT_INSTALLED}", re.DOTALL)
 CALLS_KEPT = 5
@@ -88,18 +89,28 @@ class MissingProgram(BaseModel):
 
 
 def missing_program(trajectory: Trajectory) -> Triage | None:
-    """The agent's last command called a program that is not installed: whatever it did next (claim success, plead
-    in prose, retry) follows from that, and the harness can supply the program as a tool or name one that is there."""
+    """A command called a program that is not installed and no later command succeeded: whatever the agent did next
+    (claim success, plead in prose, retry, `apt-get install` without a network) follows from that, and the harness
+    can supply the program as a tool or name one that is there."""
     work = work_steps(trajectory)
-    last = work[-1] if work else None
-    found = NOT_FOUND.search(last.output) if last else None
-    if found is None:
+    missing = [(i, found) for i, step in enumerate(work) if (found := NOT_FOUND.search(step.output))]
+    if not missing:
         return None
-    program = found.group(1)
+    i, found = missing[-1]
+    if any(step.exit_code == 0 and not step.timed_out for step in work[i + 1 :]):
+        return None
+    step, program = work[i], found.group(1)
     return Triage(final=True, record=FailureRecord(
         category="wrong-tool-missing-binary", pattern="runs a program that is not installed, and does not switch to one that is",
-        root_cause=f"The agent's last command `{cut(step_key(last), 100)}` needs `{program}`, {NOT_INSTALLED}, and it did not switch to a program that is.",
-        critical_step=last.index, evidence=cut(f"{step_key(last)} -> {found.group(0)}", 200), blame="harness", confidence=0.9))
+        root_cause=f"The agent's command `{cut(calling_line(step, program), 100)}` needs `{program}`, {NOT_INSTALLED}, and no later command of the agent succeeded.",
+        critical_step=step.index, evidence=cut(f"{step_key(step)} -> {found.group(0)}", 200), blame="harness", confidence=0.9))
+
+
+def calling_line(step: Step, program: str) -> str:
+    """The line of the step's command that runs `program` (a command is often several lines, with comments)."""
+    runs = re.compile(rf"(?:^|[\s;&|(`]){re.escape(program)}(?:\s|$)")
+    lines = (line.split("#")[0].strip() for line in (step.action or "").splitlines())
+    return next((line for line in lines if runs.search(line)), step_key(step))
 
 
 def missing_programs(failures: Iterable[dict]) -> dict[str, MissingProgram]:
