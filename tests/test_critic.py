@@ -8,8 +8,9 @@ import pytest
 from harness_evo.config import ModelsConfig, RoleModel, RunConfig, SandboxConfig, SearchConfig
 from harness_evo.evolve.critic import Critic
 from harness_evo.harness import Delete, Edit, Harness, Replace, Write
+from harness_evo.evolve.leakage import LeakIndex
 from harness_evo.llm import LLM, scripted
-from harness_evo.taskset import load_suite
+from harness_evo.taskset import Task, load_suite
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HARNESS = Harness.load(FIXTURES / "wrong-folder-harness")
@@ -66,6 +67,17 @@ def test_an_edit_naming_a_training_task_or_its_files_is_rejected():
     assert judgement.status == "rejected_static"
     assert any("names the training task stone" in reason for reason in judgement.reasons)
     assert any("names the file stone.txt of training task stone" in reason for reason in judgement.reasons)
+
+
+def test_a_task_file_is_a_leak_only_when_its_name_has_an_extension(tmp_path: Path):
+    folder = tmp_path / "ledger"
+    (folder / "environment").mkdir(parents=True)
+    for name in ("env", "report", "sales.csv"):
+        (folder / "environment" / name).write_text("x\n")
+    index = LeakIndex([Task(id="ledger", folder=folder, instruction="Sum the column.")])
+
+    assert index.leaks("#!/usr/bin/env python3\n# write a report, then sync") == [], "a shebang and common words name no task file"
+    assert index.leaks("read sales.csv first") == ["names the file sales.csv of training task ledger; edits must not depend on one task's files"]
 
 
 def test_long_verbatim_text_from_a_training_instruction_is_rejected(tmp_path: Path):

@@ -12,6 +12,7 @@ from harness_evo.taskset import Task
 
 WORD = re.compile(r"[A-Za-z0-9_]+")
 FILE_NAME = re.compile(r"(?<![\w.-])[\w-]{2,}\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+"""A file name with an extension; a bare name (`env`, `report`, `sync`) is a common word, not evidence of a leak."""
 QUOTED = re.compile(r"""(["'])([^"'$`\n]{8,200})\1""")
 GENERIC_FILES = {"Dockerfile", "test.sh", "solve.sh", "task.toml", "instruction.md", "reward.txt", "suite.toml"}
 MAX_FILE_BYTES = 200_000
@@ -39,7 +40,7 @@ class LeakIndex:
                 for text in read_texts(folder):
                     self._index(task.id, source, text)
             for path in task.environment_dir.rglob("*") if task.environment_dir.is_dir() else []:
-                if path.is_file() and path.name not in GENERIC_FILES:
+                if path.is_file() and path.name not in GENERIC_FILES and FILE_NAME.fullmatch(path.name):
                     self.file_names.setdefault(path.name, task.id)
 
     def _index(self, task_id: str, source: str, text: str) -> None:
