@@ -80,6 +80,17 @@ def test_a_task_file_is_a_leak_only_when_its_name_has_an_extension(tmp_path: Pat
     assert index.leaks("read sales.csv first") == ["names the file sales.csv of training task ledger; edits must not depend on one task's files"]
 
 
+def test_a_tool_script_sharing_boilerplate_with_a_training_task_s_test_code_is_no_leak(tmp_path: Path):
+    folder = tmp_path / "paths"
+    (folder / "tests").mkdir(parents=True)
+    (folder / "tests" / "test_paths.py").write_text("import sys\nfrom pathlib import Path\n\ndef main():\n    assert Path('out.txt').exists()\n")
+    index = LeakIndex([Task(id="paths", folder=folder, instruction="Write out.txt.")])
+    script = "import sys\nfrom pathlib import Path\n\ndef main(args):\n    print(Path(args[0]).read_text())\n"
+
+    assert index.leaks(script, code=True) == []
+    assert index.leaks(script)[0].startswith("quotes the tests of training task paths"), "the same words in a prompt are a quote"
+
+
 def test_long_verbatim_text_from_a_training_instruction_is_rejected(tmp_path: Path):
     judgement = judge(prompt_edit("Remember: write the word crunchy apple 42 into fruit txt and stop."))
     assert judgement.status == "rejected_static"

@@ -86,8 +86,10 @@ class Critic:
         if size > self.config.max_harness_chars:
             reasons.append(f"the harness grows to {size} characters, over the budget of {self.config.max_harness_chars}; make the edit shorter")
         changed = [path for path, text in child.components.items() if parent.components.get(path) != text]
-        added = "\n".join(child.components[path] for path in changed)
-        reasons += self.leaks.leaks(added, known="\n".join(parent.components.values()))
+        known = "\n".join(parent.components.values())
+        for code in (False, True):
+            added = "\n".join(child.components[path] for path in changed if is_script(path) == code)
+            reasons += [reason for reason in self.leaks.leaks(added, known, code) if reason not in reasons]
         reasons += hidden_variables(child)
         reasons += self.smoke(child, changed)
         return reasons
@@ -122,6 +124,11 @@ class Critic:
             return []
         default = "the edit names details of particular tasks" if review.task_specific else "the edit does not change what the agent does in the pattern's situation"
         return [f"critic: {reason}" for reason in review.reasons if reason.strip()] or [f"critic: {default}"]
+
+
+def is_script(path: str) -> bool:
+    """A tool's code, as opposed to its tool.toml or any prompt or skill."""
+    return path.startswith("tools/") and not path.endswith("/tool.toml")
 
 
 SHOWN = {"instance.md.j2": "instruction", "observation.md.j2": "output", "format_error.md.j2": "error"}

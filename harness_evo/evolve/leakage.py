@@ -56,12 +56,14 @@ class LeakIndex:
             if name not in GENERIC_FILES:
                 self.file_names.setdefault(name, task_id)
 
-    def leaks(self, added: str, known: str = "") -> list[str]:
-        """One sentence per kind of leak found in `added`, ignoring anything that also occurs in `known`."""
+    def leaks(self, added: str, known: str = "", code: bool = False) -> list[str]:
+        """One sentence per kind of leak found in `added`, ignoring anything that also occurs in `known`. When `added`
+        is `code` (a tool's script), its words are not matched against the tests' and solutions' code: scripts share
+        boilerplate (`import sys from pathlib import Path def main`) without quoting anything."""
         reasons: dict[str, str] = {}
         known_grams = set(ngrams(known, self.n))
         for gram in ngrams(added, self.n):
-            if gram in self.ngrams and gram not in known_grams:
+            if gram in self.ngrams and gram not in known_grams and not (code and self.ngrams[gram][1] != "instruction"):
                 task, source = self.ngrams[gram]
                 reasons.setdefault(f"{source}:{task}", f'{SOURCES[source].format(task=task)}: "{" ".join(gram)}"')
         for literal, (task, source) in self.literals.items():
