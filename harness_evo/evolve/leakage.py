@@ -63,7 +63,7 @@ class LeakIndex:
         reasons: dict[str, str] = {}
         known_grams = set(ngrams(known, self.n))
         for gram in ngrams(added, self.n):
-            if gram in self.ngrams and gram not in known_grams and not (code and self.ngrams[gram][1] != "instruction"):
+            if gram in self.ngrams and gram not in known_grams and (not code or self.ngrams[gram][1] == "instruction"):
                 task, source = self.ngrams[gram]
                 reasons.setdefault(f"{source}:{task}", f'{SOURCES[source].format(task=task)}: "{" ".join(gram)}"')
         for literal, (task, source) in self.literals.items():
