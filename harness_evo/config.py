@@ -176,6 +176,8 @@ class SearchConfig(Strict):
     """Member traces from distinct tasks shown to the proposer per pattern."""
     revisions: int = 2
     """Rounds in which the critic may send rejected edits back to the proposer with its reasons."""
+    tool_attempts: int = Field(4, ge=1)
+    """Scripts the toolsmith may write for one stand-in tool until one runs the agent's own calls that missed it."""
     max_harness_chars: int = 24_000
     """Size budget of an edited harness: all components plus the rendered system prompt."""
     ngram_words: int = 8

@@ -177,7 +177,9 @@ def test_a_pattern_task_that_never_passed_is_gated_only_when_the_pattern_has_no_
 
 def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp_path: Path):
     """The solver reaches for `putword`, which is not installed, on the tasks naming a relative file; the proposer
-    adds it as a tool. Both tasks failed their only rollout, yet the gate measures the tool on both: it is for them."""
+    adds it as a tool. The toolsmith's first script crashes on the agent's own call in that task's sandbox, so it
+    gets the traceback and writes another. Both tasks failed their only rollout, yet the gate measures the tool on
+    both: it is for them."""
     world.register()
     prompts = []
 
@@ -191,7 +193,8 @@ def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp
         """The edit, whose script is a shell line; asked as the toolsmith, the script."""
         prompts.append(messages[-1]["content"])
         if "```python" in messages[0]["content"]:
-            return '```python\n"""putword WORD FILE: write WORD into FILE."""\nimport sys\nword, name = sys.argv[1:3]\nopen(name, "w").write(word + "\\n")\n```'
+            arguments = "sys.argv[1:3]" if "tried on these calls and failed" in messages[-1]["content"] else "sys.argv[2:4]"
+            return f'```python\n"""putword WORD FILE: write WORD into FILE."""\nimport sys\nword, name = {arguments}\nopen(name, "w").write(word + "\\n")\n```'
         tool = {"op": "tool", "name": "putword", "description": "writes a word", "text": "python3 putword.py"}
         return json.dumps({"edits": [{"rationale": "supply the missing program", "prediction": "the tasks that missed it pass", "ops": [tool]}]})
 
@@ -208,9 +211,12 @@ def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp
     assert pattern["category"] == "wrong-tool-missing-binary" and pattern["task_ids"] == ["color", "fruit"]
     assert "putword (2)." in prompts[0], "the proposer is told which program the tasks missed"
     assert "putword deep-teal-7 color.txt" in prompts[1], "the toolsmith is told how the agent called it"
+    assert "ValueError: not enough values to unpack" in prompts[2], "its first script crashed on that call, in a sandbox"
+    assert len(prompts) == 3, "the second script ran the call: no third attempt"
     [edit] = store.rows("edits")
     assert edit["status"] == "accepted" and summary["best_node"] == edit["child_id"], edit["reasons"] or edit["gate"]
     for task in ("fruit", "color"):
         assert passed(store, edit["child_id"], task) == [True] * 3, "both tasks the tool is for were gated"
     tool = (folder / "harnesses" / edit["child_id"] / "tools" / "putword" / "tool.toml").read_text()
     assert 'description = "putword WORD FILE: write WORD into FILE."' in tool and 'command = "python3 $TOOL_DIR/tool.py"' in tool
+    assert "sys.argv[1:3]" in (folder / "harnesses" / edit["child_id"] / "tools" / "putword" / "tool.py").read_text()

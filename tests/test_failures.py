@@ -227,7 +227,7 @@ def test_a_missing_program_s_call_is_the_line_that_runs_it():
     record = triage({"passed": False}, trajectory, loop_repeats=3).record
 
     assert record.root_cause.startswith("The agent's command `sqlite3 shop.db .tables` needs `sqlite3`")
-    assert missing_programs([{"task_id": "t", "root_cause": record.root_cause}])["sqlite3"].calls == ["sqlite3 shop.db .tables"]
+    assert missing_programs([{"task_id": "t", "root_cause": record.root_cause}])["sqlite3"].calls == {"sqlite3 shop.db .tables": "t"}
 
 
 def test_a_missing_program_is_the_root_cause_when_every_command_after_it_failed():
@@ -282,7 +282,7 @@ def test_different_missing_programs_on_different_tasks_are_one_pattern(store):
     assert "`sqlite3`" in causes["db-count"] and "`jq`" in causes["json-field"]
     missing = missing_programs(store.rows("failures"))
     assert list(missing) == ["sqlite3", "jq"], "the program most tasks missed comes first"
-    assert (missing["sqlite3"].tasks, missing["sqlite3"].calls) == (["db-count", "db-sum"], ["sqlite3 data"])
+    assert (missing["sqlite3"].tasks, missing["sqlite3"].calls) == (["db-count", "db-sum"], {"sqlite3 data": "db-count"})
     assert "Failed rollout" not in analyst.asked
 
 

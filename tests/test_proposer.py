@@ -26,7 +26,7 @@ def user_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
 
 
-def propose(replies, ledger=(), feedback=(), candidates: int = 2, pattern=PATTERN):
+def propose(replies, ledger=(), feedback=(), candidates: int = 2, pattern=PATTERN, harness=HARNESS, tryout=None):
     """The proposals of a proposer answering with `replies`, and the messages it was sent."""
     seen = []
 
@@ -37,7 +37,7 @@ def propose(replies, ledger=(), feedback=(), candidates: int = 2, pattern=PATTER
     name = f"proposer-{id(replies)}"
     scripted.register(name, answer)
     with LLM(ModelsConfig(proposer=RoleModel(model=f"scripted/{name}"))) as llm:
-        proposals = Proposer(llm, SearchConfig(candidates=candidates)).propose(pattern, EVIDENCE, HARNESS, list(ledger), list(feedback))
+        proposals = Proposer(llm, SearchConfig(candidates=candidates), tryout).propose(pattern, EVIDENCE, harness, list(ledger), list(feedback))
     return proposals, seen
 
 
@@ -88,7 +88,7 @@ def test_a_tool_script_that_is_not_python_is_written_by_the_toolsmith_from_the_c
     tool = {"op": "tool", "name": "sqlite3", "description": "sqlite3 shop.db 'SELECT count(*) FROM orders'", "text": shell_line}
     script = '"""sqlite3 DB SQL: run SQL on the database DB and print each row."""\nimport sqlite3, sys\n' \
              'for row in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]):\n    print("|".join(map(str, row)))\n'
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(tasks=["a"], calls=["sqlite3 a.db 'SELECT name FROM t'"])}}
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db 'SELECT name FROM t'": "a"})}}
     replies = [json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]}), f"Here it is:\n```python\n{script}```\n"]
 
     [proposal], seen = propose(replies, pattern=pattern)
@@ -103,8 +103,28 @@ def test_a_tool_script_that_is_not_python_is_written_by_the_toolsmith_from_the_c
 
 def test_a_tool_whose_toolsmith_writes_no_python_is_a_problem():
     tool = {"op": "tool", "name": "sqlite3", "description": "sqlite3 DB SQL", "text": ""}
-    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]}), "I cannot write that."])
+    [proposal], seen = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]}), *["I cannot write that."] * SearchConfig().tool_attempts])
     assert proposal.edit is None and "has no script" in proposal.problem
+    assert len(seen) == 1 + SearchConfig().tool_attempts
+
+
+class CrashingCalls:
+    """A tryout in which every script crashes on every call."""
+
+    def run(self, program, script, calls):
+        return {call: f"`{call}` exited with status 1: KeyError: 'x'" for call in calls}
+
+
+def test_a_tool_whose_scripts_all_crash_on_the_agents_calls_is_a_problem_after_each_attempt_saw_the_failure():
+    tool = {"op": "tool", "name": "sqlite3", "description": "sqlite3 DB SQL", "text": ""}
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}}
+    script = '```python\n"""sqlite3 DB SQL: run SQL."""\nimport sys\n{}["x"]\n```'
+    replies = [json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]}), *[script] * SearchConfig().tool_attempts]
+    [proposal], seen = propose(replies, pattern=pattern, tryout=CrashingCalls())
+
+    assert proposal.edit is None and "failed every call of the agent they were tried on" in proposal.problem
+    assert "KeyError: 'x'" in proposal.problem
+    assert [("KeyError" in messages[-1]["content"]) for messages in seen[1:]] == [False] + [True] * (SearchConfig().tool_attempts - 1)
 
 
 def test_a_tool_whose_name_is_no_command_is_a_problem():
@@ -114,12 +134,22 @@ def test_a_tool_whose_name_is_no_command_is_a_problem():
 
 
 def test_the_programs_the_agent_missed_reach_the_proposer_most_first():
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(tasks=["a", "b", "c"], calls=["sqlite3 a.db .tables"]),
-                                           "nano": MissingProgram(tasks=["d"], calls=["nano notes.txt"])}}
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b", "c"], calls={"sqlite3 a.db .tables": "a"}),
+                                           "nano": MissingProgram(name="nano", tasks=["d"], calls={"nano notes.txt": "d"})}}
     _, [messages] = propose([json.dumps({"edits": [edit_json()]})], pattern=pattern)
     assert "sqlite3 (3), nano (1)." in messages[-1]["content"]
+    assert "script can stand in for sqlite3," in messages[-1]["content"]
+    assert "No script can stand in for nano (interactive" in messages[-1]["content"]
     _, [messages] = propose([json.dumps({"edits": [edit_json()]})])
     assert "not installed here" not in messages[-1]["content"]
+
+
+def test_a_missing_program_the_harness_already_supplies_is_not_offered_again():
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls={"sqlite3 a.db .tables": "a"}),
+                                           "jq": MissingProgram(name="jq", tasks=["c"], calls={"jq .a c.json": "c"})}}
+    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [{"op": "tool", "name": "sqlite3", "text": "print(1)"}]}]})])
+    _, [messages] = propose([json.dumps({"edits": [edit_json()]})], pattern=pattern, harness=HARNESS.apply(proposal.edit))
+    assert "not installed here, with the number of failed tasks that ran each:\njq (1)." in messages[-1]["content"]
 
 
 def test_a_bare_edit_in_a_fenced_block_is_understood():

@@ -94,7 +94,7 @@ class ModelAgent:
                     continue
                 errors_in_a_row = 0
                 timeout = max(1.0, min(settings.command_timeout_s, remaining))
-                result = sandbox.run(f'export PATH="{TOOLS_BIN}:$PATH"\n{step.action}', timeout_s=timeout)
+                result = sandbox.run(with_tools(step.action), timeout_s=timeout)
                 step.output, step.exit_code = result.output, result.exit_code
                 step.timed_out, step.duration_s = result.timed_out, result.duration_s
                 if says_done(result.output):
@@ -143,12 +143,19 @@ class NoopAgent:
 def install_harness(harness: Harness, sandbox: Sandbox) -> None:
     """Copy tools and skills to /opt/harness and put a command for each tool on PATH (in /opt/harness/bin)."""
     sandbox.write_files(harness.files_for_sandbox())
-    wrappers = {
-        f"{TOOLS_BIN}/{tool.name}": f'#!/bin/sh\nTOOL_DIR={shlex.quote(tool.folder)}\nexport TOOL_DIR\nexec {tool.command} "$@"\n'
-        for tool in harness.tools
-    }
+    wrappers = {f"{TOOLS_BIN}/{tool.name}": tool_wrapper(tool.folder, tool.command) for tool in harness.tools}
     if wrappers:
         sandbox.write_files(wrappers, executable=True)
+
+
+def tool_wrapper(folder: str, command: str) -> str:
+    """The program on PATH that runs a tool's `command` with its arguments, in `$TOOL_DIR` its `folder`."""
+    return f'#!/bin/sh\nTOOL_DIR={shlex.quote(folder)}\nexport TOOL_DIR\nexec {command} "$@"\n'
+
+
+def with_tools(command: str) -> str:
+    """`command` as the agent's shell runs it: with the harness's tools on PATH."""
+    return f'export PATH="{TOOLS_BIN}:$PATH"\n{command}'
 
 
 def cut(text: str, limit: int) -> str:

@@ -29,6 +29,7 @@ from harness_evo.evolve.patterns import Patterns
 from harness_evo.evolve.proposer import Proposer
 from harness_evo.evolve.state import LoopState, NodeStats
 from harness_evo.evolve.tree import SearchTree, node_selector
+from harness_evo.evolve.tryout import SandboxTryout
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
 from harness_evo.store import RunStore
@@ -51,7 +52,7 @@ class Evolution:
         self.train = suite.split("train")
         self.dev = dev_tasks(suite, config)
         self.patterns = Patterns(store, llm, config, suite)
-        self.proposer = Proposer(llm, config.search)
+        self.proposer = Proposer(llm, config.search, SandboxTryout(backend, suite.tasks))
         self.critic = Critic(config.search, self.train, backend, llm if config.reviews_edits() else None)
         self.gate = make_gate(config.acceptance)
         self.ledger = Ledger(store, self.emit)

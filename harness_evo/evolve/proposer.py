@@ -7,23 +7,19 @@ proposal in the ledger, never a crash.
 """
 
 import re
-from textwrap import shorten
 from typing import Any, Literal
 
-import tomli_w
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from harness_evo.config import SearchConfig, one_line
 from harness_evo.errors import UserError
 from harness_evo.evolve import templates
-from harness_evo.evolve.toolsmith import Toolsmith, compiles
+from harness_evo.evolve.toolsmith import Toolsmith, Tryout, compiles, tool_components
 from harness_evo.harness import Edit, Harness
 
 MAX_COMPONENT_CHARS = 3000
 LEDGER_SHOWN = 8
 PROGRAM_NAME = re.compile(r"[A-Za-z0-9][\w.+-]*")
-MAX_TOOL_DESCRIPTION = 200
-"""Characters of a tool's description kept: it is shown in every system prompt."""
 
 
 class OpDraft(BaseModel):
@@ -50,10 +46,7 @@ class OpDraft(BaseModel):
                 raise ValueError(f"a tool's name must be a command name, not {self.name!r}")
             if not self.text.strip():
                 raise ValueError(f"the tool {self.name} has no script: its python3 code goes in `text`")
-            description = shorten(" ".join(self.description.split()), MAX_TOOL_DESCRIPTION, placeholder=" ...")
-            spec = {"description": description or self.name, "command": "python3 $TOOL_DIR/tool.py"}
-            return [{"op": "write", "path": f"tools/{self.name}/tool.toml", "text": tomli_w.dumps(spec)},
-                    {"op": "write", "path": f"tools/{self.name}/tool.py", "text": self.text}]
+            return [{"op": "write", "path": path, "text": text} for path, text in tool_components(self.name, self.description, self.text).items()]
         fields = {"replace": ("old", "new"), "write": ("text",), "delete": ()}[self.op]
         return [{"op": self.op, "path": self.path, **{name: getattr(self, name) for name in fields}}]
 
@@ -91,15 +84,19 @@ class Proposal(BaseModel):
 
 
 class Proposer:
-    def __init__(self, llm, config: SearchConfig):
+    def __init__(self, llm, config: SearchConfig, tryout: Tryout | None = None):
         self.llm = llm
         self.config = config
-        self.toolsmith = Toolsmith(llm)
+        self.toolsmith = Toolsmith(llm, tryout, config.tool_attempts)
 
     def propose(self, pattern: dict, evidence: list[dict], harness: Harness, ledger: list[dict],
                 feedback: list[dict] | None = None, seed: int = 0) -> list[Proposal]:
         """Candidate edits for `pattern` from its `evidence` (items of `pattern_evidence`); `ledger` holds the edits
-        tried against it in earlier iterations, `feedback` the previous round's rejected edits with their reasons."""
+        tried against it in earlier iterations, `feedback` the previous round's rejected edits with their reasons.
+        A missing program the harness already supplies as a tool is not offered again."""
+        supplied = {tool.name for tool in harness.tools}
+        missing = {name: program for name, program in (pattern.get("missing_programs") or {}).items() if name not in supplied}
+        pattern = {**pattern, "missing_programs": missing}
         messages = templates.messages(
             "proposer", pattern=pattern, evidence=evidence, components=shown_components(harness),
             ledger=ledger[-LEDGER_SHOWN:], feedback=feedback or [], candidates=self.config.candidates,
@@ -110,7 +107,13 @@ class Proposer:
         drafts = reply.parsed.edits[: self.config.candidates]
         if not drafts:
             return [Proposal(ops=[], problem="the proposer proposed no edit")]
-        return [to_proposal(self.with_scripts(draft, pattern, seed * 10 + k), harness.components) for k, draft in enumerate(drafts)]
+        proposals = []
+        for k, draft in enumerate(drafts):
+            try:
+                proposals.append(to_proposal(self.with_scripts(draft, pattern, seed * 10 + k), harness.components))
+            except ValueError as e:
+                proposals.append(unusable(draft, str(e)))
+        return proposals
 
     def with_scripts(self, draft: EditDraft, pattern: dict, seed: int) -> EditDraft:
         """The draft with each tool script that is not python written by the toolsmith, from the calls that missed it
@@ -119,8 +122,12 @@ class Proposer:
         ops = []
         for op in draft.ops:
             if op.op == "tool" and PROGRAM_NAME.fullmatch(op.name) and not compiles(op.text):
-                calls = missing[op.name].calls if op.name in missing else []
-                if script := self.toolsmith.script(op.name, calls, seed):
+                calls = missing[op.name].calls if op.name in missing else {}
+                script = self.toolsmith.script(op.name, calls, seed)
+                if script and script.tried and not script.ran:
+                    raise ValueError(f"the toolsmith's scripts for {op.name} failed every call of the agent they were "
+                                     f"tried on: {script.failures[0]}")
+                if script:
                     op = op.model_copy(update={"text": script.text, "description": script.description})
             ops.append(op)
         return draft.model_copy(update={"ops": ops})
@@ -130,7 +137,7 @@ def to_proposal(draft: EditDraft, components: dict[str, str]) -> Proposal:
     try:
         ops = [operation for op in draft.ops for operation in op.operations(components)]
     except ValueError as e:
-        return Proposal(ops=[op.model_dump() for op in draft.ops], rationale=draft.rationale, prediction=draft.prediction, problem=str(e))
+        return unusable(draft, str(e))
     proposal = Proposal(ops=ops, rationale=draft.rationale, prediction=draft.prediction)
     if not ops:
         proposal.problem = "the edit has no operations"
@@ -142,6 +149,11 @@ def to_proposal(draft: EditDraft, components: dict[str, str]) -> Proposal:
     except UserError as e:
         proposal.problem = str(e)
     return proposal
+
+
+def unusable(draft: EditDraft, problem: str) -> Proposal:
+    """The ledger's record of a draft that is no edit, with why."""
+    return Proposal(ops=[op.model_dump() for op in draft.ops], rationale=draft.rationale, prediction=draft.prediction, problem=problem)
 
 
 def shown_components(harness: Harness) -> dict[str, str]:

@@ -1,14 +1,19 @@
 """The toolsmith: writes the script of a tool that stands in for a missing program, from how the agent called it.
 
 Asked for a whole edit, the 1.5B proposer writes a tool's script as a shell line that quotes the evidence; asked
-for nothing but the script, with the arguments it must handle, the same coder model writes python (not always
-right: the gate measures it).
+for nothing but the script, with the arguments it must handle, the same coder model writes python, though not
+always python that works. Given a `tryout`, each script is run on the agent's own calls before anyone pays for a
+rollout with it; a script that fails one goes back to the model with the failure, for a bounded number of attempts.
 """
 
 import ast
 import re
 import shlex
+from collections.abc import Mapping
+from textwrap import shorten
+from typing import Protocol
 
+import tomli_w
 from pydantic import BaseModel
 
 from harness_evo.evolve import templates
@@ -16,6 +21,16 @@ from harness_evo.evolve import templates
 CODE_BLOCK = re.compile(r"```(?:python3?|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
 MAX_SCRIPT_TOKENS = 900
 SHELL_OPERATORS = re.compile(r"^(?:\d?>>?|<|\||\|\||&&|;|&|2>&1)$")
+MAX_TOOL_DESCRIPTION = 200
+"""Characters of a tool's description kept: it is shown in every system prompt."""
+TOOL_COMMAND = "python3 $TOOL_DIR/tool.py"
+
+
+def tool_components(name: str, description: str, script: str) -> dict[str, str]:
+    """The harness components of a tool `name` that runs the python3 `script`."""
+    description = shorten(" ".join(description.split()), MAX_TOOL_DESCRIPTION, placeholder=" ...")
+    spec = {"description": description or name, "command": TOOL_COMMAND}
+    return {f"tools/{name}/tool.toml": tomli_w.dumps(spec), f"tools/{name}/tool.py": script}
 
 
 def program_args(call: str, program: str) -> list[str] | None:
@@ -37,6 +52,23 @@ class Script(BaseModel):
 
     text: str
     description: str
+    tried: dict[str, str | None] = {}
+    """The agent's calls it was tried on, each with how it failed (None when it ran the call)."""
+
+    @property
+    def ran(self) -> int:
+        return sum(failure is None for failure in self.tried.values())
+
+    @property
+    def failures(self) -> list[str]:
+        return [failure for failure in self.tried.values() if failure is not None]
+
+
+class Tryout(Protocol):
+    def run(self, program: str, script: str, calls: Mapping[str, str]) -> dict[str, str | None]:
+        """The `calls` (command -> the task it ran in) that `script`, standing in for `program`, could be tried on,
+        each with a sentence on how it failed, or None when it ran."""
+        ...
 
 
 def compiles(text: str) -> bool:
@@ -49,20 +81,31 @@ def compiles(text: str) -> bool:
 
 
 class Toolsmith:
-    def __init__(self, llm):
-        self.llm = llm
+    def __init__(self, llm, tryout: Tryout | None = None, attempts: int = 1):
+        self.llm, self.tryout, self.attempts = llm, tryout, attempts
 
-    def script(self, program: str, calls: list[str], seed: int = 0) -> Script | None:
-        """A script standing in for `program` in `calls`, or None when the model wrote no python that compiles."""
+    def script(self, program: str, calls: Mapping[str, str], seed: int = 0) -> Script | None:
+        """A script standing in for `program` in `calls` (command -> the task it ran in): the first that runs them all,
+        else the one that ran most; None when the model wrote no python that compiles."""
         shown = {shlex.join([program, *args]): args for call in calls if (args := program_args(call, program)) is not None}
-        messages = templates.messages("toolsmith", program=program, calls=shown)
-        reply = self.llm.complete("proposer", messages, seed=seed, stop=["\n```\n"], max_tokens=MAX_SCRIPT_TOKENS)
-        found = CODE_BLOCK.search(reply.text)
-        text = found.group(1).strip() + "\n" if found else ""
-        if not compiles(text):
-            return None
-        usage = (ast.get_docstring(ast.parse(text)) or "").strip().splitlines()
-        return Script(text=text, description=usage_line(usage[0] if usage else "", program))
+        best, failed = None, None
+        for attempt in range(self.attempts):
+            messages = templates.messages("toolsmith", program=program, calls=shown, failed=failed)
+            reply = self.llm.complete("proposer", messages, seed=seed * 10 + attempt, stop=["\n```\n"], max_tokens=MAX_SCRIPT_TOKENS)
+            found = CODE_BLOCK.search(reply.text)
+            text = found.group(1).strip() + "\n" if found else ""
+            if not compiles(text):
+                continue
+            usage = (ast.get_docstring(ast.parse(text)) or "").strip().splitlines()
+            script = Script(text=text, description=usage_line(usage[0] if usage else "", program))
+            if self.tryout is not None:
+                script.tried = self.tryout.run(program, text, calls)
+            if best is None or script.ran > best.ran:
+                best = script
+            if not script.failures:
+                break
+            failed = script
+        return best
 
 
 def usage_line(line: str, program: str) -> str:

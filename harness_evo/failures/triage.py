@@ -77,15 +77,25 @@ capitalised or numeric "program" is output the agent ran as a command (`Exit`, `
 NOT_INSTALLED = "which is not installed here"
 MISSING_IN_ROOT_CAUSE = re.compile(rf"command `(.*)` needs `([\w.+-]+)`, {NOT_INSTALLED}", re.DOTALL)
 CALLS_KEPT = 5
+MAX_CALL_CHARS = 240
+"""A longer call is cut in the root cause (and cannot be tried out as it was written)."""
+UNSCRIPTABLE = frozenset({"nano", "vi", "vim", "emacs", "less", "more", "man", "top", "htop", "systemctl", "service", "journalctl"})
+"""Programs the agent uses interactively or to manage services: a stand-in script cannot do their job here."""
 
 
 class MissingProgram(BaseModel):
     """A program failed rollouts ran without its being installed."""
 
+    name: str
     tasks: list[str]
     """The distinct tasks that ran it."""
-    calls: list[str]
-    """A few of the commands that ran it, as the agent wrote them."""
+    calls: dict[str, str]
+    """A few of the commands that ran it, as the agent wrote them, each with the task it ran in (one per task)."""
+
+    @property
+    def scriptable(self) -> bool:
+        """A short script could stand in for it (not for an editor, a pager or a service manager)."""
+        return self.name not in UNSCRIPTABLE
 
 
 def missing_program(trajectory: Trajectory) -> Triage | None:
@@ -102,7 +112,7 @@ def missing_program(trajectory: Trajectory) -> Triage | None:
     step, program = work[i], found.group(1)
     return Triage(final=True, record=FailureRecord(
         category="wrong-tool-missing-binary", pattern="runs a program that is not installed, and does not switch to one that is",
-        root_cause=f"The agent's command `{cut(calling_line(step, program), 100)}` needs `{program}`, {NOT_INSTALLED}, and no later command of the agent succeeded.",
+        root_cause=f"The agent's command `{cut(calling_line(step, program), MAX_CALL_CHARS)}` needs `{program}`, {NOT_INSTALLED}, and no later command of the agent succeeded.",
         critical_step=step.index, evidence=cut(f"{step_key(step)} -> {found.group(0)}", 200), blame="harness", confidence=0.9))
 
 
@@ -117,15 +127,15 @@ def missing_programs(failures: Iterable[dict]) -> dict[str, MissingProgram]:
     """The programs `failures` (rows of the `failures` table) ran without their being installed; the program most
     tasks missed comes first."""
     tasks: dict[str, set[str]] = defaultdict(set)
-    calls: dict[str, list[str]] = defaultdict(list)
+    calls: dict[str, dict[str, str]] = defaultdict(dict)
     for failure in failures:
         if found := MISSING_IN_ROOT_CAUSE.search(failure.get("root_cause") or ""):
             call, program = found.groups()
             tasks[program].add(failure["task_id"])
-            if call not in calls[program]:
-                calls[program].append(call)
+            if call not in calls[program] and failure["task_id"] not in calls[program].values() and len(calls[program]) < CALLS_KEPT:
+                calls[program][call] = failure["task_id"]
     ranked = sorted(tasks, key=lambda program: (-len(tasks[program]), program))
-    return {program: MissingProgram(tasks=sorted(tasks[program]), calls=calls[program][:CALLS_KEPT]) for program in ranked}
+    return {program: MissingProgram(name=program, tasks=sorted(tasks[program]), calls=calls[program]) for program in ranked}
 
 
 def format_errors(trajectory: Trajectory) -> Triage | None:

@@ -1,0 +1,76 @@
+"""Trying a stand-in tool's script on the agent's own calls, each in a fresh sandbox of the task that made it.
+
+A script that crashes on the very call that failed for want of its program cannot fix that task; finding that out
+takes a container start, where the gate would take dozens of rollouts.
+"""
+
+import re
+import shlex
+from collections.abc import Mapping
+
+from harness_evo.agent.agents import TOOLS_BIN, tool_wrapper, with_tools
+from harness_evo.errors import InfraError
+from harness_evo.evolve.toolsmith import TOOL_COMMAND, program_args
+from harness_evo.failures.digest import cut
+from harness_evo.harness.folder import SANDBOX_ROOT
+from harness_evo.sandbox import SandboxBackend
+from harness_evo.taskset import Task
+
+TRYOUT_TIMEOUT_S = 20.0
+CUT_MARK = " chars cut ...]"
+"""In a call that was too long to keep whole (see `failures.digest.cut`): it cannot be run as the agent wrote it."""
+TRACEBACK = "Traceback (most recent call last)"
+PYTHON_TUPLE = re.compile(r"^\(.*,.*\)$")
+"""A line such as `(42,)` or `('a', 1)`: a row printed as python, which no command-line program prints."""
+ERROR_MESSAGE = re.compile(r"^(?:[\w.-]+: )?(?:error|Error|ERROR)\b[^\n]*$")
+"""All a call printed is one error line: a stand-in that catches its exception and prints it still exits 0."""
+ERRORS = "/tmp/harness-evo-tryout.err"
+MARK = "/tmp/harness-evo-tryout.mark"
+CHANGED_FILE = (f"find / -xdev -type f -newer {MARK} ! -path '/proc/*' ! -path '/sys/*' ! -path '/dev/*' ! -path '/usr/*' "
+                f"! -path '/tmp/harness-evo-tryout.*' -print -quit 2>/dev/null")
+"""Prints the first file the call wrote (a stand-in may do its job silently, as an INSERT does)."""
+
+
+class SandboxTryout:
+    """Runs the script on the arguments of each call in a sandbox of the call's task, with the script on PATH as the
+    program. A call it runs exits 0 without a traceback, and prints a result (not an error line, not a python tuple)
+    or writes a file: a stand-in that swallows the query, or prints only an error, exits 0 all the same."""
+
+    def __init__(self, backend: SandboxBackend, tasks: Mapping[str, Task]):
+        self.backend, self.tasks = backend, tasks
+
+    def run(self, program: str, script: str, calls: Mapping[str, str]) -> dict[str, str | None]:
+        tried = {}
+        for call, task_id in calls.items():
+            args = program_args(call, program)
+            if task_id in self.tasks and CUT_MARK not in call and args is not None:
+                command = shlex.join([program, *args])
+                try:
+                    tried[command] = self.failure(program, script, command, self.tasks[task_id])
+                except InfraError:
+                    continue
+        return tried
+
+    def failure(self, program: str, script: str, command: str, task: Task) -> str | None:
+        """How the script fails `command` in a sandbox of `task`, or None when it runs it."""
+        folder = f"{SANDBOX_ROOT}/tools/{program}"
+        self.backend.prepare(task)
+        with self.backend.open(task) as sandbox:
+            sandbox.write_files({f"{folder}/tool.py": script})
+            sandbox.write_files({f"{TOOLS_BIN}/{program}": tool_wrapper(folder, TOOL_COMMAND)}, executable=True)
+            sandbox.run(f"touch {MARK}", timeout_s=TRYOUT_TIMEOUT_S)
+            result = sandbox.run(with_tools(f"{command} 2>{ERRORS}"), timeout_s=TRYOUT_TIMEOUT_S)
+            errors = sandbox.read_file(ERRORS) or ""
+            changed = sandbox.run(CHANGED_FILE, timeout_s=TRYOUT_TIMEOUT_S).output.strip()
+        if result.timed_out:
+            return f"`{command}` did not finish in {TRYOUT_TIMEOUT_S:.0f} s"
+        if result.exit_code != 0 or TRACEBACK in errors:
+            tail = "\n".join(errors.strip().splitlines()[-3:])
+            return f"`{command}` exited with status {result.exit_code}: {cut(tail, 300) or 'no error message'}"
+        if ERROR_MESSAGE.match(result.output.strip()):
+            return f"`{command}` printed an error instead of a result: {cut(result.output.strip(), 200)}"
+        if tuple_line := next((line for line in result.output.splitlines() if PYTHON_TUPLE.match(line.strip())), None):
+            return f"`{command}` printed a python tuple (`{cut(tuple_line.strip(), 80)}`), not the program's plain output"
+        if not result.output.strip() and not changed:
+            return f"`{command}` printed nothing and changed no file{f' (its errors: {cut(errors.strip(), 200)})' if errors.strip() else ''}"
+        return None

@@ -1,0 +1,43 @@
+"""The tryout: a stand-in tool's script runs the agent's own call in a real sandbox of the task that made it."""
+
+import pytest
+
+from fixtures import evolve_world as world
+from harness_evo.config import SandboxConfig
+from harness_evo.evolve.tryout import SandboxTryout
+from harness_evo.sandbox import get_backend
+from harness_evo.taskset.suite import load_suite
+
+pytestmark = pytest.mark.docker
+
+CALL = "putword ruby-red-9 color.txt > /dev/null"
+"""A call in the task `color` (working directory /app), redirected as the agent often does."""
+
+
+@pytest.fixture(scope="module")
+def tryout() -> SandboxTryout:
+    return SandboxTryout(get_backend(SandboxConfig()), load_suite(world.TASKS).tasks)
+
+
+@pytest.mark.parametrize("script", ['import sys\nopen(sys.argv[2], "w").write(sys.argv[1] + "\\n")\n', "import sys\nprint(sys.argv[1])\n"])
+def test_a_script_that_writes_or_prints_runs_the_call(tryout, script):
+    assert tryout.run("putword", script, {CALL: "color"}) == {"putword ruby-red-9 color.txt": None}, \
+        "tried on the program's own arguments, without the shell's redirect"
+
+
+@pytest.mark.parametrize(("script", "failure"), [
+    ('import sys\nopen(sys.argv[3], "w")\n', "exited with status 1"),
+    ("import sys\nsys.argv[3]\n", "IndexError: list index out of range"),
+    ('import sys\nprint("putword: cannot do that", file=sys.stderr)\n', "printed nothing and changed no file (its errors: putword: cannot do that)"),
+    ("import time\ntime.sleep(60)\n", "did not finish in 20 s"),
+    ("import sys\nprint(tuple(sys.argv[1:2]))\n", "printed a python tuple (`('ruby-red-9',)`), not the program's plain output"),
+    ('print("Error: near \\".\\": syntax error")\n', 'printed an error instead of a result: Error: near ".": syntax error'),
+])
+def test_a_script_that_crashes_hangs_or_prints_no_result_fails_the_call(tryout, script, failure):
+    [found] = tryout.run("putword", script, {CALL: "color"}).values()
+    assert found.startswith("`putword ruby-red-9 color.txt` ") and failure in found, found
+
+
+def test_a_call_from_an_unknown_task_or_cut_short_is_not_tried(tryout):
+    calls = {CALL: "no-such-task", "putword a[... 300 chars cut ...]b x.txt": "color"}
+    assert tryout.run("putword", "print(1)\n", calls) == {}
