@@ -19,8 +19,9 @@ def tryout() -> SandboxTryout:
     return SandboxTryout(get_backend(SandboxConfig()), load_suite(world.TASKS).tasks)
 
 
-@pytest.mark.parametrize("script", ['import sys\nopen(sys.argv[2], "w").write(sys.argv[1] + "\\n")\n', "import sys\nprint(sys.argv[1])\n"])
-def test_a_script_that_writes_or_prints_runs_the_call(tryout, script):
+@pytest.mark.parametrize("script", ['import sys\nopen(sys.argv[2], "w").write(sys.argv[1] + "\\n")\n', "import sys\nprint(sys.argv[1])\n",
+                                    'import os\nos.chmod("/etc/passwd", 0o644)\n'])
+def test_a_script_that_writes_prints_or_changes_a_mode_runs_the_call(tryout, script):
     assert tryout.run("putword", script, {CALL: "color"}) == {"putword ruby-red-9 color.txt": None}, \
         "tried on the program's own arguments, without the shell's redirect"
 

@@ -26,9 +26,11 @@ ERROR_MESSAGE = re.compile(r"^(?:[\w.-]+: )?(?:error|Error|ERROR)\b[^\n]*$")
 """All a call printed is one error line: a stand-in that catches its exception and prints it still exits 0."""
 ERRORS = "/tmp/harness-evo-tryout.err"
 MARK = "/tmp/harness-evo-tryout.mark"
-CHANGED_FILE = (f"find / -xdev -type f -newer {MARK} ! -path '/proc/*' ! -path '/sys/*' ! -path '/dev/*' ! -path '/usr/*' "
-                f"! -path '/tmp/harness-evo-tryout.*' -print -quit 2>/dev/null")
-"""Prints the first file the call wrote (a stand-in may do its job silently, as an INSERT does)."""
+CHANGED_FILE = (f"find / -xdev -type f -cnewer {MARK} ! -path '/proc/*' ! -path '/sys/*' ! -path '/dev/*' ! -path '/usr/*' "
+                f"! -path '/tmp/harness-evo-tryout.*' ! -path /etc/hosts ! -path /etc/hostname ! -path /etc/resolv.conf "
+                f"-print -quit 2>/dev/null")
+"""Prints the first file the call wrote or changed the mode of (a stand-in may do its job silently, as an INSERT or
+`sudo chmod` does); the engine's own files are left out (Docker touches them when a file is copied out)."""
 
 
 class SandboxTryout:
