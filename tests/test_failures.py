@@ -230,6 +230,17 @@ def test_a_missing_program_s_call_is_the_line_that_runs_it():
     assert missing_programs([{"task_id": "t", "root_cause": record.root_cause}])["sqlite3"].calls == {"sqlite3 shop.db .tables": "t"}
 
 
+def test_a_missing_program_keeps_one_call_per_task_and_knows_the_task_of_each():
+    def cause(call: str) -> str:
+        return f"The agent's command `{call}` needs `sqlite3`, which is not installed here, and no later command of the agent succeeded."
+
+    failures = [{"task_id": "a", "root_cause": cause("sqlite3 a.db .tables")}, {"task_id": "a", "root_cause": cause("sqlite3 a.db 'SELECT 1'")},
+                {"task_id": "b", "root_cause": cause("sqlite3 a.db .tables")}, {"task_id": "c", "root_cause": cause("sqlite3 c.db .schema")}]
+    found = missing_programs(failures)["sqlite3"]
+    assert found.tasks == ["a", "b", "c"]
+    assert found.calls == {"sqlite3 a.db .tables": "a", "sqlite3 c.db .schema": "c"}, "the toolsmith sees different tasks' calls"
+
+
 def test_a_missing_program_is_the_root_cause_when_every_command_after_it_failed():
     missing = Step(index=1, reply="", action="sqlite3 shop.db .tables", output="bash: line 1: sqlite3: command not found", exit_code=127)
     install = Step(index=2, reply="", action="apt-get install -y sqlite3", output="E: Unable to locate package sqlite3", exit_code=100)
