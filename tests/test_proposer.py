@@ -127,6 +127,13 @@ def test_a_tool_whose_scripts_all_crash_on_the_agents_calls_is_a_problem_after_e
     assert [("KeyError" in messages[-1]["content"]) for messages in seen[1:]] == [False] + [True] * (SearchConfig().tool_attempts - 1)
 
 
+def test_a_tool_standing_in_for_an_editor_is_a_problem_without_asking_the_toolsmith():
+    tool = {"op": "tool", "name": "nano", "description": "edit a file", "text": ""}
+    [proposal], seen = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]})])
+    assert proposal.edit is None and proposal.problem.startswith("no script can stand in for nano")
+    assert len(seen) == 1
+
+
 def test_a_tool_whose_name_is_no_command_is_a_problem():
     tool = {"op": "tool", "name": "sqlite3 shell", "description": "a shell", "text": "print(1)"}
     [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]})])
