@@ -220,7 +220,7 @@ def test_a_last_command_whose_program_is_missing_is_the_root_cause_whatever_foll
 
 
 def test_a_missing_program_s_call_is_the_line_that_runs_it():
-    action = "# first look at the tables\ncd /app\nsqlite3 shop.db .tables  # list them\necho checked"
+    action = "# first look at the tables\ncd /app\napt-get install -y sqlite3\nsqlite3 shop.db .tables  # list them\necho checked"
     missing = Step(index=1, reply="", action=action, output="bash: line 3: sqlite3: command not found\nchecked", exit_code=0)
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[missing], exit_reason="step_limit", reward=0.0)
 

@@ -117,10 +117,14 @@ def missing_program(trajectory: Trajectory) -> Triage | None:
 
 
 def calling_line(step: Step, program: str) -> str:
-    """The line of the step's command that runs `program` (a command is often several lines, with comments)."""
-    runs = re.compile(rf"(?:^|[\s;&|(`]){re.escape(program)}(?:\s|$)")
-    lines = (line.split("#")[0].strip() for line in (step.action or "").splitlines())
-    return next((line for line in lines if runs.search(line)), step_key(step))
+    """The line of the step's command that runs `program` (a command is often several lines, with comments): one
+    where it is the command (`sqlite3 a.db`, `cd /app && sqlite3 a.db`, `sudo sqlite3 a.db`) before one that only
+    names it (`apt-get install sqlite3`)."""
+    lines = [line.split("#")[0].strip() for line in (step.action or "").splitlines()]
+    for runs in (rf"(?:^|[;&|(`]\s*|\bsudo\s+){re.escape(program)}(?:\s|$)", rf"(?:^|[\s;&|(`]){re.escape(program)}(?:\s|$)"):
+        if line := next((line for line in lines if re.search(runs, line)), None):
+            return line
+    return step_key(step)
 
 
 def missing_programs(failures: Iterable[dict]) -> dict[str, MissingProgram]:
