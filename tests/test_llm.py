@@ -65,6 +65,14 @@ def test_structured_output_is_parsed_from_a_fenced_json_block():
     assert reply.error is None
 
 
+def test_a_json_string_with_raw_newlines_in_it_is_understood_without_a_repair_round():
+    scripted.register("raw-newlines", ['{"accept": true, "reason": "general:\n\tit names no task"}'])
+    with LLM(models("raw-newlines")) as llm:
+        reply = llm.complete("critic", ask("judge"), output=Verdict)
+    assert reply.parsed == Verdict(accept=True, reason="general:\n\tit names no task")
+    assert scripted.calls("raw-newlines") == 1
+
+
 def test_an_invalid_reply_gets_one_repair_round_that_shows_the_error():
     seen = []
     replies = iter(['{"accept": "maybe"}', '{"accept": false, "reason": "too specific"}'])

@@ -42,6 +42,10 @@ def parse(text: str, output: type[BaseModel]) -> BaseModel:
             return output.model_validate_json(candidate)
         except ValidationError as e:
             errors.append((candidate, e))
+        try:  # a small model writes a script's newlines into a JSON string as they are
+            return output.model_validate(json.loads(candidate, strict=False))
+        except ValueError:
+            pass
     # a schema mismatch in well-formed JSON tells the model more than "invalid JSON" does
     well_formed = [error for candidate, error in errors if _is_json(candidate)]
     raise InvalidOutput(describe((well_formed or [error for _, error in errors])[0]))
