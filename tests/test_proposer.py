@@ -122,9 +122,22 @@ def test_a_tool_whose_scripts_all_crash_on_the_agents_calls_is_a_problem_after_e
     replies = [json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]}), *[script] * SearchConfig().tool_attempts]
     [proposal], seen = propose(replies, pattern=pattern, tryout=CrashingCalls())
 
-    assert proposal.edit is None and "failed every call of the agent they were tried on" in proposal.problem
+    assert proposal.edit is None and "each script the toolsmith wrote for sqlite3 failed the agent's calls" in proposal.problem
     assert "KeyError: 'x'" in proposal.problem
     assert [("KeyError" in messages[-1]["content"]) for messages in seen[1:]] == [False] + [True] * (SearchConfig().tool_attempts - 1)
+
+
+def test_a_script_that_names_a_file_from_the_agents_call_is_written_again():
+    tool = {"op": "tool", "name": "sqlite3", "description": "sqlite3 DB SQL", "text": ""}
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 /app/shop.db .tables": "a"})}}
+    hard_coded = '```python\n"""sqlite3 /app/shop.db .tables: list the tables."""\nimport sqlite3\nsqlite3.connect("shop.db")\n```'
+    general = '```python\n"""sqlite3 DB SQL: run SQL."""\nimport sqlite3, sys\nsqlite3.connect(sys.argv[1])\n```'
+    replies = [json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]}), hard_coded, general]
+    [proposal], seen = propose(replies, pattern=pattern)
+
+    assert "the script names `/app/shop.db` from `sqlite3 /app/shop.db .tables`" in seen[2][-1]["content"]
+    assert len(seen) == 3 and proposal.problem is None
+    assert HARNESS.apply(proposal.edit).components["tools/sqlite3/tool.py"] == general.split("\n", 1)[1].removesuffix("```")
 
 
 def test_a_tool_standing_in_for_an_editor_is_a_problem_without_asking_the_toolsmith():

@@ -129,8 +129,7 @@ class Proposer:
                 calls = missing[op.name].calls if op.name in missing else {}
                 script = self.toolsmith.script(op.name, calls, seed)
                 if script and script.tried and not script.ran:
-                    raise ValueError(f"the toolsmith's scripts for {op.name} failed every call of the agent they were "
-                                     f"tried on: {script.failures[0]}")
+                    raise ValueError(f"each script the toolsmith wrote for {op.name} failed the agent's calls: {script.failures[0]}")
                 if script:
                     op = op.model_copy(update={"text": script.text, "description": script.description})
             ops.append(op)
