@@ -20,7 +20,7 @@ def tryout() -> SandboxTryout:
 
 
 @pytest.mark.parametrize("script", ['import sys\nopen(sys.argv[2], "w").write(sys.argv[1] + "\\n")\n', "import sys\nprint(sys.argv[1])\n",
-                                    'import os\nos.chmod("/etc/passwd", 0o644)\n'])
+                                    'import os\nos.chmod("/etc/passwd", 0o600)\n'])
 def test_a_script_that_writes_prints_or_changes_a_mode_runs_the_call(tryout, script):
     assert tryout.run("putword", script, {CALL: "color"}) == {"putword ruby-red-9 color.txt": None}, \
         "tried on the program's own arguments, without the shell's redirect"
@@ -31,6 +31,7 @@ def test_a_script_that_writes_prints_or_changes_a_mode_runs_the_call(tryout, scr
     ("import sys\nsys.argv[3]\n", "IndexError: list index out of range"),
     ('import sys\nprint("putword: cannot do that", file=sys.stderr)\n', "printed nothing and changed no file (its errors: putword: cannot do that)"),
     ("import time\ntime.sleep(60)\n", "did not finish in 20 s"),
+    ('open("/etc/passwd", "r+").close()\n', "printed nothing and changed no file"),
     ("import sys\nprint(tuple(sys.argv[1:2]))\n", "printed a python tuple (`('ruby-red-9',)`), not the program's plain output"),
     ('print("Error: near \\".\\": syntax error")\n', 'printed an error instead of a result: Error: near ".": syntax error'),
 ])

@@ -25,12 +25,15 @@ PYTHON_TUPLE = re.compile(r"^\(.*,.*\)$")
 ERROR_MESSAGE = re.compile(r"^(?:[\w.-]+: )?(?:error|Error|ERROR)\b[^\n]*$")
 """All a call printed is one error line: a stand-in that catches its exception and prints it still exits 0."""
 ERRORS = "/tmp/harness-evo-tryout.err"
-MARK = "/tmp/harness-evo-tryout.mark"
-CHANGED_FILE = (f"find / -xdev -type f -cnewer {MARK} ! -path '/proc/*' ! -path '/sys/*' ! -path '/dev/*' ! -path '/usr/*' "
-                f"! -path '/tmp/harness-evo-tryout.*' ! -path /etc/hosts ! -path /etc/hostname ! -path /etc/resolv.conf "
-                f"-print -quit 2>/dev/null")
-"""Prints the first file the call wrote or changed the mode of (a stand-in may do its job silently, as an INSERT or
-`sudo chmod` does); the engine's own files are left out (Docker touches them when a file is copied out)."""
+FILES = (r"find / -xdev -type f ! -path '/proc/*' ! -path '/sys/*' ! -path '/dev/*' ! -path '/usr/*' "
+         r"! -path '/tmp/harness-evo-tryout.*' ! -path /etc/hosts ! -path /etc/hostname ! -path /etc/resolv.conf "
+         r"-printf '%p %m %s %T@\n' 2>/dev/null | sort")
+"""Every file with its mode, size and modification time (the engine's own files left out). Opening a file for writing
+copies it up to the container's layer with a new ctime but the same mode, size and mtime: that is no change."""
+BEFORE, AFTER = "/tmp/harness-evo-tryout.before", "/tmp/harness-evo-tryout.after"
+CHANGED_FILE = f"diff {BEFORE} {AFTER} | grep -m1 '^>'"
+"""The first file the call wrote or changed the mode of (a stand-in may do its job silently, as an INSERT or
+`sudo chmod` does)."""
 
 
 class SandboxTryout:
@@ -60,10 +63,10 @@ class SandboxTryout:
         with self.backend.open(task) as sandbox:
             sandbox.write_files({f"{folder}/tool.py": script})
             sandbox.write_files({f"{TOOLS_BIN}/{program}": tool_wrapper(folder, TOOL_COMMAND)}, executable=True)
-            sandbox.run(f"touch {MARK}", timeout_s=TRYOUT_TIMEOUT_S)
+            sandbox.run(f"{FILES} > {BEFORE}", timeout_s=TRYOUT_TIMEOUT_S)
             result = sandbox.run(with_tools(f"{command} 2>{ERRORS}"), timeout_s=TRYOUT_TIMEOUT_S)
             errors = sandbox.read_file(ERRORS) or ""
-            changed = sandbox.run(CHANGED_FILE, timeout_s=TRYOUT_TIMEOUT_S).output.strip()
+            changed = sandbox.run(f"{FILES} > {AFTER}; {CHANGED_FILE}", timeout_s=TRYOUT_TIMEOUT_S).output.strip()
         if result.timed_out:
             return f"`{command}` did not finish in {TRYOUT_TIMEOUT_S:.0f} s"
         if result.exit_code != 0 or TRACEBACK in errors:
