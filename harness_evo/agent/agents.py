@@ -3,12 +3,13 @@
 import shlex
 import threading
 import time
+from collections.abc import Iterable
 from typing import Protocol
 
 from harness_evo.agent.actions import STOP_SEQUENCES, FormatError, closed, parse_bash_block, says_done
 from harness_evo.agent.trajectory import ExitReason, Step, Trajectory
 from harness_evo.errors import HarnessError
-from harness_evo.harness import Harness
+from harness_evo.harness import Harness, Tool
 from harness_evo.harness.folder import SANDBOX_ROOT
 from harness_evo.llm import ContextTooLong
 from harness_evo.sandbox import Sandbox
@@ -143,14 +144,14 @@ class NoopAgent:
 def install_harness(harness: Harness, sandbox: Sandbox) -> None:
     """Copy tools and skills to /opt/harness and put a command for each tool on PATH (in /opt/harness/bin)."""
     sandbox.write_files(harness.files_for_sandbox())
-    wrappers = {f"{TOOLS_BIN}/{tool.name}": tool_wrapper(tool.folder, tool.command) for tool in harness.tools}
-    if wrappers:
+    if wrappers := tool_wrappers(harness.tools):
         sandbox.write_files(wrappers, executable=True)
 
 
-def tool_wrapper(folder: str, command: str) -> str:
-    """The program on PATH that runs a tool's `command` with its arguments, in `$TOOL_DIR` its `folder`."""
-    return f'#!/bin/sh\nTOOL_DIR={shlex.quote(folder)}\nexport TOOL_DIR\nexec {command} "$@"\n'
+def tool_wrappers(tools: Iterable[Tool]) -> dict[str, str]:
+    """The program on PATH for each tool: it runs the tool's command with its arguments, `$TOOL_DIR` its folder."""
+    return {f"{TOOLS_BIN}/{tool.name}": f'#!/bin/sh\nTOOL_DIR={shlex.quote(tool.folder)}\nexport TOOL_DIR\nexec {tool.command} "$@"\n'
+            for tool in tools}
 
 
 def with_tools(command: str) -> str:

@@ -15,7 +15,7 @@ from harness_evo.config import SearchConfig, one_line
 from harness_evo.errors import UserError
 from harness_evo.evolve import templates
 from harness_evo.evolve.toolsmith import Toolsmith, Tryout, compiles, tool_components
-from harness_evo.failures.triage import UNSCRIPTABLE
+from harness_evo.failures.triage import scriptable
 from harness_evo.harness import Edit, Harness
 
 MAX_COMPONENT_CHARS = 3000
@@ -122,7 +122,7 @@ class Proposer:
         missing = pattern.get("missing_programs") or {}
         ops = []
         for op in draft.ops:
-            if op.op == "tool" and op.name in UNSCRIPTABLE:
+            if op.op == "tool" and not scriptable(op.name):
                 raise ValueError(f"no script can stand in for {op.name} (interactive, or a service manager): tell the agent "
                                  "what to use instead")
             if op.op == "tool" and PROGRAM_NAME.fullmatch(op.name) and not compiles(op.text):

@@ -8,11 +8,11 @@ import re
 import shlex
 from collections.abc import Mapping
 
-from harness_evo.agent.agents import TOOLS_BIN, tool_wrapper, with_tools
+from harness_evo.agent.agents import tool_wrappers, with_tools
 from harness_evo.errors import InfraError
 from harness_evo.evolve.toolsmith import TOOL_COMMAND, program_args
 from harness_evo.failures.digest import cut
-from harness_evo.harness.folder import SANDBOX_ROOT
+from harness_evo.harness import Tool
 from harness_evo.sandbox import SandboxBackend
 from harness_evo.taskset import Task
 
@@ -58,11 +58,11 @@ class SandboxTryout:
 
     def failure(self, program: str, script: str, command: str, task: Task) -> str | None:
         """How the script fails `command` in a sandbox of `task`, or None when it runs it."""
-        folder = f"{SANDBOX_ROOT}/tools/{program}"
+        tool = Tool(name=program, description=program, command=TOOL_COMMAND)
         self.backend.prepare(task)
         with self.backend.open(task) as sandbox:
-            sandbox.write_files({f"{folder}/tool.py": script})
-            sandbox.write_files({f"{TOOLS_BIN}/{program}": tool_wrapper(folder, TOOL_COMMAND)}, executable=True)
+            sandbox.write_files({f"{tool.folder}/tool.py": script})
+            sandbox.write_files(tool_wrappers([tool]), executable=True)
             sandbox.run(f"{FILES} > {BEFORE}", timeout_s=TRYOUT_TIMEOUT_S)
             result = sandbox.run(with_tools(f"{command} 2>{ERRORS}"), timeout_s=TRYOUT_TIMEOUT_S)
             errors = sandbox.read_file(ERRORS) or ""

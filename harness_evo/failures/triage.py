@@ -94,8 +94,12 @@ class MissingProgram(BaseModel):
 
     @property
     def scriptable(self) -> bool:
-        """A short script could stand in for it (not for an editor, a pager or a service manager)."""
-        return self.name not in UNSCRIPTABLE
+        return scriptable(self.name)
+
+
+def scriptable(program: str) -> bool:
+    """A short script could stand in for `program` (not for an editor, a pager or a service manager)."""
+    return program not in UNSCRIPTABLE
 
 
 def missing_program(trajectory: Trajectory) -> Triage | None:
