@@ -176,10 +176,10 @@ def test_a_pattern_task_that_never_passed_is_gated_only_when_the_pattern_has_no_
 
 
 def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp_path: Path):
-    """The solver reaches for `putword`, which is not installed, on the tasks naming a relative file; the proposer
-    adds it as a tool. The toolsmith's first script crashes on the agent's own call in that task's sandbox, so it
-    gets the traceback and writes another. Both tasks failed their only rollout, yet the gate measures the tool on
-    both: it is for them."""
+    """The solver reaches for `putword`, which is not installed, on the tasks naming a relative file; as two tasks
+    missed it, a tool of that name is proposed without asking the proposer model. The toolsmith's first script crashes
+    on the agent's own call in that task's sandbox, so it gets the traceback and writes another. Both tasks failed
+    their only rollout, yet the gate measures the tool on both: it is for them."""
     world.register()
     prompts = []
 
@@ -189,17 +189,13 @@ def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp
             return world.bash("echo TASK_DONE")
         return world.bash(f"echo {word} > {name}" if name.startswith("/") else f"putword {word} {name}")
 
-    def proposer(messages: list[dict]) -> str:
-        """The edit, whose script is a shell line; asked as the toolsmith, the script."""
+    def toolsmith(messages: list[dict]) -> str:
         prompts.append(messages[-1]["content"])
-        if "```python" in messages[0]["content"]:
-            arguments = "sys.argv[1:3]" if "tried on these calls and failed" in messages[-1]["content"] else "sys.argv[2:4]"
-            return f'```python\n"""putword WORD FILE: write WORD into FILE."""\nimport sys\nword, name = {arguments}\nopen(name, "w").write(word + "\\n")\n```'
-        tool = {"op": "tool", "name": "putword", "description": "writes a word", "text": "python3 putword.py"}
-        return json.dumps({"edits": [{"rationale": "supply the missing program", "prediction": "the tasks that missed it pass", "ops": [tool]}]})
+        arguments = "sys.argv[1:3]" if "tried on these calls and failed" in messages[-1]["content"] else "sys.argv[2:4]"
+        return f'```python\n"""putword WORD FILE: write WORD into FILE."""\nimport sys\nword, name = {arguments}\nopen(name, "w").write(word + "\\n")\n```'
 
     scripted.register("world-solver", solver, token="missing-program-solver")
-    scripted.register("world-proposer", proposer, token="missing-program-proposer")
+    scripted.register("world-proposer", toolsmith, token="missing-program-proposer")
     config = world.config()
     config.acceptance = config.acceptance.model_copy(update={"unsolved_after": 1})
 
@@ -209,11 +205,11 @@ def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp
     store = RunStore(folder)
     [pattern] = [row for row in store.rows("patterns") if row["status"] == "promoted"]
     assert pattern["category"] == "wrong-tool-missing-binary" and pattern["task_ids"] == ["color", "fruit"]
-    assert "putword (2)." in prompts[0], "the proposer is told which program the tasks missed"
-    assert "putword deep-teal-7 color.txt" in prompts[1], "the toolsmith is told how the agent called it"
-    assert "ValueError: not enough values to unpack" in prompts[2], "its first script crashed on that call, in a sandbox"
-    assert len(prompts) == 3, "the second script ran the call: no third attempt"
+    assert "putword deep-teal-7 color.txt" in prompts[0], "the toolsmith is told how the agent called it"
+    assert "ValueError: not enough values to unpack" in prompts[1], "its first script crashed on that call, in a sandbox"
+    assert len(prompts) == 2, "the second script ran the call: no third attempt, and no proposer call"
     [edit] = store.rows("edits")
+    assert edit["rationale"].startswith("2 failed tasks ran `putword`, which is not installed here")
     assert edit["status"] == "accepted" and summary["best_node"] == edit["child_id"], edit["reasons"] or edit["gate"]
     for task in ("fruit", "color"):
         assert passed(store, edit["child_id"], task) == [True] * 3, "both tasks the tool is for were gated"

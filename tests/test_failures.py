@@ -20,7 +20,7 @@ from harness_evo.cli import app
 from harness_evo.config import FailuresConfig, ModelsConfig, RoleModel
 from harness_evo.failures import FailureAnalysis, digest, pattern_evidence, patterns, triage
 from harness_evo.failures.digest import count_tokens
-from harness_evo.failures.triage import missing_programs
+from harness_evo.failures.triage import missing_programs, scriptable
 from harness_evo.llm import LLM, scripted
 from harness_evo.store import RunStore
 
@@ -546,3 +546,8 @@ def test_the_analyze_command_explains_the_failures_of_an_eval_run(store):
 
 if __name__ == "__main__":
     work(Path(sys.argv[1]), int(sys.argv[2]))
+
+
+def test_a_script_can_stand_in_for_a_data_tool_but_not_for_an_editor_an_installer_or_python_run_as_shell():
+    assert [scriptable(program) for program in ("sqlite3", "jq", "dos2unix")] == [True, True, True]
+    assert [scriptable(program) for program in ("nano", "systemctl", "pip3", "wget", "import", "from")] == [False] * 6

@@ -153,10 +153,35 @@ def test_a_tool_whose_name_is_no_command_is_a_problem():
     assert proposal.edit is None and "command name" in proposal.problem
 
 
+SQLITE_SCRIPT = '"""sqlite3 DB SQL: run SQL on DB."""\nimport sqlite3, sys\nprint(sqlite3.connect(sys.argv[1]))\n'
+
+
+def offered(program: str, parent_id: str = HARNESS.hash) -> dict:
+    """A ledger row of an edit of `parent_id` that supplied `program` as a tool and was rejected by the gate."""
+    return {"parent_id": parent_id, "status": "rejected_empirical", "rationale": f"supply {program}", "reasons": [], "gate": None,
+            "ops": [{"op": "write", "path": f"tools/{program}/tool.toml", "text": ""}, {"op": "write", "path": f"tools/{program}/tool.py", "text": ""}]}
+
+
+def test_a_program_several_failed_tasks_missed_is_supplied_as_a_tool_without_asking_the_proposer():
+    pattern = {**PATTERN, "missing_programs": {"nano": MissingProgram(name="nano", tasks=["a", "b", "c"], calls={"nano notes.txt": "a"}),
+                                           "sqlite3": MissingProgram(name="sqlite3", tasks=["a", "d"], calls={"sqlite3 a.db .tables": "a"}),
+                                           "jq": MissingProgram(name="jq", tasks=["e"], calls={"jq .a e.json": "e"})}}
+    [proposal], [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], pattern=pattern)
+
+    assert "Write the script for the program `sqlite3`" in messages[-1]["content"], "only the toolsmith was asked"
+    assert HARNESS.apply(proposal.edit).components["tools/sqlite3/tool.py"] == SQLITE_SCRIPT
+    assert proposal.rationale.startswith("2 failed tasks ran `sqlite3`")
+
+    [proposal], [messages] = propose([json.dumps({"edits": [edit_json()]})], ledger=[offered("sqlite3")], pattern=pattern)
+    assert "Propose up to 2 edits" in messages[-1]["content"], "jq, which one task missed, is left to the proposer"
+    [proposal], [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], ledger=[offered("sqlite3", parent_id="another-node")], pattern=pattern)
+    assert "tools/sqlite3/tool.py" in HARNESS.apply(proposal.edit).components, "a program is offered again on another node"
+
+
 def test_the_programs_the_agent_missed_reach_the_proposer_most_first():
     pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b", "c"], calls={"sqlite3 a.db .tables": "a"}),
                                            "nano": MissingProgram(name="nano", tasks=["d"], calls={"nano notes.txt": "d"})}}
-    _, [messages] = propose([json.dumps({"edits": [edit_json()]})], pattern=pattern)
+    _, [messages] = propose([json.dumps({"edits": [edit_json()]})], ledger=[offered("sqlite3")], pattern=pattern)
     assert "sqlite3 (3), nano (1)." in messages[-1]["content"]
     assert "script can stand in for sqlite3," in messages[-1]["content"]
     assert "No script can stand in for nano (interactive" in messages[-1]["content"]

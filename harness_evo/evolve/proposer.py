@@ -7,6 +7,7 @@ proposal in the ledger, never a crash.
 """
 
 import re
+from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
@@ -15,12 +16,14 @@ from harness_evo.config import SearchConfig, one_line
 from harness_evo.errors import UserError
 from harness_evo.evolve import templates
 from harness_evo.evolve.toolsmith import Toolsmith, Tryout, compiles, tool_components
-from harness_evo.failures.triage import scriptable
+from harness_evo.failures.triage import MissingProgram, scriptable
 from harness_evo.harness import Edit, Harness
 
 MAX_COMPONENT_CHARS = 3000
 LEDGER_SHOWN = 8
 PROGRAM_NAME = re.compile(r"[A-Za-z0-9][\w.+-]*")
+SUPPLIED_AFTER_TASKS = 2
+"""Failed tasks that must have run a missing program before a tool for it is proposed without asking the proposer."""
 
 
 class OpDraft(BaseModel):
@@ -98,6 +101,8 @@ class Proposer:
         supplied = {tool.name for tool in harness.tools}
         missing = {name: program for name, program in (pattern.get("missing_programs") or {}).items() if name not in supplied}
         pattern = {**pattern, "missing_programs": missing}
+        if draft := supply_draft(missing, harness.hash, [*ledger, *(feedback or [])]):
+            return [self.proposal(draft, pattern, harness, seed * 10)]
         messages = templates.messages(
             "proposer", pattern=pattern, evidence=evidence, components=shown_components(harness),
             ledger=ledger[-LEDGER_SHOWN:], feedback=feedback or [], candidates=self.config.candidates,
@@ -108,13 +113,13 @@ class Proposer:
         drafts = reply.parsed.edits[: self.config.candidates]
         if not drafts:
             return [Proposal(ops=[], problem="the proposer proposed no edit")]
-        proposals = []
-        for k, draft in enumerate(drafts):
-            try:
-                proposals.append(to_proposal(self.with_scripts(draft, pattern, seed * 10 + k), harness.components))
-            except ValueError as e:
-                proposals.append(unusable(draft, str(e)))
-        return proposals
+        return [self.proposal(draft, pattern, harness, seed * 10 + k) for k, draft in enumerate(drafts)]
+
+    def proposal(self, draft: EditDraft, pattern: dict, harness: Harness, seed: int) -> Proposal:
+        try:
+            return to_proposal(self.with_scripts(draft, pattern, seed), harness.components)
+        except ValueError as e:
+            return unusable(draft, str(e))
 
     def with_scripts(self, draft: EditDraft, pattern: dict, seed: int) -> EditDraft:
         """The draft with each tool script that is not python written by the toolsmith, from the calls that missed it
@@ -134,6 +139,30 @@ class Proposer:
                     op = op.model_copy(update={"text": script.text, "description": script.description})
             ops.append(op)
         return draft.model_copy(update={"ops": ops})
+
+
+def supply_draft(missing: dict[str, MissingProgram], node: str, tried: list[dict]) -> EditDraft | None:
+    """A tool for the program most of the pattern's failed tasks ran without its being installed, when a script can
+    stand in for it and no edit of `node` against the pattern has offered it yet (`tried`: ledger rows). It is the one
+    remedy measured to work on this pattern, and the 1.5B proposer, shown `sqlite3` missed by most tasks, chose `nano`
+    four times in a run; the toolsmith still writes the script. A program only one task ran is as often python code
+    or a made-up name run as a command, and is left to the proposer."""
+    offered = {name for row in tried if row.get("parent_id", node) == node for name in tool_names(row.get("ops") or [])}
+    program = next((program for program in missing.values() if program.scriptable and program.name not in offered
+                    and len(program.tasks) >= SUPPLIED_AFTER_TASKS), None)
+    if program is None:
+        return None
+    return EditDraft(
+        rationale=f"{len(program.tasks)} failed tasks ran `{program.name}`, which is not installed here; a tool of that "
+                  "name runs the agent's commands as they were written.",
+        prediction=f"Commands that stopped at `{program.name}: command not found` run, and the tasks go on from there.",
+        ops=[OpDraft(op="tool", name=program.name)])
+
+
+def tool_names(ops: list[dict]) -> set[str]:
+    """The tools an edit's operations (as the ledger holds them: drafts or harness operations) add or change."""
+    paths = [PurePosixPath(op.get("path") or "").parts for op in ops]
+    return {op["name"] for op in ops if op.get("op") == "tool"} | {parts[1] for parts in paths if len(parts) > 2 and parts[0] == "tools"}
 
 
 def to_proposal(draft: EditDraft, components: dict[str, str]) -> Proposal:

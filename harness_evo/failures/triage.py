@@ -7,6 +7,7 @@ a single command (their mechanism is the whole story). The others (any other wro
 steps, wall time or context) are symptoms: they go to the analyzer for a root cause, and are its fallback.
 """
 
+import keyword
 import re
 from collections import defaultdict
 from collections.abc import Iterable
@@ -79,8 +80,10 @@ MISSING_IN_ROOT_CAUSE = re.compile(rf"command `(.*)` needs `([\w.+-]+)`, {NOT_IN
 CALLS_KEPT = 5
 MAX_CALL_CHARS = 240
 """A longer call is cut in the root cause (and cannot be tried out as it was written)."""
-UNSCRIPTABLE = frozenset({"nano", "vi", "vim", "emacs", "less", "more", "man", "top", "htop", "systemctl", "service", "journalctl"})
-"""Programs the agent uses interactively or to manage services: a stand-in script cannot do their job here."""
+UNSCRIPTABLE = frozenset({"nano", "vi", "vim", "emacs", "less", "more", "man", "top", "htop", "systemctl", "service", "journalctl",
+                          "pip", "pip3", "wget", "curl"})
+"""Programs the agent uses interactively, to manage services, or to install or download with no network: a stand-in
+script cannot do their job here."""
 
 
 class MissingProgram(BaseModel):
@@ -98,8 +101,9 @@ class MissingProgram(BaseModel):
 
 
 def scriptable(program: str) -> bool:
-    """A short script could stand in for `program` (not for an editor, a pager or a service manager)."""
-    return program not in UNSCRIPTABLE
+    """A short script could stand in for `program`: not for an editor, a pager, a service manager or an installer, nor
+    for a python keyword (`import: command not found` is python code run as a shell command)."""
+    return program not in UNSCRIPTABLE and not keyword.iskeyword(program)
 
 
 def missing_program(trajectory: Trajectory) -> Triage | None:
