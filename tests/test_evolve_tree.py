@@ -79,3 +79,5 @@ def test_the_tasks_an_edit_supplies_a_missing_program_for_are_gated_first_even_i
 
     assert pattern_sample(pattern, train, 2, random.Random(0), unsolved={"c", "d"}, targeted={"c", "d"}) == ["c", "d"]
     assert pattern_sample(pattern, train, 3, random.Random(0), targeted={"d"}) in (["a", "b", "d"],), "then the easiest"
+    assert pattern_sample({"task_ids": ["a"]}, train, 3, random.Random(0), unsolved={"d"}, targeted={"a"}, related={"c", "d"}) == ["a", "c", "d"], \
+        "tasks alike the targeted ones come next, though not the pattern's"

@@ -91,7 +91,7 @@ def test_a_tool_script_that_is_not_python_is_written_by_the_toolsmith_from_the_c
     pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db 'SELECT name FROM t'": "a"})}}
     replies = [json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]}), f"Here it is:\n```python\n{script}```\n"]
 
-    [proposal], seen = propose(replies, pattern=pattern)
+    [proposal], seen = propose(replies, pattern=pattern, ledger=[offered("sqlite3")])
 
     assert proposal.problem is None, proposal.problem
     child = HARNESS.apply(proposal.edit)
@@ -116,27 +116,23 @@ class CrashingCalls:
 
 
 def test_a_tool_whose_scripts_all_crash_on_the_agents_calls_is_a_problem_after_each_attempt_saw_the_failure():
-    tool = {"op": "tool", "name": "sqlite3", "description": "sqlite3 DB SQL", "text": ""}
     pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}}
     script = '```python\n"""sqlite3 DB SQL: run SQL."""\nimport sys\n{}["x"]\n```'
-    replies = [json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]}), *[script] * SearchConfig().tool_attempts]
-    [proposal], seen = propose(replies, pattern=pattern, tryout=CrashingCalls())
+    [proposal], seen = propose([script] * SearchConfig().tool_attempts, pattern=pattern, tryout=CrashingCalls())
 
     assert proposal.edit is None and "each script the toolsmith wrote for sqlite3 failed the agent's calls" in proposal.problem
     assert "KeyError: 'x'" in proposal.problem
-    assert [("KeyError" in messages[-1]["content"]) for messages in seen[1:]] == [False] + [True] * (SearchConfig().tool_attempts - 1)
+    assert [("KeyError" in messages[-1]["content"]) for messages in seen] == [False] + [True] * (SearchConfig().tool_attempts - 1)
 
 
 def test_a_script_that_names_a_file_from_the_agents_call_is_written_again():
-    tool = {"op": "tool", "name": "sqlite3", "description": "sqlite3 DB SQL", "text": ""}
     pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 /app/shop.db .tables": "a"})}}
     hard_coded = '```python\n"""sqlite3 /app/shop.db .tables: list the tables."""\nimport sqlite3\nsqlite3.connect("shop.db")\n```'
     general = '```python\n"""sqlite3 DB SQL: run SQL."""\nimport sqlite3, sys\nsqlite3.connect(sys.argv[1])\n```'
-    replies = [json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]}), hard_coded, general]
-    [proposal], seen = propose(replies, pattern=pattern)
+    [proposal], seen = propose([hard_coded, general], pattern=pattern)
 
-    assert "the script names `/app/shop.db` from `sqlite3 /app/shop.db .tables`" in seen[2][-1]["content"]
-    assert len(seen) == 3 and proposal.problem is None
+    assert "the script names `/app/shop.db` from `sqlite3 /app/shop.db .tables`" in seen[1][-1]["content"]
+    assert len(seen) == 2 and proposal.problem is None
     assert HARNESS.apply(proposal.edit).components["tools/sqlite3/tool.py"] == general.split("\n", 1)[1].removesuffix("```")
 
 
@@ -172,8 +168,10 @@ def test_a_program_several_failed_tasks_missed_is_supplied_as_a_tool_without_ask
     assert HARNESS.apply(proposal.edit).components["tools/sqlite3/tool.py"] == SQLITE_SCRIPT
     assert proposal.rationale.startswith("2 failed tasks ran `sqlite3`")
 
-    [proposal], [messages] = propose([json.dumps({"edits": [edit_json()]})], ledger=[offered("sqlite3")], pattern=pattern)
-    assert "Propose up to 2 edits" in messages[-1]["content"], "jq, which one task missed, is left to the proposer"
+    [proposal], [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], ledger=[offered("sqlite3")], pattern=pattern)
+    assert "Write the script for the program `jq`" in messages[-1]["content"], "then the next program a script can stand in for"
+    [proposal], [messages] = propose([json.dumps({"edits": [edit_json()]})], ledger=[offered("sqlite3"), offered("jq")], pattern=pattern)
+    assert "Propose up to 2 edits" in messages[-1]["content"], "the rest is left to the proposer"
     [proposal], [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], ledger=[offered("sqlite3", parent_id="another-node")], pattern=pattern)
     assert "tools/sqlite3/tool.py" in HARNESS.apply(proposal.edit).components, "a program is offered again on another node"
 
@@ -193,7 +191,8 @@ def test_a_missing_program_the_harness_already_supplies_is_not_offered_again():
     pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls={"sqlite3 a.db .tables": "a"}),
                                            "jq": MissingProgram(name="jq", tasks=["c"], calls={"jq .a c.json": "c"})}}
     [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [{"op": "tool", "name": "sqlite3", "text": "print(1)"}]}]})])
-    _, [messages] = propose([json.dumps({"edits": [edit_json()]})], pattern=pattern, harness=HARNESS.apply(proposal.edit))
+    child = HARNESS.apply(proposal.edit)
+    _, [messages] = propose([json.dumps({"edits": [edit_json()]})], ledger=[offered("jq", child.hash)], pattern=pattern, harness=child)
     assert "not installed here, with the number of failed tasks that ran each:\njq (1)." in messages[-1]["content"]
 
 

@@ -155,9 +155,9 @@ class Evolution:
         """The empirical gate: child vs parent on the pattern's tasks plus a regression sample of tasks the parent passes."""
         child = candidate.child
         acceptance = self.config.acceptance
-        regression = self.regression_sample(node, pattern, rng)
-        targeted = self.supplied_tasks(node, child, pattern)
-        tasks = pattern_sample(pattern, self.train, acceptance.pattern_tasks, rng, self.unsolved_tasks(), targeted) + regression
+        targeted, related = self.supplied_tasks(node, child, pattern)
+        regression = self.regression_sample(node, pattern, rng, exclude=targeted | related)
+        tasks = pattern_sample(pattern, self.train, acceptance.pattern_tasks, rng, self.unsolved_tasks(), targeted, related) + regression
         verdict = self.look(node, child, tasks, list(range(1, 1 + acceptance.trials)), regression)  # trial 0 chose the tasks: see acceptance.py
         if verdict.undecided and acceptance.extra_trials:
             verdict = self.look(node, child, tasks, list(range(1, 1 + acceptance.trials + acceptance.extra_trials)), regression)
@@ -199,16 +199,20 @@ class Evolution:
             self.state.put_node(self.store, node)
         return rows
 
-    def regression_sample(self, node: str, pattern: dict, rng: random.Random) -> list[str]:
+    def regression_sample(self, node: str, pattern: dict, rng: random.Random, exclude: Collection[str] = ()) -> list[str]:
         passed = {task for task, ok in self.train_outcomes([node]) if ok}
-        candidates = sorted(passed - set(pattern["task_ids"]))
+        candidates = sorted(passed - set(pattern["task_ids"]) - set(exclude))
         return sorted(rng.sample(candidates, min(len(candidates), self.config.acceptance.regression_sample)))
 
-    def supplied_tasks(self, node: str, child: Harness, pattern: dict) -> set[str]:
-        """The pattern's tasks that failed for want of a program the child adds as a tool: the ones its edit is for."""
+    def supplied_tasks(self, node: str, child: Harness, pattern: dict) -> tuple[set[str], set[str]]:
+        """The tasks a tool the child adds is for: the pattern's tasks that failed for want of its program, and the
+        other train tasks of their categories, which call for the same programs (a `sqlite3` tool is for every sqlite
+        task, not only the one whose minibatch rollout happened to miss it)."""
         added = {tool.name for tool in child.tools} - {tool.name for tool in self.harness(node).tools}
         missing = self.patterns.missing_programs(pattern["id"])
-        return {task for program in added if program in missing for task in missing[program].tasks}
+        targeted = {task for program in added if program in missing for task in missing[program].tasks}
+        categories = {self.suite.tasks[task].category for task in targeted if task in self.suite.tasks}
+        return targeted, {task.id for task in self.train if task.category in categories} - targeted
 
     def unsolved_tasks(self) -> set[str]:
         """Train tasks that failed in at least `acceptance.unsolved_after` of the run's scored rollouts and never passed."""
@@ -250,19 +254,20 @@ class Evolution:
 
 
 def pattern_sample(pattern: dict, train: list[Task], n: int, rng: random.Random, unsolved: Collection[str] = frozenset(),
-                   targeted: Collection[str] = frozenset()) -> list[str]:
+                   targeted: Collection[str] = frozenset(), related: Collection[str] = frozenset()) -> list[str]:
     """The pattern's train tasks a child is gated on: all of them, or the `n` easiest, drawn with the iteration's
     `rng` within a difficulty. A gate learns only from pairs that differ, and a task the solver fails on either side
     is a tie whatever the edit does: `unsolved` tasks are left out, but for the easiest one when no other is left.
     Leaving out tasks the parent always failed drops only pairs the child could have won, so the gate stays sound.
     `targeted` tasks are the ones the edit is for (it supplies the program they missed): they come first and are
-    never left out, since the edit is what could make them solvable. Choosing them by the edit, not by any outcome
-    of the trials compared, keeps the gate sound too."""
-    members = set(pattern["task_ids"])
+    never left out, since the edit is what could make them solvable; `related` tasks (alike the targeted ones, though
+    not the pattern's) come next. Choosing them by the edit, not by any outcome of the trials compared, keeps the gate
+    sound too."""
+    members = {*pattern["task_ids"], *targeted, *related}
     failing = sorted((task for task in train if task.id in members), key=lambda task: task.id)
     rng.shuffle(failing)
-    failing.sort(key=lambda task: (task.id not in targeted, DIFFICULTY_RANK.get(task.difficulty, 1)))  # stable: the draw decides within a difficulty
-    solvable = [task for task in failing if task.id in targeted or task.id not in unsolved]
+    failing.sort(key=lambda task: (task.id not in targeted, task.id not in related, DIFFICULTY_RANK.get(task.difficulty, 1)))  # stable: the draw decides within a difficulty
+    solvable = [task for task in failing if task.id in targeted or task.id in related or task.id not in unsolved]
     return sorted(task.id for task in solvable[:n] or failing[:1])
 
 
