@@ -4,7 +4,7 @@ import random
 from pathlib import Path
 
 from harness_evo.config import SearchConfig
-from harness_evo.evolve.loop import pattern_sample
+from harness_evo.evolve.loop import pattern_sample, same_category
 from harness_evo.evolve.tree import UCB, Greedy, SearchTree, node_selector
 from harness_evo.store import RunStore
 from harness_evo.taskset import Task
@@ -81,3 +81,11 @@ def test_the_tasks_an_edit_supplies_a_missing_program_for_are_gated_first_even_i
     assert pattern_sample(pattern, train, 3, random.Random(0), targeted={"d"}) in (["a", "b", "d"],), "then the easiest"
     assert pattern_sample({"task_ids": ["a"]}, train, 3, random.Random(0), unsolved={"d"}, targeted={"a"}, related={"c", "d"}) == ["a", "c", "d"], \
         "tasks alike the targeted ones come next, though not the pattern's"
+
+
+def test_a_tool_for_a_program_one_sqlite_task_missed_is_for_every_sqlite_task():
+    category = {"a": "sqlite", "b": "sqlite", "c": "files", "d": "sqlite"}
+    train = [Task(id=name, folder=Path(name), instruction="", category=kind) for name, kind in category.items()]
+    assert same_category({"a"}, train) == {"b", "d"}
+    assert same_category({"a", "c"}, train) == {"b", "d"}
+    assert same_category(set(), train) == set()

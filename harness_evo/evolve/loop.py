@@ -211,8 +211,7 @@ class Evolution:
         added = {tool.name for tool in child.tools} - {tool.name for tool in self.harness(node).tools}
         missing = self.patterns.missing_programs(pattern["id"])
         targeted = {task for program in added if program in missing for task in missing[program].tasks}
-        categories = {self.suite.tasks[task].category for task in targeted if task in self.suite.tasks}
-        return targeted, {task.id for task in self.train if task.category in categories} - targeted
+        return targeted, same_category(targeted, self.train)
 
     def unsolved_tasks(self) -> set[str]:
         """Train tasks that failed in at least `acceptance.unsolved_after` of the run's scored rollouts and never passed."""
@@ -269,6 +268,12 @@ def pattern_sample(pattern: dict, train: list[Task], n: int, rng: random.Random,
     failing.sort(key=lambda task: (task.id not in targeted, task.id not in related, DIFFICULTY_RANK.get(task.difficulty, 1)))  # stable: the draw decides within a difficulty
     solvable = [task for task in failing if task.id in targeted or task.id in related or task.id not in unsolved]
     return sorted(task.id for task in solvable[:n] or failing[:1])
+
+
+def same_category(task_ids: Collection[str], tasks: list[Task]) -> set[str]:
+    """The other `tasks` of the categories of `task_ids`."""
+    categories = {task.category for task in tasks if task.id in task_ids}
+    return {task.id for task in tasks if task.category in categories} - set(task_ids)
 
 
 def dev_tasks(suite: Suite, config: RunConfig) -> list[Task]:
