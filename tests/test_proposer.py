@@ -152,9 +152,9 @@ def test_a_tool_whose_name_is_no_command_is_a_problem():
 SQLITE_SCRIPT = '"""sqlite3 DB SQL: run SQL on DB."""\nimport sqlite3, sys\nprint(sqlite3.connect(sys.argv[1]))\n'
 
 
-def offered(program: str, parent_id: str = HARNESS.hash) -> dict:
-    """A ledger row of an edit of `parent_id` that supplied `program` as a tool and was rejected by the gate."""
-    return {"parent_id": parent_id, "status": "rejected_empirical", "rationale": f"supply {program}", "reasons": [], "gate": None,
+def offered(program: str, parent_id: str = HARNESS.hash, status: str = "rejected_empirical") -> dict:
+    """A ledger row of an edit of `parent_id` that supplied `program` as a tool, with its fate."""
+    return {"parent_id": parent_id, "status": status, "rationale": f"supply {program}", "reasons": [], "gate": None,
             "ops": [{"op": "write", "path": f"tools/{program}/tool.toml", "text": ""}, {"op": "write", "path": f"tools/{program}/tool.py", "text": ""}]}
 
 
@@ -174,6 +174,23 @@ def test_a_program_several_failed_tasks_missed_is_supplied_as_a_tool_without_ask
     assert "Propose up to 2 edits" in messages[-1]["content"], "the rest is left to the proposer"
     [proposal], [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], ledger=[offered("sqlite3", parent_id="another-node")], pattern=pattern)
     assert "tools/sqlite3/tool.py" in HARNESS.apply(proposal.edit).components, "a program is offered again on another node"
+
+
+def test_a_program_whose_scripts_all_failed_is_offered_again_with_new_scripts_a_bounded_number_of_times():
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}}
+    refused = [offered("sqlite3", status="invalid")] * 2
+    _, [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], ledger=refused, pattern=pattern)
+    assert "Write the script for the program `sqlite3`" in messages[-1]["content"]
+    _, [messages] = propose([json.dumps({"edits": [edit_json()]})], ledger=[*refused, offered("sqlite3", status="invalid")], pattern=pattern)
+    assert "Propose up to 2 edits" in messages[-1]["content"]
+
+
+def test_a_script_that_uses_a_standard_module_it_never_imports_gets_the_import():
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}}
+    script = '"""sqlite3 DB SQL: run SQL."""\nimport sqlite3\n\ndef main(db):\n    print(sqlite3.connect(db), sys.argv, os.sep)\nmain(sys.argv[1])\n'
+    [proposal], _ = propose([f"```python\n{script}```"], pattern=pattern)
+    written = HARNESS.apply(proposal.edit).components["tools/sqlite3/tool.py"]
+    assert written == script.replace('run SQL."""\n', 'run SQL."""\nimport os\nimport sys\n')
 
 
 def test_the_programs_the_agent_missed_reach_the_proposer_most_first():

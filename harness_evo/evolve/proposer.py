@@ -7,6 +7,7 @@ proposal in the ledger, never a crash.
 """
 
 import re
+from collections import Counter
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
@@ -22,6 +23,8 @@ from harness_evo.harness import Edit, Harness
 MAX_COMPONENT_CHARS = 3000
 LEDGER_SHOWN = 8
 PROGRAM_NAME = re.compile(r"[A-Za-z0-9][\w.+-]*")
+SUPPLY_OFFERS = 3
+"""Times a tool for one missing program is offered to one node while the toolsmith's scripts for it all fail."""
 
 
 class OpDraft(BaseModel):
@@ -141,12 +144,16 @@ class Proposer:
 
 def supply_draft(missing: dict[str, MissingProgram], node: str, tried: list[dict]) -> EditDraft | None:
     """A tool for the program the most of the pattern's failed tasks ran without its being installed, when a script
-    can stand in for it and no edit of `node` against the pattern has offered it yet (`tried`: ledger rows). It is the
+    can stand in for it and no edit of `node` against the pattern has offered it yet (`tried`: ledger rows), or each
+    offer was refused before any rollout (the toolsmith's scripts all failed; a new seed writes new ones), fewer than
+    `SUPPLY_OFFERS` times. It is the
     one remedy measured to work on this pattern (a `sqlite3` tool took the sqlite tasks from 0 to 4 passes in 15), and
     the 1.5B proposer, told a script could stand in for `sqlite3` and not for `nano`, chose `nano` four times in a
     run. The toolsmith still writes the script."""
-    offered = {name for row in tried if row.get("parent_id", node) == node for name in tool_names(row.get("ops") or [])}
-    program = next((program for program in missing.values() if program.scriptable and program.name not in offered), None)
+    offers = [(name, row["status"]) for row in tried if row.get("parent_id", node) == node for name in tool_names(row.get("ops") or [])]
+    refused = Counter(name for name, status in offers if status == "invalid")
+    done = {name for name, status in offers if status != "invalid"} | {name for name, n in refused.items() if n >= SUPPLY_OFFERS}
+    program = next((program for program in missing.values() if program.scriptable and program.name not in done), None)
     if program is None:
         return None
     return EditDraft(

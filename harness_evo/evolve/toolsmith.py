@@ -9,6 +9,7 @@ rollout with it; a script that fails one goes back to the model with the failure
 import ast
 import re
 import shlex
+import sys
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 from textwrap import shorten
@@ -96,7 +97,7 @@ class Toolsmith:
             messages = templates.messages("toolsmith", program=program, calls=shown, failed=failed)
             reply = self.llm.complete("proposer", messages, seed=seed * 10 + attempt, stop=["\n```\n"], max_tokens=MAX_SCRIPT_TOKENS)
             found = CODE_BLOCK.search(reply.text)
-            text = found.group(1).strip() + "\n" if found else ""
+            text = with_imports(found.group(1).strip() + "\n") if found else ""
             if not compiles(text):
                 continue
             usage = (ast.get_docstring(ast.parse(text)) or "").strip().splitlines()
@@ -108,6 +109,28 @@ class Toolsmith:
                 best = script
             failed = script
         return best
+
+
+def with_imports(text: str) -> str:
+    """The script with an `import` for each standard library module it uses but never imports (`sys.argv` without
+    `import sys`: the 1.5B's most common slip, and a crash on every call), after its docstring."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    bound = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+             for alias in node.names}
+    bound |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    bound |= {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    bound |= {node.arg for node in ast.walk(tree) if isinstance(node, ast.arg)}
+    used = {node.value.id for node in ast.walk(tree) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}
+    missing = sorted(name for name in used - bound if name in sys.stdlib_module_names)
+    if not missing:
+        return text
+    body = tree.body
+    after = body[0].end_lineno if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else 0
+    lines = text.splitlines(keepends=True)
+    return "".join([*lines[:after], *(f"import {name}\n" for name in missing), *lines[after:]])
 
 
 def hard_coded(text: str, shown: Mapping[str, list[str]]) -> dict[str, str]:
