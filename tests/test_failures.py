@@ -20,6 +20,7 @@ from harness_evo.cli import app
 from harness_evo.config import FailuresConfig, ModelsConfig, RoleModel
 from harness_evo.failures import FailureAnalysis, digest, pattern_evidence, patterns, triage
 from harness_evo.failures.digest import count_tokens
+from harness_evo.failures.queries import pattern_missing_programs
 from harness_evo.failures.triage import missing_programs, scriptable
 from harness_evo.llm import LLM, scripted
 from harness_evo.store import RunStore
@@ -551,3 +552,22 @@ if __name__ == "__main__":
 def test_a_script_can_stand_in_for_a_data_tool_but_not_for_an_editor_an_installer_or_python_run_as_shell():
     assert [scriptable(program) for program in ("sqlite3", "jq", "dos2unix")] == [True, True, True]
     assert [scriptable(program) for program in ("nano", "systemctl", "pip3", "wget", "import", "from")] == [False] * 6
+
+
+def test_a_rollout_that_got_by_another_command_still_shows_how_the_agent_calls_a_missing_program(store):
+    def missed(command: str, then: str) -> list[Step]:
+        return [Step(index=1, reply="", action=command, output="bash: line 1: sqlite3: command not found", exit_code=127),
+                Step(index=2, reply="", action=then, output="", exit_code=0), Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)]
+
+    rows = [rollout(store, "db-tables", step_list=missed("sqlite3 shop.db .tables", "")[:1]),
+            rollout(store, "db-count", step_list=missed("sqlite3 shop.db 'SELECT count(*) FROM orders'", "python3 count.py")),
+            rollout(store, "db-sum", step_list=missed("sqlite3 shop.db 'SELECT sum(total) FROM orders'", "python3 sum.py"))]
+    analysis(store, Analyst()).process(rows)
+    [pattern_id] = [row["pattern_id"] for row in store.rows("pattern_members")
+                    if store.get("failures", row["failure_id"])["category"] == "wrong-tool-missing-binary"]
+
+    [sqlite3] = pattern_missing_programs(store, pattern_id).values()
+
+    assert sqlite3.tasks == ["db-count", "db-sum", "db-tables"]
+    assert sqlite3.calls == {"sqlite3 shop.db .tables": "db-tables", "sqlite3 shop.db 'SELECT count(*) FROM orders'": "db-count",
+                             "sqlite3 shop.db 'SELECT sum(total) FROM orders'": "db-sum"}

@@ -9,7 +9,8 @@ from typing import Any
 from harness_evo.config import RunConfig
 from harness_evo.curriculum import EXPLORE, PatternView
 from harness_evo.failures import FailureAnalysis, pattern_evidence, patterns
-from harness_evo.failures.triage import MissingProgram, missing_programs
+from harness_evo.failures.queries import pattern_missing_programs
+from harness_evo.failures.triage import MissingProgram
 from harness_evo.store import RunStore
 from harness_evo.taskset import Suite
 
@@ -56,8 +57,8 @@ class Patterns:
         return [item for item in pattern_evidence(self.store, pattern_id, k, self.budget) if item.get("split", "train") == "train"]
 
     def missing_programs(self, pattern_id: str) -> dict[str, MissingProgram]:
-        """The programs the pattern's failures ran without their being installed, each with the tasks that ran it."""
-        return missing_programs(self.store.rows("failures", "id IN (SELECT failure_id FROM pattern_members WHERE pattern_id = ?)", [pattern_id]))
+        """The programs the pattern's failures ran without their being installed (see `pattern_missing_programs`)."""
+        return pattern_missing_programs(self.store, pattern_id)
 
     def _members(self, rollouts: list[dict]) -> list[dict]:
         ids = [row["id"] for row in rollouts]

@@ -99,6 +99,13 @@ class MissingProgram(BaseModel):
     def scriptable(self) -> bool:
         return scriptable(self.name)
 
+    def also_missed(self, task: str, call: str) -> "MissingProgram":
+        """This program as also missed by `task`'s command `call` (still one call per task, at most `CALLS_KEPT`)."""
+        calls = dict(self.calls)
+        if task not in calls.values() and call not in calls and len(calls) < CALLS_KEPT:
+            calls[call] = task
+        return self.model_copy(update={"tasks": sorted({*self.tasks, task}), "calls": calls})
+
 
 def scriptable(program: str) -> bool:
     """A short script could stand in for `program`: not for an editor, a pager, a service manager or an installer, nor
@@ -122,6 +129,16 @@ def missing_program(trajectory: Trajectory) -> Triage | None:
         category="wrong-tool-missing-binary", pattern="runs a program that is not installed, and does not switch to one that is",
         root_cause=f"The agent's command `{cut(calling_line(step, program), MAX_CALL_CHARS)}` needs `{program}`, {NOT_INSTALLED}, and no later command of the agent succeeded.",
         critical_step=step.index, evidence=cut(f"{step_key(step)} -> {found.group(0)}", 200), blame="harness", confidence=0.9))
+
+
+def missed_calls(trajectory: Trajectory) -> dict[str, str]:
+    """Each program the trajectory's commands ran without its being installed -> the first command that ran it,
+    whatever came after (a later command that got by shows how the agent calls it just as well)."""
+    calls: dict[str, str] = {}
+    for step in work_steps(trajectory):
+        for found in NOT_FOUND.finditer(step.output):
+            calls.setdefault(found.group(1), cut(calling_line(step, found.group(1)), MAX_CALL_CHARS))
+    return calls
 
 
 def calling_line(step: Step, program: str) -> str:
