@@ -28,6 +28,8 @@ FILE_LIKE = re.compile(r"\S*/\S*|\w[\w-]*\.\w+")
 MAX_TOOL_DESCRIPTION = 200
 """Characters of a tool's description kept: it is shown in every system prompt."""
 TOOL_COMMAND = "python3 $TOOL_DIR/tool.py"
+PLACEHOLDER = "what it does"
+"""The toolsmith prompt's words for a docstring's description."""
 
 
 def tool_components(name: str, description: str, script: str) -> dict[str, str]:
@@ -145,8 +147,12 @@ def hard_coded(text: str, shown: Mapping[str, list[str]]) -> dict[str, str]:
 
 
 def usage_line(line: str, program: str) -> str:
-    """The docstring's first line as the tool's description: it starts with the program's name."""
+    """The docstring's first line as the tool's description: it starts with the program's name. A line that copies
+    the prompt's placeholder (a run's sqlite3 tool was described as `sqlite3 sys.argv[1:]: what it does.`) says
+    nothing to the agent, which sees it in every system prompt: the program's name stands in for it."""
     line = line.strip()
+    if PLACEHOLDER in line:
+        return f"{program}: works like the {program} program, which is not installed here"
     if line.startswith("PROGRAM"):
         line = program + line.removeprefix("PROGRAM")
     return line if line.startswith(program) else f"{program}: {line}".rstrip(": ")
