@@ -6,7 +6,7 @@ from typing import Any
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.failures.aggregate import pattern_number
 from harness_evo.failures.digest import digest, fit
-from harness_evo.failures.triage import MissingProgram, missed_calls, missing_programs
+from harness_evo.failures.triage import MissingProgram, missed_calls, missing_programs, most_missed_first
 from harness_evo.store import RunStore
 
 STATUS_ORDER = {"promoted": 0, "candidate": 1, "resolved": 2, "retired": 3}
@@ -75,4 +75,4 @@ def pattern_missing_programs(store: RunStore, pattern_id: str) -> dict[str, Miss
         for program, call in missed_calls(load_trajectory(store, rollout)).items():
             if program in found:
                 found[program] = found[program].also_missed(rollout["task_id"], call)
-    return dict(sorted(found.items(), key=lambda item: (-len(item[1].tasks), item[0])))
+    return most_missed_first(found)

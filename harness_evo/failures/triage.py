@@ -9,7 +9,6 @@ steps, wall time or context) are symptoms: they go to the analyzer for a root ca
 
 import keyword
 import re
-from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
@@ -155,16 +154,17 @@ def calling_line(step: Step, program: str) -> str:
 def missing_programs(failures: Iterable[dict]) -> dict[str, MissingProgram]:
     """The programs `failures` (rows of the `failures` table) ran without their being installed; the program most
     tasks missed comes first."""
-    tasks: dict[str, set[str]] = defaultdict(set)
-    calls: dict[str, dict[str, str]] = defaultdict(dict)
+    found: dict[str, MissingProgram] = {}
     for failure in failures:
-        if found := MISSING_IN_ROOT_CAUSE.search(failure.get("root_cause") or ""):
-            call, program = found.groups()
-            tasks[program].add(failure["task_id"])
-            if call not in calls[program] and failure["task_id"] not in calls[program].values() and len(calls[program]) < CALLS_KEPT:
-                calls[program][call] = failure["task_id"]
-    ranked = sorted(tasks, key=lambda program: (-len(tasks[program]), program))
-    return {program: MissingProgram(name=program, tasks=sorted(tasks[program]), calls=calls[program]) for program in ranked}
+        if missed := MISSING_IN_ROOT_CAUSE.search(failure.get("root_cause") or ""):
+            call, program = missed.groups()
+            found[program] = found.get(program, MissingProgram(name=program, tasks=[], calls={})).also_missed(failure["task_id"], call)
+    return most_missed_first(found)
+
+
+def most_missed_first(found: dict[str, MissingProgram]) -> dict[str, MissingProgram]:
+    """`found` with the program the most tasks missed first (then by name)."""
+    return dict(sorted(found.items(), key=lambda item: (-len(item[1].tasks), item[0])))
 
 
 def format_errors(trajectory: Trajectory) -> Triage | None:
