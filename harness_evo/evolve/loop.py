@@ -111,6 +111,7 @@ class Evolution:
         pattern = self.patterns.target(arm.id, rows)
         accepted, outcome = False, "no promoted failure pattern to work on yet"
         if pattern is not None:
+            pattern = {**pattern, "missing_programs": self.patterns.missing_programs(pattern["id"])}
             candidates = self.propose_and_review(i, node, pattern)                           # 5, 6
             outcome = f"no edit against pattern {pattern['id']} passed the critic"
             for candidate in candidates:
@@ -130,12 +131,11 @@ class Evolution:
         """Proposals that passed the static critic; rejected ones go back to the proposer with their reasons."""
         parent = self.harness(node)
         evidence = self.patterns.evidence(pattern["id"], self.config.search.evidence)
-        shown = {**pattern, "missing_programs": self.patterns.missing_programs(pattern["id"])}
         feedback: list[dict] = []
         for revision in range(self.config.search.revisions + 1):
             self.budget.check()
             seed = self.config.seed * 10_000 + i * 10 + revision
-            proposals = self.proposer.propose(shown, evidence, parent, self.ledger.tried(pattern["id"], before=i), feedback, seed)
+            proposals = self.proposer.propose(pattern, evidence, parent, self.ledger.tried(pattern["id"], before=i), feedback, seed)
             passed, feedback = [], []
             for k, proposal in enumerate(proposals):
                 candidate = self.ledger.propose(i, revision, k, node, pattern["id"], proposal)
@@ -209,7 +209,7 @@ class Evolution:
         other train tasks of their categories, which call for the same programs (a `sqlite3` tool is for every sqlite
         task, not only the one whose minibatch rollout happened to miss it)."""
         added = {tool.name for tool in child.tools} - {tool.name for tool in self.harness(node).tools}
-        missing = self.patterns.missing_programs(pattern["id"])
+        missing = pattern["missing_programs"]
         targeted = {task for program in added if program in missing for task in missing[program].tasks}
         return targeted, same_category(targeted, self.train)
 
