@@ -29,7 +29,7 @@ MAX_TOOL_DESCRIPTION = 200
 """Characters of a tool's description kept: it is shown in every system prompt."""
 TOOL_COMMAND = "python3 $TOOL_DIR/tool.py"
 PLACEHOLDER = "what it does"
-"""The toolsmith prompt's words for a docstring's description."""
+"""Where the toolsmith's prompt shows a docstring, the words that stand for the script's description."""
 
 
 def tool_components(name: str, description: str, script: str) -> dict[str, str]:
@@ -96,7 +96,7 @@ class Toolsmith:
         shown = {shlex.join([program, *args]): args for call in calls if (args := program_args(call, program)) is not None}
         best, failed = None, None
         for attempt in range(self.attempts):
-            messages = templates.messages("toolsmith", program=program, calls=shown, failed=failed)
+            messages = templates.messages("toolsmith", program=program, calls=shown, failed=failed, placeholder=PLACEHOLDER)
             reply = self.llm.complete("proposer", messages, seed=seed * 10 + attempt, stop=["\n```\n"], max_tokens=MAX_SCRIPT_TOKENS)
             found = CODE_BLOCK.search(reply.text)
             text = with_imports(found.group(1).strip() + "\n") if found else ""
