@@ -237,13 +237,19 @@ def evolve_command(
 @app.command("resume")
 def resume_command(
     run: Annotated[str, typer.Argument(help="The run folder or its id.")],
+    budget_rollouts: Annotated[int | None, typer.Option(min=1, help="New rollout budget of the whole run.")] = None,
+    budget_minutes: Annotated[float | None, typer.Option(min=0.1, help="New wall-time budget of the whole run, its time so far included.")] = None,
+    iterations: Annotated[int | None, typer.Option(min=1, help="New iteration budget of the whole run.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="Plain progress lines instead of the live view.")] = False,
     runs: RunsDir = Path("runs"),
 ) -> None:
-    """Continue an evolution run that was stopped or killed; finished rollouts and model calls are not paid again."""
+    """Continue an evolution run that was stopped or killed, or give one that finished on a budget more of it; finished
+    rollouts and model calls are not paid again."""
     from harness_evo.evolve import session
 
-    run_evolution(session.find_run(run, runs), quiet)
+    store = session.find_run(run, runs)
+    session.raise_budget(store, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations)
+    run_evolution(store, quiet)
 
 
 def run_evolution(store, quiet: bool) -> None:

@@ -75,6 +75,20 @@ def test_evolve_fixes_a_seeded_defect_and_refuses_an_edit_that_quotes_a_training
     assert len(list(fork.events(["rollout"]))) == len(copied), "the node's rollouts came along and none was paid again"
 
 
+def test_a_run_that_finished_on_its_budget_goes_on_when_resumed_with_a_bigger_one(tmp_path: Path):
+    world.register()
+    store = session.start(world.config(max_iterations=0), tmp_path / "runs")
+    assert session.run(store)["iterations"] == 0 and not store.rows("edits")
+
+    result = CliRunner().invoke(app, ["resume", store.id, "--iterations", "1", "--runs", str(tmp_path / "runs"), "--quiet"])
+
+    assert result.exit_code == 0, result.output
+    store = RunStore(store.folder)
+    assert store.info["summary"]["iterations"] == 1 and store.info["best_node"] != store.info["root"]
+    assert [row["status"] for row in store.rows("edits", order_by="revision")] == ["rejected_static", "accepted"]
+    assert session.load_run_config(store).budget.max_iterations == 1, "the new budget is the run's from now on"
+
+
 def test_a_run_killed_in_the_middle_of_an_iteration_resumes_to_the_state_of_an_uninterrupted_run(tmp_path: Path, monkeypatch):
     config = world.config()
     config.executor.workers = 1

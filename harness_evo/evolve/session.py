@@ -67,6 +67,17 @@ def load_run_config(store: RunStore) -> RunConfig:
     return RunConfig.load(store.folder / "config.toml")
 
 
+def raise_budget(store: RunStore, budget_rollouts: int | None = None, budget_minutes: float | None = None,
+                 iterations: int | None = None) -> None:
+    """Give a run new budgets before it continues (None keeps one as it is): a run that finished on a budget goes on
+    until the new one. Wall time counts the run's time so far."""
+    if budget_rollouts is None and budget_minutes is None and iterations is None:
+        return
+    config = configure(load_run_config(store), budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations)
+    config.save(store.folder / "config.toml")
+    store.emit("run", id=store.id, config=config.model_dump(mode="json"))
+
+
 def run(store: RunStore, callbacks: list[ev.Callback] = ()) -> dict:
     """Run (or continue) the evolution of a run folder until a budget stops it; returns the summary."""
     config = load_run_config(store)
