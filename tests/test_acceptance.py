@@ -28,7 +28,7 @@ def test_a_child_identical_to_its_parent_is_rejected_under_noise():
     assert sum(verdict.accepted for verdict in lucky) / len(lucky) > 0.3, "the strict sum takes lucky noise for progress"
     first = verdicts[0]
     assert not first.accepted and first.fixed + first.broken + first.ties == 24
-    assert first.reason.startswith(("not significant", "too few pairs differ", "all 24 pairs tie"))
+    assert first.reason.startswith(("not significant", "too few pairs differ", "all 24 pairs tie", "the child broke as many"))
 
 
 def test_a_child_that_fixes_six_of_six_and_breaks_none_is_accepted():
@@ -58,6 +58,12 @@ def test_ties_and_too_few_differing_pairs_are_rejections_with_their_reason():
     assert not few.accepted and few.reason == (
         "too few pairs differ to tell: 3 fixed vs 0 broken (9 ties); the sign test at alpha 0.1 needs at least 4")
     assert not nothing.accepted and nothing.reason.startswith("no paired results")
+
+
+def test_a_child_that_breaks_more_than_it_fixes_is_rejected_for_that_however_few_pairs_differ():
+    worse = SignTestGate(alpha=0.05).decide(pairs(fixed=1, broken=3, ties=11))
+    assert not worse.accepted and not worse.undecided
+    assert worse.reason == "the child broke as many pairs as it fixed, or more: 1 fixed vs 3 broken (11 ties)"
 
 
 def test_losing_a_protected_task_rejects_an_otherwise_clear_improvement():

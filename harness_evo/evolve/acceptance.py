@@ -113,7 +113,9 @@ class SignTestGate:
             return tally.verdict(False, "no paired results: the child and the parent share no scored (task, trial) key")
         if not discordant:
             return tally.verdict(False, f"all {tally.ties} pairs tie: the child does no better than its parent here")
-        promising = tally.fixed > tally.broken and p_value <= self.second_look_p
+        if tally.fixed <= tally.broken:
+            return tally.verdict(False, f"the child broke as many pairs as it fixed, or more: {tally}", p_value)
+        promising = p_value <= self.second_look_p
         if discordant < self.min_discordant:
             return tally.verdict(False, f"too few pairs differ to tell: {tally}; the sign test at alpha {self.alpha:g} "
                                         f"needs at least {self.min_discordant}", p_value, undecided=promising)
