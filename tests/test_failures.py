@@ -549,9 +549,9 @@ if __name__ == "__main__":
     work(Path(sys.argv[1]), int(sys.argv[2]))
 
 
-def test_a_script_can_stand_in_for_a_data_tool_but_not_for_an_editor_an_installer_or_python_run_as_shell():
+def test_a_script_can_stand_in_for_a_data_tool_but_not_for_an_editor_an_installer_python_run_as_shell_or_the_done_marker():
     assert [scriptable(program) for program in ("sqlite3", "jq", "dos2unix")] == [True, True, True]
-    assert [scriptable(program) for program in ("nano", "systemctl", "pip3", "wget", "import", "from")] == [False] * 6
+    assert [scriptable(program) for program in ("nano", "systemctl", "pip3", "wget", "import", "from", "task_done")] == [False] * 7
 
 
 def test_a_rollout_that_got_by_another_command_still_shows_how_the_agent_calls_a_missing_program(store):
