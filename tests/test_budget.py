@@ -30,3 +30,14 @@ def test_the_estimate_stops_at_the_rollout_budget_and_prices_only_hosted_models(
     hosted = estimate(config, n_dev=6, step_limit=12)
     assert hosted.dollars["solver"] > 0 and hosted.dollars["proposer"] is None
     assert "(some prices unknown)" in hosted.sentence()
+
+
+def test_a_resumed_run_is_forecast_on_what_its_budgets_leave():
+    config = evolve_config()
+    config.budget = config.budget.model_copy(update={"max_iterations": 40, "max_rollouts": 1000, "max_wall_s": 120 * 60})
+    fresh = estimate(config, n_dev=6, step_limit=12)
+    resumed = estimate(config, n_dev=6, step_limit=12, rollouts_done=600, iterations_done=20, minutes_done=90)
+
+    assert resumed.rollouts <= 400 and resumed.iterations < fresh.iterations and resumed.wall_minutes == 30
+    assert "rollouts" in fresh.sentence() and "more rollouts" not in fresh.sentence()
+    assert f"about {resumed.rollouts} more rollouts" in resumed.sentence() and "or 30 more min of wall time" in resumed.sentence()

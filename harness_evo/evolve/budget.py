@@ -79,24 +79,29 @@ class Estimate(BaseModel):
     """None for a model whose price litellm does not know."""
     wall_minutes: float
     """The wall-time limit, which may stop the run before the other budgets do."""
+    more: bool = False
+    """The forecast is of what is left of a resumed run."""
 
     def sentence(self) -> str:
         known = [d for d in self.dollars.values() if d is not None]
         price = f"about ${sum(known):.2f}" + (" (some prices unknown)" if len(known) < len(self.dollars) else "")
-        return (f"about {self.rollouts} rollouts, about {sum(self.model_calls.values())} model calls, "
-                f"{price} with these models (up to {self.iterations} iterations, or {self.wall_minutes:g} min of wall time if that comes first)")
+        more = "more " if self.more else ""
+        return (f"about {self.rollouts} {more}rollouts, about {sum(self.model_calls.values())} {more}model calls, {price} with these "
+                f"models (up to {self.iterations} {more}iterations, or {self.wall_minutes:g} {more}min of wall time if that comes first)")
 
 
-def estimate(config: RunConfig, n_dev: int, step_limit: int) -> Estimate:
+def estimate(config: RunConfig, n_dev: int, step_limit: int, rollouts_done: int = 0, iterations_done: int = 0,
+             minutes_done: float = 0.0) -> Estimate:
     """A rough forecast from the budgets: per iteration a minibatch, a gate (child and parent; sometimes a second look)
-    and sometimes a dev scoring."""
+    and sometimes a dev scoring. For a resumed run, of what its budgets leave after what it has done."""
     minibatch = config.curriculum.minibatch
     acceptance = config.acceptance
     gate = (acceptance.pattern_tasks + acceptance.regression_sample) * (acceptance.trials + SECOND_LOOK_SHARE_GUESS * acceptance.extra_trials)
     per_iteration = minibatch + 2 * gate + ACCEPT_SHARE_GUESS * n_dev * config.search.dev_trials
-    start = n_dev * config.search.dev_trials
-    iterations = max(0, min(config.budget.max_iterations, int((config.budget.max_rollouts - start) // max(per_iteration, 1)) + 1))
-    rollouts = int(min(config.budget.max_rollouts, start + iterations * per_iteration))
+    start = 0 if rollouts_done else n_dev * config.search.dev_trials
+    rollouts_left = max(0, config.budget.max_rollouts - rollouts_done)
+    iterations = max(0, min(config.budget.max_iterations - iterations_done, int((rollouts_left - start) // max(per_iteration, 1)) + 1))
+    rollouts = int(min(rollouts_left, start + iterations * per_iteration))
     calls = {
         "solver": int(rollouts * max(1, step_limit // 2)),
         "analyzer": int(iterations * minibatch * FAIL_SHARE_GUESS),
@@ -105,7 +110,7 @@ def estimate(config: RunConfig, n_dev: int, step_limit: int) -> Estimate:
     }
     dollars = {role: price(config.models.role(role), n) for role, n in calls.items()}
     return Estimate(iterations=iterations, rollouts=rollouts, model_calls=calls, dollars=dollars,
-                    wall_minutes=round(config.budget.max_wall_s / 60, 1))
+                    wall_minutes=round(max(0.0, config.budget.max_wall_s / 60 - minutes_done), 1), more=bool(rollouts_done or iterations_done))
 
 
 def price(role: RoleModel, calls: int) -> float | None:
