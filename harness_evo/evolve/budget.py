@@ -78,7 +78,7 @@ class Estimate(BaseModel):
     dollars: dict[str, float | None]
     """None for a model whose price litellm does not know."""
     wall_minutes: float
-    """The wall-time limit, which may stop the run before the other budgets do."""
+    """The wall time the run has left (all of its limit, unless resumed), which may stop it before the other budgets do."""
     more: bool = False
     """The forecast is of what is left of a resumed run."""
 
