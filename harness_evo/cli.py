@@ -231,7 +231,8 @@ def evolve_command(
         raise UserError("--node needs --from RUN (the run whose node to start from)")
     else:
         store = session.start(session.configure(load_config(config_file), **overrides), runs)
-    run_evolution(store, quiet)
+    with session.owned(store):
+        run_evolution(store, quiet)
 
 
 @app.command("resume")
@@ -248,8 +249,9 @@ def resume_command(
     from harness_evo.evolve import session
 
     store = session.find_run(run, runs)
-    session.raise_budget(store, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations)
-    run_evolution(store, quiet)
+    with session.owned(store):
+        session.raise_budget(store, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations)
+        run_evolution(store, quiet)
 
 
 def run_evolution(store, quiet: bool) -> None:

@@ -93,3 +93,33 @@ def test_an_unexpected_error_in_a_run_is_one_line_that_keeps_the_traceback_and_s
     assert "unexpected error (RuntimeError: the tree lost a node)" in error and "Traceback" not in error
     assert f"harness-evo resume {store.folder.name}" in error
     assert "second line" in (store.folder / "crash.log").read_text()
+
+
+def test_a_run_that_another_process_is_running_is_not_resumed_nor_given_new_budgets(tmp_path, monkeypatch, capsys):
+    import os
+    import subprocess
+    import sys
+
+    from harness_evo.cli import main
+    from harness_evo.evolve import session
+    from harness_evo.store import RunStore
+
+    store = RunStore.create(tmp_path, "evolve")
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom harness_evo.evolve import session\n"
+                               "from harness_evo.store import RunStore\nwith session.owned(RunStore(sys.argv[1])):\n"
+                               "    print('running', flush=True)\n    time.sleep(60)", str(store.folder)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "running\n"
+        monkeypatch.setattr(session, "run", lambda *args: pytest.fail("a second process ran the run"))
+        monkeypatch.setattr(session, "raise_budget", lambda *args, **kwargs: pytest.fail("a second process changed the budgets"))
+        monkeypatch.setattr("sys.argv", ["harness-evo", "resume", str(store.folder), "--iterations", "5", "--quiet"])
+        with pytest.raises(SystemExit) as exit_:
+            main()
+    finally:
+        holder.kill()
+        holder.wait()
+
+    assert exit_.value.code == 2
+    assert f"run {store.id} is already running (process {holder.pid})" in " ".join(capsys.readouterr().err.split())
+    with session.owned(store):
+        assert (store.folder / session.LOCK).read_text() == str(os.getpid()), "a killed holder leaves the run free"

@@ -4,8 +4,12 @@ A run's starting harness is kept as a snapshot (`harnesses/<hash>/`), so `resume
 harness the run started with, whatever happened to the folder it came from.
 """
 
+import fcntl
+import os
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -21,6 +25,7 @@ from harness_evo.store import RunStore
 from harness_evo.taskset import load_suite
 
 OPTIMIZER_ROLES = ("analyzer", "proposer", "critic")
+LOCK = "run.lock"
 
 
 def configure(config: RunConfig, harness: Path | None = None, tasks: Path | None = None, model: str | None = None,
@@ -76,6 +81,24 @@ def raise_budget(store: RunStore, budget_rollouts: int | None = None, budget_min
     config = configure(load_run_config(store), budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations)
     config.save(store.folder / "config.toml")
     store.emit("run", id=store.id, config=config.model_dump(mode="json"))
+
+
+@contextmanager
+def owned(store: RunStore) -> Iterator[None]:
+    """This process alone runs `store` (or changes its budgets) while the block runs: two processes evolving one run
+    would interleave their iterations in its event log. The lock goes with the process, `kill -9` included."""
+    with (store.folder / LOCK).open("a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "another process"
+            raise UserError(f"run {store.id} is already running (process {holder}); `harness-evo watch {store.id}` follows it, "
+                            f"and stopping that process lets you resume it here") from None
+        lock.truncate(0)
+        lock.write(str(os.getpid()))
+        lock.flush()
+        yield
 
 
 def run(store: RunStore, callbacks: list[ev.Callback] = ()) -> dict:
