@@ -3,6 +3,7 @@ measured and kept; a leaky edit is refused; a run killed with SIGKILL resumes to
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -229,4 +230,43 @@ def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp
         assert passed(store, edit["child_id"], task) == [True] * 3, "both tasks the tool is for were gated"
     tool = (folder / "harnesses" / edit["child_id"] / "tools" / "putword" / "tool.toml").read_text()
     assert 'description = "putword WORD FILE: write WORD into FILE."' in tool and 'command = "python3 $TOOL_DIR/tool.py"' in tool
+    assert "sys.argv[1:3]" in (folder / "harnesses" / edit["child_id"] / "tools" / "putword" / "tool.py").read_text()
+
+
+def test_a_tool_of_the_harness_that_crashes_on_the_agent_s_calls_is_rewritten_and_gated_on_the_tasks_it_broke(tmp_path: Path):
+    """The starting harness supplies `putword`, but its script crashes on the solver's calls. The failures blame that
+    tool, not the claims of success that followed; the toolsmith writes it anew from those calls, and the gate
+    measures the rewrite on both tasks it broke."""
+    world.register()
+    harness = tmp_path / "harness"
+    shutil.copytree(world.HARNESS, harness)
+    (harness / "tools" / "putword").mkdir(parents=True)
+    (harness / "tools" / "putword" / "tool.toml").write_text('description = "putword WORD FILE: write WORD into FILE."\ncommand = "python3 $TOOL_DIR/tool.py"\n')
+    (harness / "tools" / "putword" / "tool.py").write_text('import sys\nword, name = sys.argv[2:4]\nopen(name, "w").write(word + "\\n")\n')
+
+    def solver(messages: list[dict]) -> str:
+        word, name = world.TASK.search(messages[1]["content"]).groups()
+        if any(message["role"] == "assistant" for message in messages):
+            return world.bash("echo TASK_DONE")
+        return world.bash(f"echo {word} > {name}" if name.startswith("/") else f"putword {word} {name}")
+
+    def toolsmith(messages: list[dict]) -> str:
+        return '```python\n"""putword WORD FILE: write WORD into FILE."""\nimport sys\nword, name = sys.argv[1:3]\nopen(name, "w").write(word + "\\n")\n```'
+
+    scripted.register("world-solver", solver, token="broken-tool-solver")
+    scripted.register("world-proposer", toolsmith, token="broken-tool-proposer")
+    config = world.config()
+    config.harness = harness
+    config.acceptance = config.acceptance.model_copy(update={"unsolved_after": 1})
+
+    summary = session.run(session.start(config, tmp_path / "runs"))
+
+    [folder] = (tmp_path / "runs").iterdir()
+    store = RunStore(folder)
+    [pattern] = [row for row in store.rows("patterns") if row["status"] == "promoted"]
+    assert pattern["category"] == "broken-harness-tool" and pattern["task_ids"] == ["color", "fruit"]
+    [edit] = store.rows("edits")
+    assert edit["status"] == "accepted" and summary["best_node"] == edit["child_id"], edit["reasons"] or edit["gate"]
+    for task in ("fruit", "color"):
+        assert passed(store, edit["child_id"], task) == [True] * 3, "both tasks the broken tool failed were gated"
     assert "sys.argv[1:3]" in (folder / "harnesses" / edit["child_id"] / "tools" / "putword" / "tool.py").read_text()

@@ -21,7 +21,7 @@ from harness_evo.config import FailuresConfig, ModelsConfig, RoleModel
 from harness_evo.failures import FailureAnalysis, digest, pattern_evidence, patterns, triage
 from harness_evo.failures.digest import count_tokens
 from harness_evo.failures.queries import pattern_missing_programs
-from harness_evo.failures.triage import missing_programs, scriptable
+from harness_evo.failures.triage import missed_calls, missing_programs, scriptable
 from harness_evo.llm import LLM, scripted
 from harness_evo.store import RunStore
 
@@ -218,6 +218,31 @@ def test_a_last_command_whose_program_is_missing_is_the_root_cause_whatever_foll
 
     assert (found.final, found.record.category, found.record.blame, found.record.critical_step) == (True, "wrong-tool-missing-binary", "harness", 2)
     assert "`sqlite3`, which is not installed" in found.record.root_cause
+
+
+def test_a_harness_tool_that_crashed_on_the_agent_s_call_is_the_root_cause_not_the_claim_that_followed():
+    crash = ('Traceback (most recent call last):\n  File "/opt/harness/tools/sqlite3/tool.py", line 24, in main\n'
+             '    cursor.execute(args[1:])\nTypeError: execute() argument 1 must be str, not list\n')
+    crashed = Step(index=1, reply="", action="cd /app\nsqlite3 orders.db 'SELECT count(*) FROM orders' > count.txt", output=crash, exit_code=1)
+    claim = Step(index=2, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[crashed, claim], exit_reason="done", reward=0.0)
+
+    record = triage({"passed": False}, trajectory, loop_repeats=3).record
+
+    assert (record.category, record.blame, record.critical_step) == ("broken-harness-tool", "harness", 1)
+    assert "`sqlite3`, whose tool in the harness crashed (TypeError: execute() argument 1 must be str" in record.root_cause
+    missing = missing_programs([{"task_id": "t", "root_cause": record.root_cause}])["sqlite3"]
+    assert missing.broken and missing.calls == {"sqlite3 orders.db 'SELECT count(*) FROM orders' > count.txt": "t"}
+    assert missed_calls(trajectory) == {"sqlite3": "sqlite3 orders.db 'SELECT count(*) FROM orders' > count.txt"}
+
+
+def test_a_traceback_of_the_agent_s_own_script_blames_no_tool():
+    crash = 'Traceback (most recent call last):\n  File "/app/count.py", line 3, in <module>\nKeyError: \'id\'\n'
+    ran = Step(index=1, reply="", action="python3 /app/count.py", output=crash, exit_code=1)
+    claim = Step(index=2, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)
+    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[ran, claim], exit_reason="done", reward=0.0)
+
+    assert triage({"passed": False}, trajectory, loop_repeats=3).record.category == "premature-success"
 
 
 def test_a_missing_program_s_call_is_the_line_that_runs_it():

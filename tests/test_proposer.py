@@ -213,6 +213,17 @@ def test_a_missing_program_the_harness_already_supplies_is_not_offered_again():
     assert "not installed here, with the number of failed tasks that ran each:\njq (1)." in messages[-1]["content"]
 
 
+def test_a_tool_of_the_harness_that_crashed_on_the_agent_s_calls_is_rewritten_by_the_toolsmith():
+    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [{"op": "tool", "name": "sqlite3", "text": "print(1)"}]}]})])
+    child = HARNESS.apply(proposal.edit)
+    broken = MissingProgram(name="sqlite3", tasks=["a", "b"], calls={"sqlite3 a.db 'SELECT 1'": "a"}, broken=True)
+
+    [proposal], [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], pattern={**PATTERN, "missing_programs": {"sqlite3": broken}}, harness=child)
+
+    assert "Write the script for the program `sqlite3`" in messages[-1]["content"]
+    assert child.apply(proposal.edit).components["tools/sqlite3/tool.py"] == SQLITE_SCRIPT
+
+
 def test_a_bare_edit_in_a_fenced_block_is_understood():
     reply = "Here is my fix:\n```json\n" + json.dumps(edit_json()) + "\n```"
     [proposal], _ = propose([reply])

@@ -206,12 +206,14 @@ class Evolution:
         return sorted(rng.sample(candidates, min(len(candidates), self.config.acceptance.regression_sample)))
 
     def supplied_tasks(self, node: str, child: Harness, pattern: dict) -> tuple[set[str], set[str]]:
-        """The tasks a tool the child adds is for: the pattern's tasks that failed for want of its program, and the
-        other train tasks of their categories, which call for the same programs (a `sqlite3` tool is for every sqlite
-        task, not only the one whose minibatch rollout happened to miss it)."""
-        added = {tool.name for tool in child.tools} - {tool.name for tool in self.harness(node).tools}
+        """The tasks a tool the child adds or rewrites is for: the pattern's tasks that failed for want of its program
+        (or because its tool crashed), and the other train tasks of their categories, which call for the same programs
+        (a `sqlite3` tool is for every sqlite task, not only the one whose minibatch rollout happened to miss it)."""
+        parent = self.harness(node).components
+        changed = {tool.name for tool in child.tools
+                   if any(text != parent.get(path) for path, text in child.components.items() if path.startswith(f"tools/{tool.name}/"))}
         missing = pattern["missing_programs"]
-        targeted = {task for program in added if program in missing for task in missing[program].tasks}
+        targeted = {task for program in changed if program in missing for task in missing[program].tasks}
         return targeted, same_category(targeted, self.train)
 
     def unsolved_tasks(self) -> set[str]:

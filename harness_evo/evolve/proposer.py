@@ -98,9 +98,9 @@ class Proposer:
                 feedback: list[dict] | None = None, seed: int = 0) -> list[Proposal]:
         """Candidate edits for `pattern` from its `evidence` (items of `pattern_evidence`); `ledger` holds the edits
         tried against it in earlier iterations, `feedback` the previous round's rejected edits with their reasons.
-        A missing program the harness already supplies as a tool is not offered again."""
+        A missing program the harness already supplies as a tool is not offered again, unless that tool crashed."""
         supplied = {tool.name for tool in harness.tools}
-        missing = {name: program for name, program in (pattern.get("missing_programs") or {}).items() if name not in supplied}
+        missing = {name: program for name, program in (pattern.get("missing_programs") or {}).items() if name not in supplied or program.broken}
         pattern = {**pattern, "missing_programs": missing}
         if draft := supply_draft(missing, harness.hash, [*ledger, *(feedback or [])]):
             return [self.proposal(draft, pattern, harness, seed * 10)]

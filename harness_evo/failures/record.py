@@ -11,6 +11,7 @@ TAXONOMY: dict[str, str] = {
     "premature-success": "declared the task done although the result was wrong, partial or missing",
     "no-verification": "finished without ever looking at the result it produced",
     "wrong-tool-missing-binary": "relied on a program that is not installed and did not switch to one that is",
+    "broken-harness-tool": "called a tool the harness supplies, which crashed, and did not get past it",
     "command-loop": "repeated the same command or pair of commands without changing its approach",
     "misread-instruction": "solved a different problem than the one asked (wrong file, field, condition or scope)",
     "wrong-output-format": "produced the right content in the wrong format, place or file name",

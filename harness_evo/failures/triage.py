@@ -1,8 +1,8 @@
 """Rule-based triage of a failed rollout, no model needed: a category and a signature straight from the facts.
 
 Final categories need no model: infrastructure (reported, never a harness pattern; a wall-time limit spent
-waiting for a slow model counts as such), a program that is not installed and that no later command got past,
-repeated format errors, command loops, and a wrong claim of success made right after a failed command or after
+waiting for a slow model counts as such), a program that is not installed, or whose stand-in tool in the harness
+crashed, and that no later command got past, repeated format errors, command loops, and a wrong claim of success made right after a failed command or after
 a single command (their mechanism is the whole story). The others (any other wrong claim of success, exhausted
 steps, wall time or context) are symptoms: they go to the analyzer for a root cause, and are its fallback.
 """
@@ -19,6 +19,7 @@ from harness_evo.agent.trajectory import INFRA_REASONS, Step, Trajectory
 from harness_evo.failures.digest import cut, step_key
 from harness_evo.failures.record import Blame, FailureRecord
 from harness_evo.failures.repeats import longest_loop
+from harness_evo.harness.folder import SANDBOX_ROOT
 
 LIMITS: dict[str, tuple[str, Blame]] = {
     "step_limit": ("step limit", "model"),
@@ -75,7 +76,10 @@ NOT_FOUND = re.compile(r"^\S*sh: (?:line )?(?:\d+: )?([a-z][\w.+-]*): (?:command
 """How bash (`bash: line 2: jq: command not found`) and sh (`sh: 1: jq: not found`) report a missing program; a
 capitalised or numeric "program" is output the agent ran as a command (`Exit`, `2026-03-05`), not a program."""
 NOT_INSTALLED = "which is not installed here"
-MISSING_IN_ROOT_CAUSE = re.compile(rf"command `(.*)` needs `([\w.+-]+)`, {NOT_INSTALLED}", re.DOTALL)
+CRASHED = "whose tool in the harness crashed"
+MISSING_IN_ROOT_CAUSE = re.compile(rf"command `(.*)` needs `([\w.+-]+)`, ({NOT_INSTALLED}|{CRASHED})", re.DOTALL)
+TOOL_FRAME = re.compile(rf'File "{re.escape(SANDBOX_ROOT)}/tools/([\w.+-]+)/')
+"""A traceback frame in a script of the harness's own tools: the tool crashed on the agent's call."""
 CALLS_KEPT = 5
 MAX_CALL_CHARS = 240
 """A longer call is cut in the root cause (and cannot be tried out as it was written)."""
@@ -86,9 +90,11 @@ script cannot do their job here."""
 
 
 class MissingProgram(BaseModel):
-    """A program failed rollouts ran without its being installed."""
+    """A program failed rollouts ran without its being installed, or whose stand-in tool crashed on their calls."""
 
     name: str
+    broken: bool = False
+    """The harness supplies a tool of this name, and it crashed on the calls."""
     tasks: list[str]
     """The distinct tasks that ran it."""
     calls: dict[str, str]
@@ -115,30 +121,49 @@ def scriptable(program: str) -> bool:
 
 
 def missing_program(trajectory: Trajectory) -> Triage | None:
-    """A command called a program that is not installed and no later command succeeded: whatever the agent did next
-    (claim success, plead in prose, retry, `apt-get install` without a network) follows from that, and the harness
-    can supply the program as a tool or name one that is there."""
+    """A command called a program that is not installed, or whose stand-in tool in the harness crashed, and no later
+    command succeeded: whatever the agent did next (claim success, plead in prose, retry, `apt-get install` without a
+    network) follows from that, and the harness can supply the program as a tool (or a tool that works) or name one
+    that is there."""
     work = work_steps(trajectory)
-    missing = [(i, found) for i, step in enumerate(work) if (found := NOT_FOUND.search(step.output))]
+    missing = [(i, found) for i, step in enumerate(work) if (found := missed_program(step))]
     if not missing:
         return None
-    i, found = missing[-1]
+    i, (program, message, crashed) = missing[-1]
     if any(step.exit_code == 0 and not step.timed_out for step in work[i + 1 :]):
         return None
-    step, program = work[i], found.group(1)
+    step = work[i]
+    call = cut(calling_line(step, program), MAX_CALL_CHARS)
+    if crashed:
+        return Triage(final=True, record=FailureRecord(
+            category="broken-harness-tool", pattern="calls a tool the harness supplies, the tool crashes, and the agent does not get past it",
+            root_cause=f"The agent's command `{call}` needs `{program}`, {CRASHED} ({cut(message, 120)}), and no later command of the agent succeeded.",
+            critical_step=step.index, evidence=cut(f"{step_key(step)} -> {message}", 200), blame="harness", confidence=0.9))
     return Triage(final=True, record=FailureRecord(
         category="wrong-tool-missing-binary", pattern="runs a program that is not installed, and does not switch to one that is",
-        root_cause=f"The agent's command `{cut(calling_line(step, program), MAX_CALL_CHARS)}` needs `{program}`, {NOT_INSTALLED}, and no later command of the agent succeeded.",
-        critical_step=step.index, evidence=cut(f"{step_key(step)} -> {found.group(0)}", 200), blame="harness", confidence=0.9))
+        root_cause=f"The agent's command `{call}` needs `{program}`, {NOT_INSTALLED}, and no later command of the agent succeeded.",
+        critical_step=step.index, evidence=cut(f"{step_key(step)} -> {message}", 200), blame="harness", confidence=0.9))
+
+
+def missed_program(step: Step) -> tuple[str, str, bool] | None:
+    """(program, the error line, whether it was the harness's tool that crashed) when the step's command needed a
+    program it could not run: one that is not installed, or a tool of the harness whose script raised."""
+    if found := NOT_FOUND.search(step.output):
+        return found.group(1), found.group(0), False
+    if frames := TOOL_FRAME.findall(step.output):
+        error = next((line.strip() for line in reversed(step.output.splitlines()) if line.strip()), "")
+        return frames[-1], error, True
+    return None
 
 
 def missed_calls(trajectory: Trajectory) -> dict[str, str]:
-    """Each program the trajectory's commands ran without its being installed -> the first command that ran it,
-    whatever came after (a later command that got by shows how the agent calls it just as well)."""
+    """Each program the trajectory's commands ran without its being installed, or whose tool crashed -> the first
+    command that ran it, whatever came after (a later command that got by shows how the agent calls it just as well)."""
     calls: dict[str, str] = {}
     for step in work_steps(trajectory):
-        for found in NOT_FOUND.finditer(step.output):
-            calls.setdefault(found.group(1), cut(calling_line(step, found.group(1)), MAX_CALL_CHARS))
+        programs = [found.group(1) for found in NOT_FOUND.finditer(step.output)] + TOOL_FRAME.findall(step.output)[-1:]
+        for program in programs:
+            calls.setdefault(program, cut(calling_line(step, program), MAX_CALL_CHARS))
     return calls
 
 
@@ -159,8 +184,9 @@ def missing_programs(failures: Iterable[dict]) -> dict[str, MissingProgram]:
     found: dict[str, MissingProgram] = {}
     for failure in failures:
         if missed := MISSING_IN_ROOT_CAUSE.search(failure.get("root_cause") or ""):
-            call, program = missed.groups()
-            found[program] = found.get(program, MissingProgram(name=program, tasks=[], calls={})).also_missed(failure["task_id"], call)
+            call, program, how = missed.groups()
+            known = found.get(program, MissingProgram(name=program, tasks=[], calls={}))
+            found[program] = known.also_missed(failure["task_id"], call).model_copy(update={"broken": known.broken or how == CRASHED})
     return most_missed_first(found)
 
 
