@@ -190,6 +190,26 @@ def test_a_pattern_task_that_never_passed_is_gated_only_when_the_pattern_has_no_
     assert (fix["gate"]["fixed"], fix["gate"]["broken"]) == (6, 0)
 
 
+def putword_solver(messages: list[dict]) -> str:
+    """Writes the word with `putword` when the task names a relative file, then says it is done."""
+    word, name = world.TASK.search(messages[1]["content"]).groups()
+    if any(message["role"] == "assistant" for message in messages):
+        return world.bash("echo TASK_DONE")
+    return world.bash(f"echo {word} > {name}" if name.startswith("/") else f"putword {word} {name}")
+
+
+def run_putword_world(tmp_path: Path, toolsmith, token: str, harness: Path) -> tuple[Path, RunStore, dict]:
+    """One iteration of the world with the `putword` solver, `toolsmith` as the proposer model, from `harness`."""
+    scripted.register("world-solver", putword_solver, token=f"{token}-solver")
+    scripted.register("world-proposer", toolsmith, token=f"{token}-proposer")
+    config = world.config()
+    config.harness = harness
+    config.acceptance = config.acceptance.model_copy(update={"unsolved_after": 1})
+    summary = session.run(session.start(config, tmp_path / "runs"))
+    [folder] = (tmp_path / "runs").iterdir()
+    return folder, RunStore(folder), summary
+
+
 def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp_path: Path):
     """The solver reaches for `putword`, which is not installed, on the tasks naming a relative file; as two tasks
     missed it, a tool of that name is proposed without asking the proposer model. The toolsmith's first script crashes
@@ -198,26 +218,12 @@ def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp
     world.register()
     prompts = []
 
-    def solver(messages: list[dict]) -> str:
-        word, name = world.TASK.search(messages[1]["content"]).groups()
-        if any(message["role"] == "assistant" for message in messages):
-            return world.bash("echo TASK_DONE")
-        return world.bash(f"echo {word} > {name}" if name.startswith("/") else f"putword {word} {name}")
-
     def toolsmith(messages: list[dict]) -> str:
         prompts.append(messages[-1]["content"])
         arguments = "sys.argv[1:3]" if "tried on these calls and failed" in messages[-1]["content"] else "sys.argv[2:4]"
         return f'```python\n"""putword WORD FILE: write WORD into FILE."""\nimport sys\nword, name = {arguments}\nopen(name, "w").write(word + "\\n")\n```'
 
-    scripted.register("world-solver", solver, token="missing-program-solver")
-    scripted.register("world-proposer", toolsmith, token="missing-program-proposer")
-    config = world.config()
-    config.acceptance = config.acceptance.model_copy(update={"unsolved_after": 1})
-
-    summary = session.run(session.start(config, tmp_path / "runs"))
-
-    [folder] = (tmp_path / "runs").iterdir()
-    store = RunStore(folder)
+    folder, store, summary = run_putword_world(tmp_path, toolsmith, "missing-program", world.HARNESS)
     [pattern] = [row for row in store.rows("patterns") if row["status"] == "promoted"]
     assert pattern["category"] == "wrong-tool-missing-binary" and pattern["task_ids"] == ["color", "fruit"]
     assert "putword deep-teal-7 color.txt" in prompts[0], "the toolsmith is told how the agent called it"
@@ -244,25 +250,10 @@ def test_a_tool_of_the_harness_that_crashes_on_the_agent_s_calls_is_rewritten_an
     (harness / "tools" / "putword" / "tool.toml").write_text('description = "putword WORD FILE: write WORD into FILE."\ncommand = "python3 $TOOL_DIR/tool.py"\n')
     (harness / "tools" / "putword" / "tool.py").write_text('import sys\nword, name = sys.argv[2:4]\nopen(name, "w").write(word + "\\n")\n')
 
-    def solver(messages: list[dict]) -> str:
-        word, name = world.TASK.search(messages[1]["content"]).groups()
-        if any(message["role"] == "assistant" for message in messages):
-            return world.bash("echo TASK_DONE")
-        return world.bash(f"echo {word} > {name}" if name.startswith("/") else f"putword {word} {name}")
-
     def toolsmith(messages: list[dict]) -> str:
         return '```python\n"""putword WORD FILE: write WORD into FILE."""\nimport sys\nword, name = sys.argv[1:3]\nopen(name, "w").write(word + "\\n")\n```'
 
-    scripted.register("world-solver", solver, token="broken-tool-solver")
-    scripted.register("world-proposer", toolsmith, token="broken-tool-proposer")
-    config = world.config()
-    config.harness = harness
-    config.acceptance = config.acceptance.model_copy(update={"unsolved_after": 1})
-
-    summary = session.run(session.start(config, tmp_path / "runs"))
-
-    [folder] = (tmp_path / "runs").iterdir()
-    store = RunStore(folder)
+    folder, store, summary = run_putword_world(tmp_path, toolsmith, "broken-tool", harness)
     [pattern] = [row for row in store.rows("patterns") if row["status"] == "promoted"]
     assert pattern["category"] == "broken-harness-tool" and pattern["task_ids"] == ["color", "fruit"]
     [edit] = store.rows("edits")
