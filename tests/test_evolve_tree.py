@@ -89,3 +89,22 @@ def test_a_tool_for_a_program_one_sqlite_task_missed_is_for_every_sqlite_task():
     assert same_category({"a"}, train) == {"b", "d"}
     assert same_category({"a", "c"}, train) == {"b", "d"}
     assert same_category(set(), train) == set()
+
+
+def test_an_explore_iteration_works_on_the_pattern_it_touched_that_the_curriculum_prefers_not_the_broadest(tmp_path):
+    from harness_evo.config import RunConfig
+    from harness_evo.curriculum import EXPLORE
+    from harness_evo.evolve.patterns import Patterns
+
+    store = RunStore.create(tmp_path, "evolve")
+    for pattern, support, tasks in (("P1", 30, ["a", "b"]), ("P2", 3, ["c"]), ("P3", 9, ["d"])):
+        store.emit("pattern", id=pattern, status="promoted", support=support, task_ids=tasks, description=pattern)
+    for rollout, pattern in (("r1", "P1"), ("r2", "P2")):
+        store.emit("pattern_member", failure_id=f"f-{rollout}", pattern_id=pattern, rollout_id=rollout, task_id=rollout)
+    patterns = Patterns(store, None, RunConfig(), None)
+    touched = [{"id": "r1"}, {"id": "r2"}]
+
+    assert patterns.target(EXPLORE, touched, {})["id"] == "P1", "among equals, the best supported"
+    assert patterns.target(EXPLORE, touched, {"P1": 0.1, "P2": 0.3, "P3": 0.6})["id"] == "P2", "P3 was not touched"
+    assert patterns.target("P3", touched, {"P1": 0.9})["id"] == "P3", "a pattern arm works on its own pattern"
+    assert patterns.target(EXPLORE, [{"id": "r9"}], {"P1": 1.0}) is None

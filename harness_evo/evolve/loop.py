@@ -109,7 +109,7 @@ class Evolution:
         rows = self.rollouts(node, tasks, [0])                                               # 3
         self.patterns.analyze(rows, node)                                                    # 4
         self.sync_arms()
-        pattern = self.patterns.target(arm.id, rows)
+        pattern = self.patterns.target(arm.id, rows, self.curriculum.probabilities())
         accepted, outcome = False, "no promoted failure pattern to work on yet"
         if pattern is not None:
             pattern = {**pattern, "missing_programs": self.patterns.missing_programs(pattern["id"])}
@@ -121,8 +121,9 @@ class Evolution:
                     break
         if arm.id == EXPLORE:
             self.curriculum.observe(arm.id, self.patterns.promoted_share(rows))
-        elif not accepted:
-            self.curriculum.observe(arm.id, 0.0)
+        worked_on = pattern["id"] if pattern is not None else arm.id
+        if not accepted and worked_on != EXPLORE and worked_on in self.curriculum.state.arms:
+            self.curriculum.observe(worked_on, 0.0)
         spend = self.budget.spend()
         self.store.emit("iteration", id=i, finished=time.time(), outcome=outcome, spend=spend)          # 8
         self.emit(ev.IterationFinished(i, outcome, spend))

@@ -35,14 +35,16 @@ class Patterns:
         """Every live pattern as the curriculum sees it."""
         return [view(row) for row in patterns(self.store) if row.get("task_ids")]
 
-    def target(self, arm_id: str, rollouts: list[dict]) -> dict[str, Any] | None:
-        """The promoted pattern to propose edits against: the arm's own, or for the explore arm the best supported
-        promoted pattern that this iteration's rollouts fell into."""
+    def target(self, arm_id: str, rollouts: list[dict], preference: dict[str, float]) -> dict[str, Any] | None:
+        """The promoted pattern to propose edits against: the arm's own, or for the explore arm the promoted pattern
+        that this iteration's rollouts fell into whose arm the curriculum now prefers (`preference`: arm id -> its
+        probability), the best supported first among equals. Going by support alone, a run's explore iterations
+        proposed 18 edits against its broadest pattern, and all of them lost."""
         promoted = [row for row in patterns(self.store) if row["status"] == "promoted"]
         if arm_id != EXPLORE:
             return next((row for row in promoted if row["id"] == arm_id), None)
-        touched = self._patterns_of(rollouts)
-        return next((row for row in promoted if row["id"] in touched), None)
+        touched = [row for row in promoted if row["id"] in self._patterns_of(rollouts)]
+        return max(touched, key=lambda row: preference.get(row["id"], 0.0), default=None)
 
     def promoted_share(self, rollouts: list[dict]) -> float:
         """Share of the rollouts' tasks whose failures joined a promoted pattern: what exploring found."""
