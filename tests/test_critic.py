@@ -166,3 +166,17 @@ def test_an_embedded_critic_model_reviews_no_edit_unless_the_config_asks_for_it(
     asked = RunConfig(search=SearchConfig(review=True))
 
     assert not config.reviews_edits() and hosted.reviews_edits() and asked.reviews_edits()
+
+
+@pytest.mark.parametrize("old, new", [("{{ agent.step_limit }}", "12"), ("Start.", "Start.   \n\n"), ("Task:", "Task:{# the task #}")])
+def test_an_edit_to_a_template_that_renders_as_before_is_invalid_before_any_rollout(old, new):
+    harness = Harness.load(Path(__file__).parents[1] / "harnesses" / "bash-agent")
+    assert harness.agent.step_limit == 12
+    edit = Edit(ops=[Replace(path="prompts/instance.md.j2", old=old, new=new)], rationale="say how many replies")
+
+    judgement = Critic(SearchConfig(), TRAIN).judge(harness, edit, PATTERN)
+
+    assert judgement.status == "invalid"
+    assert judgement.reasons == ["the edit changes nothing the agent sees: the changed templates render as before"]
+    visible = Edit(ops=[Replace(path="prompts/instance.md.j2", old=old, new="twelve")], rationale="say how many replies")
+    assert Critic(SearchConfig(), TRAIN).judge(harness, visible, PATTERN).status == "passed"

@@ -75,6 +75,8 @@ class Critic:
             return Judgement(status="invalid", reasons=["the edit changes nothing"])
         if child.hash in known:
             return Judgement(status="invalid", reasons=[f"the edited harness is {known[child.hash]}: propose a different edit"])
+        if renders_as_before(parent, child):
+            return Judgement(status="invalid", reasons=["the edit changes nothing the agent sees: the changed templates render as before"])
         reasons = self.rules(parent, child)
         if not reasons and self.llm is not None:
             reasons = self.review(parent, edit, pattern, seed)
@@ -129,6 +131,22 @@ class Critic:
 def is_script(path: str) -> bool:
     """A tool's code, as opposed to its tool.toml or any prompt or skill."""
     return path.startswith("tools/") and not path.endswith("/tool.toml")
+
+
+CONTEXTS = (SAMPLE_CONTEXT, SAMPLE_CONTEXT | {"output": "", "exit_code": 1, "timed_out": True, "step": 11, "steps_left": 1})
+"""What templates are rendered with to see whether an edit changed what the agent reads: after a command that
+worked, and after one that failed at the end of the steps."""
+
+
+def renders_as_before(parent: Harness, child: Harness) -> bool:
+    """Every component the edit changed is a prompt template that renders as the parent's does: a run's edit wrote
+    the step limit (12) where the template said `{{ agent.step_limit }}`, and the gate paid for 24 pairs of rollouts
+    that all tied."""
+    changed = {path for path in parent.components.keys() | child.components.keys() if parent.components.get(path) != child.components.get(path)}
+    templates = [path.removeprefix("prompts/") for path in changed if path.startswith("prompts/") and path.endswith(".j2")
+                 and path in parent.components and path in child.components]
+    return len(templates) == len(changed) and all(
+        parent.render(template, **context) == child.render(template, **context) for template in templates for context in CONTEXTS)
 
 
 SHOWN = {"instance.md.j2": "instruction", "observation.md.j2": "output", "format_error.md.j2": "error"}
