@@ -73,6 +73,12 @@ def test_the_closing_summary_counts_fates_and_says_where_the_best_harness_is():
     assert f"harness-evo diff evolve-1 {ROOT[:12]} {CHILD[:12]}" in steps and "harness-evo export evolve-1 --node best" in steps
 
 
+def test_a_run_that_already_did_work_is_resuming_and_its_forecast_is_of_what_is_left():
+    screen = console()
+    EvolutionView(screen, quiet=True)(ev.RunStarted("evolve-1", ESTIMATE.model_copy(update={"more": True})))
+    assert screen.export_text().startswith("resuming run evolve-1: about 40 more rollouts, about 203 more model calls")
+
+
 def test_an_unexpected_error_in_a_run_is_one_line_that_keeps_the_traceback_and_says_how_to_resume(tmp_path, monkeypatch, capsys):
     from harness_evo.cli import main
     from harness_evo.evolve import session

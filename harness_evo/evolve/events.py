@@ -13,7 +13,7 @@ from harness_evo.evolve.budget import Estimate
 class RunStarted:
     run_id: str
     estimate: Estimate
-    resumed: bool = False
+    """Of what is left, when the run had already done some work (`estimate.more`): it is resuming."""
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,7 @@ class Evolution:
     def run(self) -> dict:
         forecast = estimate(self.config, len(self.dev), self.harness(self.root).agent.step_limit, rollouts_done=self.budget.rollouts(),
                             iterations_done=self.state.iteration, minutes_done=self.budget.elapsed_s / 60)
-        self.emit(ev.RunStarted(self.store.id, forecast, resumed=self.state.iteration > 0))
+        self.emit(ev.RunStarted(self.store.id, forecast))
         deadline = threading.Timer(self.budget.remaining_s, self.executor.interrupt)  # rollouts in flight stop at the wall-time limit
         deadline.daemon = True
         deadline.start()

@@ -62,9 +62,9 @@ class EvolutionView:
     def update(self, event: ev.Event) -> str | None:
         """Take in one event; the line that tells it (None for events too frequent to tell one by one)."""
         match event:
-            case ev.RunStarted(run_id, estimate, resumed):
+            case ev.RunStarted(run_id, estimate):
                 self.run_id = run_id
-                self.heading = f"{'resuming' if resumed else 'evolving'} run {run_id}: {estimate.sentence()}"
+                self.heading = f"{'resuming' if estimate.more else 'evolving'} run {run_id}: {estimate.sentence()}"
                 return self.heading
             case ev.IterationStarted(i, arm, node, tasks):
                 self.iteration = event
