@@ -1,7 +1,8 @@
 """The pre-flight estimate a user reads before an evolution run starts."""
 
 from harness_evo.config import RunConfig
-from harness_evo.evolve.budget import estimate
+from harness_evo.evolve.budget import estimate, time_spent
+from harness_evo.store import RunStore
 
 
 def evolve_config(**acceptance) -> RunConfig:
@@ -41,3 +42,11 @@ def test_a_resumed_run_is_forecast_on_what_its_budgets_leave():
     assert resumed.rollouts <= 400 and resumed.iterations < fresh.iterations and resumed.wall_minutes == 30
     assert "rollouts" in fresh.sentence() and "more rollouts" not in fresh.sentence()
     assert f"about {resumed.rollouts} more rollouts" in resumed.sentence() and "or 30 more min of wall time" in resumed.sentence()
+
+
+def test_the_time_a_stopped_session_spent_after_its_last_checkpoint_counts_when_the_run_is_resumed(tmp_path):
+    store = RunStore.create(tmp_path, "evolve")
+    assert time_spent(store, checkpointed_s=100.0) == 100.0
+    store.emit("clock", elapsed_s=160.0)
+    assert time_spent(store, checkpointed_s=100.0) == 160.0, "stopped 60 s into the iteration after the checkpoint"
+    assert time_spent(store, checkpointed_s=200.0) == 200.0, "a later session checkpointed and was then killed"

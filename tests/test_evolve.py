@@ -88,6 +88,7 @@ def test_a_run_that_finished_on_its_budget_goes_on_when_resumed_with_a_bigger_on
     assert store.info["summary"]["iterations"] == 1 and store.info["best_node"] != store.info["root"]
     assert [row["status"] for row in store.rows("edits", order_by="revision")] == ["rejected_static", "accepted"]
     assert session.load_run_config(store).budget.max_iterations == 1, "the new budget is the run's from now on"
+    assert [event["data"]["elapsed_s"] > 0 for event in store.events(["clock"])] == [True, True], "each session left its time"
 
 
 def test_a_run_killed_in_the_middle_of_an_iteration_resumes_to_the_state_of_an_uninterrupted_run(tmp_path: Path, monkeypatch):

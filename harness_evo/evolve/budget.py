@@ -69,6 +69,12 @@ class Budget:
         self.check()
 
 
+def time_spent(store: RunStore, checkpointed_s: float) -> float:
+    """The run's wall time so far: as of its last checkpoint, or more when a session went on after it and was stopped
+    (it leaves a `clock` event as it ends). A session killed with SIGKILL loses what it spent after its checkpoint."""
+    return max([checkpointed_s, *(event["data"]["elapsed_s"] for event in store.events(["clock"]))])
+
+
 class Estimate(BaseModel):
     """What a run will roughly cost, before it starts."""
 

@@ -22,7 +22,7 @@ from harness_evo.curriculum import EXPLORE, make_curriculum, similar_by_metadata
 from harness_evo.errors import HarnessError
 from harness_evo.evolve import events as ev
 from harness_evo.evolve.acceptance import Verdict, make_gate, pair_rollouts
-from harness_evo.evolve.budget import Budget, BudgetExhausted, estimate
+from harness_evo.evolve.budget import Budget, BudgetExhausted, estimate, time_spent
 from harness_evo.evolve.critic import Critic
 from harness_evo.evolve.ledger import Candidate, Ledger
 from harness_evo.evolve.patterns import Patterns
@@ -61,7 +61,7 @@ class Evolution:
         self.state = LoopState.last(store) or LoopState()
         self.curriculum = make_curriculum(config.curriculum, [task.id for task in self.train],
                                           similar_by_metadata(self.train), self.state.curriculum)
-        self.budget = Budget(config, store, self.state.elapsed_s)
+        self.budget = Budget(config, store, time_spent(store, self.state.elapsed_s))
         self.root = harness.hash
 
     def emit(self, event: ev.Event) -> None:
@@ -89,6 +89,7 @@ class Evolution:
             stop = str(e)
         finally:
             deadline.cancel()
+            self.store.emit("clock", elapsed_s=self.budget.elapsed_s)
         summary = self.summary(stop)
         self.store.set_status("finished", finished=time.time(), best_node=summary["best_node"], summary=summary)
         self.emit(ev.RunFinished(summary))
