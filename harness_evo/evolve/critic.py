@@ -87,7 +87,7 @@ class Critic:
         size = sum(len(text) for text in child.components.values()) + len(child.render("system.md.j2"))
         if size > self.config.max_harness_chars:
             reasons.append(f"the harness grows to {size} characters, over the budget of {self.config.max_harness_chars}; make the edit shorter")
-        changed = [path for path, text in child.components.items() if parent.components.get(path) != text]
+        changed = [path for path in child.changed_paths(parent) if path in child.components]
         known = "\n".join(parent.components.values())
         for code in (False, True):
             added = "\n".join(child.components[path] for path in changed if is_script(path) == code)
@@ -142,7 +142,7 @@ def renders_as_before(parent: Harness, child: Harness) -> bool:
     """Every component the edit changed is a prompt template that renders as the parent's does: a run's edit wrote
     the step limit (12) where the template said `{{ agent.step_limit }}`, and the gate paid for 24 pairs of rollouts
     that all tied."""
-    changed = {path for path in parent.components.keys() | child.components.keys() if parent.components.get(path) != child.components.get(path)}
+    changed = child.changed_paths(parent)
     templates = [path.removeprefix("prompts/") for path in changed if path.startswith("prompts/") and path.endswith(".j2")
                  and path in parent.components and path in child.components]
     return len(templates) == len(changed) and all(

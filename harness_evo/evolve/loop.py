@@ -211,9 +211,8 @@ class Evolution:
         """The tasks a tool the child adds or rewrites is for: the pattern's tasks that failed for want of its program
         (or because its tool crashed), and the other train tasks of their categories, which call for the same programs
         (a `sqlite3` tool is for every sqlite task, not only the one whose minibatch rollout happened to miss it)."""
-        parent = self.harness(node).components
-        changed = {tool.name for tool in child.tools
-                   if any(text != parent.get(path) for path, text in child.components.items() if path.startswith(f"tools/{tool.name}/"))}
+        paths = child.changed_paths(self.harness(node))
+        changed = {tool.name for tool in child.tools if any(path.startswith(f"tools/{tool.name}/") for path in paths)}
         missing = pattern["missing_programs"]
         targeted = {task for program in changed if program in missing for task in missing[program].tasks}
         return targeted, same_category(targeted, self.train)

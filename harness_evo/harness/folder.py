@@ -124,6 +124,10 @@ class Harness:
     def apply(self, edit: Edit) -> "Harness":
         return Harness(edit.apply(self.components), source=f"{self.source}+edit")
 
+    def changed_paths(self, other: "Harness") -> list[str]:
+        """The components that differ from `other`'s (added, removed or changed), in path order."""
+        return sorted(path for path in self.components.keys() | other.components.keys() if self.components.get(path) != other.components.get(path))
+
     # parsed views of the components
 
     @cached_property

@@ -15,11 +15,10 @@ LINE_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 def collect(store: RunStore, a: str, b: str) -> dict[str, Any]:
     """`a` and `b` are hash prefixes, `root` or `best`."""
     a, b = query.resolve_node(store, a), query.resolve_node(store, b)
-    old, new = query.harness_of(store, a).components, query.harness_of(store, b).components
+    before, after = query.harness_of(store, a), query.harness_of(store, b)
+    old, new = before.components, after.components
     changes = []
-    for path in sorted(old.keys() | new.keys()):
-        if old.get(path) == new.get(path):
-            continue
+    for path in after.changed_paths(before):
         change = "added" if path not in old else "removed" if path not in new else "changed"
         diff = difflib.unified_diff((old.get(path) or "").splitlines(keepends=True), (new.get(path) or "").splitlines(keepends=True),
                                     fromfile=f"a/{path}", tofile=f"b/{path}")
