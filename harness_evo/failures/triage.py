@@ -2,8 +2,8 @@
 
 Final categories need no model: infrastructure (reported, never a harness pattern; a wall-time limit spent
 waiting for a slow model counts as such), a program that is not installed, or whose stand-in tool in the harness
-crashed, and that no later command got past, repeated format errors, command loops, and a wrong claim of success made right after a failed command or after
-a single command (their mechanism is the whole story). The others (any other wrong claim of success, exhausted
+crashed, and that no later command got past, repeated format errors, command loops, and a wrong claim of success
+made right after a failed command or after a single command (their mechanism is the whole story). The others (any other wrong claim of success, exhausted
 steps, wall time or context) are symptoms: they go to the analyzer for a root cause, and are its fallback.
 """
 
@@ -133,15 +133,14 @@ def missing_program(trajectory: Trajectory) -> Triage | None:
     if any(step.exit_code == 0 and not step.timed_out for step in work[i + 1 :]):
         return None
     step = work[i]
-    call = cut(calling_line(step, program), MAX_CALL_CHARS)
     if crashed:
-        return Triage(final=True, record=FailureRecord(
-            category="broken-harness-tool", pattern="calls a tool the harness supplies, the tool crashes, and the agent does not get past it",
-            root_cause=f"The agent's command `{call}` needs `{program}`, {CRASHED} ({cut(message, 120)}), and no later command of the agent succeeded.",
-            critical_step=step.index, evidence=cut(f"{step_key(step)} -> {message}", 200), blame="harness", confidence=0.9))
+        category, pattern, why = ("broken-harness-tool", "calls a tool the harness supplies, the tool crashes, and the agent does not get past it",
+                                  f"{CRASHED} ({cut(message, 120)})")
+    else:
+        category, pattern, why = "wrong-tool-missing-binary", "runs a program that is not installed, and does not switch to one that is", NOT_INSTALLED
     return Triage(final=True, record=FailureRecord(
-        category="wrong-tool-missing-binary", pattern="runs a program that is not installed, and does not switch to one that is",
-        root_cause=f"The agent's command `{call}` needs `{program}`, {NOT_INSTALLED}, and no later command of the agent succeeded.",
+        category=category, pattern=pattern,
+        root_cause=f"The agent's command `{cut(calling_line(step, program), MAX_CALL_CHARS)}` needs `{program}`, {why}, and no later command of the agent succeeded.",
         critical_step=step.index, evidence=cut(f"{step_key(step)} -> {message}", 200), blame="harness", confidence=0.9))
 
 
