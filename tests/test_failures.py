@@ -442,6 +442,23 @@ def test_a_pattern_that_does_not_recur_on_a_new_node_is_resolved_and_reopens_whe
     assert pattern["status"] == "promoted" and pattern["node_ids"] == ["n0", "n2"]
 
 
+def test_expanding_a_node_also_explains_the_failures_its_earlier_gates_ran_on_it_and_no_other_node_s(store):
+    from harness_evo.config import RunConfig
+    from harness_evo.evolve.patterns import Patterns
+
+    scripted.register("analyst-gates", Analyst())
+    config = RunConfig(models=models("analyst-gates"))
+    gated = [rollout(store, task, trial=1) for task in ("csv-sum", "log-grep")]
+    rollout(store, "json-merge", trial=1, node="child")
+    minibatch = [rollout(store, "yaml-fix"), rollout(store, "sum-ok", reward=1.0)]
+
+    Patterns(store, LLM(config.models, store=store), config, None).analyze(minibatch, "n0")
+
+    assert sorted(row["rollout_id"] for row in store.rows("failures")) == sorted(row["id"] for row in [*gated, minibatch[0]])
+    [pattern] = live(store)
+    assert pattern["task_ids"] == ["csv-sum", "log-grep", "yaml-fix"] and pattern["status"] == "promoted"
+
+
 def test_pattern_evidence_gives_digested_traces_from_distinct_tasks(store):
     rows = [rollout(store, "csv-sum", trial=t) for t in range(3)] + [rollout(store, "log-grep")]
     analysis(store, Analyst()).process(rows)
