@@ -210,6 +210,7 @@ def evolve_command(
     budget_rollouts: Annotated[int | None, typer.Option(min=1, help="Stop after this many paid rollouts (default: 400).")] = None,
     budget_minutes: Annotated[float | None, typer.Option(min=0.1, help="Stop after this much wall time (default: 15).")] = None,
     iterations: Annotated[int | None, typer.Option(min=1, help="Stop after this many iterations (default: 20).")] = None,
+    patience: Annotated[int | None, typer.Option(min=1, help="Stop after this many iterations without an accepted edit (default: 8).")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of every random choice (default: 0).")] = None,
     sandbox: Annotated[str | None, typer.Option(help="docker or local (default: docker).")] = None,
     source: Annotated[str | None, typer.Option("--from", help="Fork: start from a node of this run (with its settings).")] = None,
@@ -222,7 +223,8 @@ def evolve_command(
     from harness_evo.evolve import session
 
     overrides = dict(harness=harness, tasks=tasks, model=model, optimizer_model=optimizer_model, workers=workers, sandbox=sandbox,
-                     seed=seed, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations)
+                     seed=seed, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations,
+                     patience=patience)
     if source:
         origin = session.find_run(source, runs)
         config = session.configure(session.load_run_config(origin), **overrides)
@@ -241,6 +243,7 @@ def resume_command(
     budget_rollouts: Annotated[int | None, typer.Option(min=1, help="New rollout budget of the whole run.")] = None,
     budget_minutes: Annotated[float | None, typer.Option(min=0.1, help="New wall-time budget of the whole run, its time so far included.")] = None,
     iterations: Annotated[int | None, typer.Option(min=1, help="New iteration budget of the whole run.")] = None,
+    patience: Annotated[int | None, typer.Option(min=1, help="New patience: stop after this many iterations without an accepted edit.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="Plain progress lines instead of the live view.")] = False,
     runs: RunsDir = Path("runs"),
 ) -> None:
@@ -250,7 +253,8 @@ def resume_command(
 
     store = session.find_run(run, runs)
     with session.owned(store):
-        session.raise_budget(store, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations)
+        session.raise_budget(store, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations,
+                             patience=patience)
         run_evolution(store, quiet)
 
 

@@ -81,13 +81,14 @@ def test_a_run_that_finished_on_its_budget_goes_on_when_resumed_with_a_bigger_on
     store = session.start(world.config(max_iterations=0), tmp_path / "runs")
     assert session.run(store)["iterations"] == 0 and not store.rows("edits")
 
-    result = CliRunner().invoke(app, ["resume", store.id, "--iterations", "1", "--runs", str(tmp_path / "runs"), "--quiet"])
+    result = CliRunner().invoke(app, ["resume", store.id, "--iterations", "1", "--patience", "5", "--runs", str(tmp_path / "runs"), "--quiet"])
 
     assert result.exit_code == 0, result.output
     store = RunStore(store.folder)
     assert store.info["summary"]["iterations"] == 1 and store.info["best_node"] != store.info["root"]
     assert [row["status"] for row in store.rows("edits", order_by="revision")] == ["rejected_static", "accepted"]
-    assert session.load_run_config(store).budget.max_iterations == 1, "the new budget is the run's from now on"
+    budget = session.load_run_config(store).budget
+    assert (budget.max_iterations, budget.patience) == (1, 5), "the new budgets are the run's from now on"
     assert [event["data"]["elapsed_s"] > 0 for event in store.events(["clock"])] == [True, True], "each session left its time"
 
 

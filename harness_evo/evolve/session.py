@@ -30,7 +30,8 @@ LOCK = "run.lock"
 
 def configure(config: RunConfig, harness: Path | None = None, tasks: Path | None = None, model: str | None = None,
               optimizer_model: str | None = None, workers: int | None = None, sandbox: str | None = None, seed: int | None = None,
-              budget_rollouts: int | None = None, budget_minutes: float | None = None, iterations: int | None = None) -> RunConfig:
+              budget_rollouts: int | None = None, budget_minutes: float | None = None, iterations: int | None = None,
+              patience: int | None = None) -> RunConfig:
     """`config` as an evolution run with the given settings changed (None leaves a setting as it is)."""
     data = config.model_dump() | {"kind": "evolve"}
     given = {"harness": harness, "tasks": tasks, "seed": seed}
@@ -43,7 +44,7 @@ def configure(config: RunConfig, harness: Path | None = None, tasks: Path | None
         data["executor"]["workers"] = workers
     if sandbox is not None:
         data["sandbox"]["backend"] = sandbox
-    budget = {"max_rollouts": budget_rollouts, "max_iterations": iterations,
+    budget = {"max_rollouts": budget_rollouts, "max_iterations": iterations, "patience": patience,
               "max_wall_s": budget_minutes * 60 if budget_minutes is not None else None}
     data["budget"] |= {key: value for key, value in budget.items() if value is not None}
     try:
@@ -73,12 +74,13 @@ def load_run_config(store: RunStore) -> RunConfig:
 
 
 def raise_budget(store: RunStore, budget_rollouts: int | None = None, budget_minutes: float | None = None,
-                 iterations: int | None = None) -> None:
+                 iterations: int | None = None, patience: int | None = None) -> None:
     """Give a run new budgets before it continues (None keeps one as it is): a run that finished on a budget goes on
     until the new one. Wall time counts the run's time so far."""
-    if budget_rollouts is None and budget_minutes is None and iterations is None:
+    budgets = dict(budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations, patience=patience)
+    if all(value is None for value in budgets.values()):
         return
-    config = configure(load_run_config(store), budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations)
+    config = configure(load_run_config(store), **budgets)
     config.save(store.folder / "config.toml")
     store.emit("run", id=store.id, config=config.model_dump(mode="json"))
 
