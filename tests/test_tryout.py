@@ -43,3 +43,18 @@ def test_a_script_that_crashes_hangs_or_prints_no_result_fails_the_call(tryout, 
 def test_a_call_from_an_unknown_task_or_cut_short_is_not_tried(tryout):
     calls = {CALL: "no-such-task", "putword a[... 300 chars cut ...]b x.txt": "color"}
     assert tryout.run("putword", "print(1)\n", calls) == {}
+
+
+READ_CALL = "wc -l /etc/passwd"
+"""A call naming a file that is there: the program's work is on that file."""
+
+
+@pytest.mark.parametrize("script", ['import sys\nprint(len(open(sys.argv[2]).readlines()), sys.argv[2])\n',
+                                    'import sqlite3, sys\nsqlite3.connect(sys.argv[2]).close()\nprint("0 rows")\n'])
+def test_a_script_that_opens_the_file_its_call_names_runs_the_call(tryout, script):
+    assert tryout.run("wc", script, {READ_CALL: "color"}) == {READ_CALL: None}
+
+
+def test_a_script_that_prints_without_opening_the_file_its_call_names_fails_the_call(tryout):
+    [found] = tryout.run("wc", 'import sys\nprint("Header")\nprint(" ".join(sys.argv[1:]))\n', {READ_CALL: "color"}).values()
+    assert found == "`wc -l /etc/passwd` never opened `/etc/passwd`, the file it names: a stand-in does the program's work on the files it is given"

@@ -34,12 +34,26 @@ BEFORE, AFTER = "/tmp/harness-evo-tryout.before", "/tmp/harness-evo-tryout.after
 CHANGED_FILE = f"diff {BEFORE} {AFTER} | grep -m1 '^>'"
 """The first file the call wrote or changed the mode of (a stand-in may do its job silently, as an INSERT or
 `sudo chmod` does)."""
+OPENED = "/tmp/harness-evo-tryout.opened"
+SITE = "/tmp/harness-evo-tryout.site"
+RECORD_OPENS = f"""import os, sys
+_opened = open({OPENED!r}, "a")
+
+def _record(event, args):
+    if event in ("open", "sqlite3.connect") and isinstance(args[0], (str, bytes, os.PathLike)):
+        _opened.write(os.path.abspath(os.fsdecode(args[0])) + "\\n")
+        _opened.flush()
+
+sys.addaudithook(_record)
+"""
+"""A `sitecustomize` that has python write down every file a script opens (sqlite3 opens its database itself)."""
 
 
 class SandboxTryout:
     """Runs the script on the arguments of each call in a sandbox of the call's task, with the script on PATH as the
-    program. A call it runs exits 0 without a traceback, and prints a result (not an error line, not a python tuple)
-    or writes a file: a stand-in that swallows the query, or prints only an error, exits 0 all the same."""
+    program. A call it runs exits 0 without a traceback, opens the files the call names, and prints a result (not an
+    error line, not a python tuple) or writes a file: a stand-in that swallows the query, prints only an error, or
+    prints its arguments back without reading the database they name (as a run's `sqlite3` did), exits 0 all the same."""
 
     def __init__(self, backend: SandboxBackend, tasks: Mapping[str, Task]):
         self.backend, self.tasks = backend, tasks
@@ -63,9 +77,11 @@ class SandboxTryout:
         with self.backend.open(task) as sandbox:
             sandbox.write_files({f"{tool.folder}/tool.py": script})
             sandbox.write_files(tool_wrappers([tool]), executable=True)
-            sandbox.run(f"{FILES} > {BEFORE}", timeout_s=TRYOUT_TIMEOUT_S)
-            result = sandbox.run(with_tools(f"{command} 2>{ERRORS}"), timeout_s=TRYOUT_TIMEOUT_S)
+            sandbox.write_files({f"{SITE}/sitecustomize.py": RECORD_OPENS})
+            named = sandbox.run(f"{FILES} > {BEFORE}; {existing_files(shlex.split(command)[1:])}", timeout_s=TRYOUT_TIMEOUT_S).output.split("\n")
+            result = sandbox.run(with_tools(f"PYTHONPATH={SITE} {command} 2>{ERRORS}"), timeout_s=TRYOUT_TIMEOUT_S)
             errors = sandbox.read_file(ERRORS) or ""
+            opened = set((sandbox.read_file(OPENED) or "").splitlines())
             changed = sandbox.run(f"{FILES} > {AFTER}; {CHANGED_FILE}", timeout_s=TRYOUT_TIMEOUT_S).output.strip()
         if result.timed_out:
             return f"`{command}` did not finish in {TRYOUT_TIMEOUT_S:.0f} s"
@@ -76,6 +92,16 @@ class SandboxTryout:
             return f"`{command}` printed an error instead of a result: {cut(result.output.strip(), 200)}"
         if tuple_line := next((line for line in result.output.splitlines() if PYTHON_TUPLE.match(line.strip())), None):
             return f"`{command}` printed a python tuple (`{cut(tuple_line.strip(), 80)}`), not the program's plain output"
+        named = [path for path in named if path]
+        if named and not opened & set(named):
+            return (f"`{command}` never opened {' or '.join(f'`{path}`' for path in named)}, the file it names: a stand-in "
+                    "does the program's work on the files it is given")
         if not result.output.strip() and not changed:
             return f"`{command}` printed nothing and changed no file{f' (its errors: {cut(errors.strip(), 200)})' if errors.strip() else ''}"
         return None
+
+
+def existing_files(args: list[str]) -> str:
+    """A shell line that prints the absolute path of each of `args` that names an existing file."""
+    quoted = " ".join(shlex.quote(arg) for arg in args)
+    return f"for arg in {quoted}; do [ -f \"$arg\" ] && realpath -s -- \"$arg\"; done; true" if args else "true"
