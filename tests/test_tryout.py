@@ -50,7 +50,8 @@ READ_CALL = "wc -l /etc/passwd"
 
 
 @pytest.mark.parametrize("script", ['import sys\nprint(len(open(sys.argv[2]).readlines()), sys.argv[2])\n',
-                                    'import sqlite3, sys\nsqlite3.connect(sys.argv[2]).close()\nprint("0 rows")\n'])
+                                    'import sqlite3, sys\nsqlite3.connect(sys.argv[2]).close()\nprint("0 rows")\n',
+                                    'import os, sys\nos.execvp("/usr/bin/wc", ["wc", *sys.argv[1:]])\n'])
 def test_a_script_that_opens_the_file_its_call_names_runs_the_call(tryout, script):
     assert tryout.run("wc", script, {READ_CALL: "color"}) == {READ_CALL: None}
 

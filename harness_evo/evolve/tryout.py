@@ -36,17 +36,21 @@ CHANGED_FILE = f"diff {BEFORE} {AFTER} | grep -m1 '^>'"
 `sudo chmod` does)."""
 OPENED = "/tmp/harness-evo-tryout.opened"
 SITE = "/tmp/harness-evo-tryout.site"
+SPAWNED = "<started a program>"
 RECORD_OPENS = f"""import os, sys
 _opened = open({OPENED!r}, "a")
 
 def _record(event, args):
-    if event in ("open", "sqlite3.connect") and isinstance(args[0], (str, bytes, os.PathLike)):
+    if event.startswith(("subprocess.", "os.exec", "os.spawn", "os.posix_spawn", "os.system")):
+        _opened.write("{SPAWNED}\\n")
+    elif event.startswith(("open", "os.", "shutil.", "sqlite3.connect")) and args and isinstance(args[0], (str, bytes, os.PathLike)):
         _opened.write(os.path.abspath(os.fsdecode(args[0])) + "\\n")
-        _opened.flush()
+    _opened.flush()
 
 sys.addaudithook(_record)
 """
-"""A `sitecustomize` that has python write down every file a script opens (sqlite3 opens its database itself)."""
+"""A `sitecustomize` that has python write down every file a script opens or changes (sqlite3 opens its database
+itself), and whether it started another program, whose files it cannot see."""
 
 
 class SandboxTryout:
@@ -93,7 +97,7 @@ class SandboxTryout:
         if tuple_line := next((line for line in result.output.splitlines() if PYTHON_TUPLE.match(line.strip())), None):
             return f"`{command}` printed a python tuple (`{cut(tuple_line.strip(), 80)}`), not the program's plain output"
         named = [path for path in named if path]
-        if named and not opened & set(named):
+        if named and not changed and SPAWNED not in opened and not opened & set(named):
             return (f"`{command}` never opened {' or '.join(f'`{path}`' for path in named)}, the file it names: a stand-in "
                     "does the program's work on the files it is given")
         if not result.output.strip() and not changed:
