@@ -1,5 +1,7 @@
 """The run folder: the event log is the truth, tables are projections that can be rebuilt."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,3 +35,25 @@ def test_reopened_run_sees_everything_written(tmp_path: Path):
 def test_a_folder_without_run_db_is_a_user_error(tmp_path: Path):
     with pytest.raises(UserError, match="not a run folder"):
         RunStore(tmp_path)
+
+
+WRITER = """
+import sys
+from harness_evo.store import RunStore
+for i in range(100):
+    store = RunStore.create(sys.argv[1], "eval", run_id=f"r{i:03d}")
+    store.emit("rollout", id="r1", task_id="a")
+"""
+
+
+def test_runs_another_process_is_creating_open_as_soon_as_they_appear_and_both_sides_go_on(tmp_path: Path):
+    """`harness-evo watch` may open a run the moment `evolve` creates it: neither may fail with "database is locked"."""
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)], stderr=subprocess.PIPE, text=True)
+    opened = set()
+    while writer.poll() is None or len(opened) < len(list(tmp_path.glob("*/run.db"))):
+        for path in sorted(tmp_path.glob("*/run.db")):
+            if path.parent.name not in opened:
+                RunStore(path.parent).close()
+                opened.add(path.parent.name)
+    assert writer.returncode == 0, writer.stderr.read()
+    assert len(opened) == 100

@@ -50,8 +50,11 @@ class RunStore:
         run_id = run_id or f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
         folder = Path(runs_dir) / run_id
         folder.mkdir(parents=True, exist_ok=False)
-        connection = sqlite3.connect(folder / "run.db")
+        draft = folder / "run.db.new"  # in WAL mode before anyone can open it: two processes switching it at once fail
+        connection = sqlite3.connect(draft)
+        connection.execute("PRAGMA journal_mode=WAL")
         connection.close()
+        draft.rename(folder / "run.db")
         store = cls(folder)
         store.emit("run", id=run_id, kind=kind, status="running", started=time.time())
         return store
@@ -76,14 +79,16 @@ class RunStore:
         db = sqlite_utils.Database(connection)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
-        if "events" not in db.table_names():
-            db["events"].create({"seq": int, "ts": float, "kind": str, "data": str}, pk="seq")
-            db["events"].create_index(["kind"])
-        for table, indexed in INDEXES.items():
-            present = db[table].columns_dict if db[table].exists() else {}
-            for column in indexed:
-                if column in present:
-                    db[table].create_index([column], if_not_exists=True)
+        # Another process may be writing this run (a `watch` opens it while `evolve` runs): the schema is read and made
+        # under the write lock, which waits its turn; a read that turned into a write would fail at once as "locked".
+        with connection:
+            connection.execute("BEGIN IMMEDIATE")
+            connection.execute('CREATE TABLE IF NOT EXISTS "events" ("seq" INTEGER PRIMARY KEY, "ts" REAL, "kind" TEXT, "data" TEXT)')
+            for table, indexed in {"events": ("kind",), **INDEXES}.items():
+                present = db[table].columns_dict if db[table].exists() else {}
+                for column in indexed:
+                    if column in present:
+                        connection.execute(f'CREATE INDEX IF NOT EXISTS "idx_{table}_{column}" ON "{table}" ("{column}")')
         return db
 
     def emit(self, kind: str, data: dict[str, Any] | None = None, /, **fields: Any) -> int:
