@@ -82,7 +82,8 @@ class SandboxTryout:
             sandbox.write_files({f"{tool.folder}/tool.py": script})
             sandbox.write_files(tool_wrappers([tool]), executable=True)
             sandbox.write_files({f"{SITE}/sitecustomize.py": RECORD_OPENS})
-            named = sandbox.run(f"{FILES} > {BEFORE}; {existing_files(shlex.split(command)[1:])}", timeout_s=TRYOUT_TIMEOUT_S).output.split("\n")
+            listed = sandbox.run(f"{FILES} > {BEFORE}; {existing_files(shlex.split(command)[1:])}", timeout_s=TRYOUT_TIMEOUT_S)
+            named = listed.output.splitlines()
             result = sandbox.run(with_tools(f"PYTHONPATH={SITE} {command} 2>{ERRORS}"), timeout_s=TRYOUT_TIMEOUT_S)
             errors = sandbox.read_file(ERRORS) or ""
             opened = set((sandbox.read_file(OPENED) or "").splitlines())
@@ -96,7 +97,6 @@ class SandboxTryout:
             return f"`{command}` printed an error instead of a result: {cut(result.output.strip(), 200)}"
         if tuple_line := next((line for line in result.output.splitlines() if PYTHON_TUPLE.match(line.strip())), None):
             return f"`{command}` printed a python tuple (`{cut(tuple_line.strip(), 80)}`), not the program's plain output"
-        named = [path for path in named if path]
         if named and not changed and SPAWNED not in opened and not opened & set(named):
             return (f"`{command}` never opened {' or '.join(f'`{path}`' for path in named)}, the file it names: a stand-in "
                     "does the program's work on the files it is given")
