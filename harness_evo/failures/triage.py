@@ -3,8 +3,9 @@
 Final categories need no model: infrastructure (reported, never a harness pattern; a wall-time limit spent
 waiting for a slow model counts as such), a program that is not installed, or whose stand-in tool in the harness
 crashed, and that no later command got past, repeated format errors, command loops, and a wrong claim of success
-made right after a failed command or after a single command (their mechanism is the whole story). The others (any other wrong claim of success, exhausted
-steps, wall time or context) are symptoms: they go to the analyzer for a root cause, and are its fallback.
+made right after a failed command or after a single command (their mechanism is the whole story). The others (any
+other wrong claim of success, exhausted steps, wall time or context) are symptoms: they go to the analyzer for a root
+cause, and are its fallback.
 """
 
 import keyword
