@@ -224,6 +224,62 @@ def test_a_tool_of_the_harness_that_crashed_on_the_agent_s_calls_is_rewritten_by
     assert child.apply(proposal.edit).components["tools/sqlite3/tool.py"] == SQLITE_SCRIPT
 
 
+TABLES_WHATEVER_THE_QUERY = ('"""sqlite3 DB SQL: list the tables."""\nimport sqlite3, sys\n'
+                             'for (name,) in sqlite3.connect(sys.argv[1]).execute("SELECT name FROM sqlite_master"):\n    print(name)\n')
+CALLS = {"sqlite3 a.db 'SELECT 1'": "a", "sqlite3 b.db .tables": "b"}
+
+
+class FailsScripts:
+    """A tryout in which each script fails the calls it is given for, and runs the others."""
+
+    def __init__(self, failing: dict[str, set[str]]):
+        self.failing = failing
+
+    def run(self, program, script, calls):
+        failing = self.failing.get(script, set())
+        return {call: f"`{call}` printed the same without `SELECT 1`" if call in failing else None for call in calls}
+
+
+def supplying(script: str) -> Harness:
+    """The test harness with a `sqlite3` stand-in tool that runs `script`."""
+    reply = json.dumps({"edits": [{"rationale": "supply it", "ops": [{"op": "tool", "name": "sqlite3", "text": script}]}]})
+    [proposal], _ = propose([reply])
+    return HARNESS.apply(proposal.edit)
+
+
+def test_a_tool_of_the_harness_that_fails_the_tryout_on_the_agent_s_calls_is_rewritten_by_the_toolsmith():
+    harness = supplying(TABLES_WHATEVER_THE_QUERY)
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls=CALLS)}}
+    tryout = FailsScripts({TABLES_WHATEVER_THE_QUERY: {"sqlite3 a.db 'SELECT 1'"}})
+
+    [proposal], [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], pattern=pattern, harness=harness, tryout=tryout)
+
+    assert "Write the script for the program `sqlite3`" in messages[-1]["content"]
+    assert proposal.problem is None and harness.apply(proposal.edit).components["tools/sqlite3/tool.py"] == SQLITE_SCRIPT
+    assert "the harness's tool of that name fails their calls" in proposal.rationale
+
+
+def test_a_tool_of_the_harness_that_runs_the_agent_s_calls_is_not_rewritten():
+    harness = supplying(SQLITE_SCRIPT)
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls=CALLS)}}
+    tryout = FailsScripts({TABLES_WHATEVER_THE_QUERY: set(CALLS)})
+
+    [proposal], [messages] = propose([json.dumps({"edits": [edit_json()]})], pattern=pattern, harness=harness, tryout=tryout)
+
+    assert "Write the script" not in messages[-1]["content"] and proposal.edit.ops[0].op == "replace"
+
+
+def test_a_rewrite_that_runs_no_more_of_the_agent_s_calls_than_the_harness_s_tool_is_a_problem():
+    harness = supplying(TABLES_WHATEVER_THE_QUERY)
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls=CALLS)}}
+    tryout = FailsScripts({TABLES_WHATEVER_THE_QUERY: {"sqlite3 a.db 'SELECT 1'"}, SQLITE_SCRIPT: {"sqlite3 b.db .tables"}})
+
+    [proposal], seen = propose([f"```python\n{SQLITE_SCRIPT}```"] * SearchConfig().tool_attempts, pattern=pattern, harness=harness, tryout=tryout)
+
+    assert proposal.edit is None
+    assert proposal.problem.startswith("the toolsmith's script for sqlite3 runs 1 of the agent's calls, no more than the harness's tool does")
+
+
 def test_a_bare_edit_in_a_fenced_block_is_understood():
     reply = "Here is my fix:\n```json\n" + json.dumps(edit_json()) + "\n```"
     [proposal], _ = propose([reply])

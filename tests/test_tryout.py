@@ -59,3 +59,19 @@ def test_a_script_that_opens_the_file_its_call_names_runs_the_call(tryout, scrip
 def test_a_script_that_prints_without_opening_the_file_its_call_names_fails_the_call(tryout):
     [found] = tryout.run("wc", 'import sys\nprint("Header")\nprint(" ".join(sys.argv[1:]))\n', {READ_CALL: "color"}).values()
     assert found == "`wc -l /etc/passwd` never opened `/etc/passwd`, the file it names: a stand-in does the program's work on the files it is given"
+
+
+QUERY_CALL = "query /etc/passwd 'SELECT name FROM users'"
+"""A call with a query: the program's result depends on it."""
+
+
+def test_a_script_that_prints_the_same_whatever_the_query_fails_the_call(tryout):
+    same_whatever = 'import sys\nprint(len(open(sys.argv[1]).readlines()))\n'
+    [found] = tryout.run("query", same_whatever, {QUERY_CALL: "color"}).values()
+    assert found == (f"`{QUERY_CALL}` printed the same without `SELECT name FROM users`: a stand-in does what the call asks, "
+                     "not the same whatever it asks")
+
+
+def test_a_script_whose_output_depends_on_the_query_runs_the_call(tryout):
+    answers = 'import sys\nlines = open(sys.argv[1]).readlines()\nprint(len(lines), *sys.argv[2:3])\n'
+    assert tryout.run("query", answers, {QUERY_CALL: "color"}) == {QUERY_CALL: None}

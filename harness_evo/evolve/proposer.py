@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from harness_evo.config import SearchConfig, one_line
 from harness_evo.errors import UserError
 from harness_evo.evolve import templates
-from harness_evo.evolve.toolsmith import Toolsmith, Tryout, compiles, tool_components
+from harness_evo.evolve.toolsmith import TOOL_COMMAND, Script, Toolsmith, Tryout, compiles, tool_components
 from harness_evo.failures.triage import MissingProgram, scriptable
 from harness_evo.harness import Edit, Harness
 
@@ -98,12 +98,17 @@ class Proposer:
                 feedback: list[dict] | None = None, seed: int = 0) -> list[Proposal]:
         """Candidate edits for `pattern` from its `evidence` (items of `pattern_evidence`); `ledger` holds the edits
         tried against it in earlier iterations, `feedback` the previous round's rejected edits with their reasons.
-        A missing program the harness already supplies as a tool is not offered again, unless that tool crashed."""
+        A missing program the harness already supplies as a tool is not offered again, unless that tool crashed or
+        fails the tryout on the agent's calls."""
+        programs = pattern.get("missing_programs") or {}
         supplied = {tool.name for tool in harness.tools}
-        missing = {name: program for name, program in (pattern.get("missing_programs") or {}).items() if name not in supplied or program.broken}
+        standing = self.stand_ins(harness, programs)
+        missing = {name: program.model_copy(update={"broken": program.broken or bool(standing[name].failures)}) if name in standing else program
+                   for name, program in programs.items()}
+        missing = {name: program for name, program in missing.items() if name not in supplied or program.broken}
         pattern = {**pattern, "missing_programs": missing}
         if draft := supply_draft(missing, harness.hash, [*ledger, *(feedback or [])]):
-            return [self.proposal(draft, pattern, harness, seed * 10)]
+            return [self.proposal(draft, pattern, harness, seed * 10, standing)]
         messages = templates.messages(
             "proposer", pattern=pattern, evidence=evidence, components=shown_components(harness),
             ledger=ledger[-LEDGER_SHOWN:], feedback=feedback or [], candidates=self.config.candidates,
@@ -114,17 +119,27 @@ class Proposer:
         drafts = reply.parsed.edits[: self.config.candidates]
         if not drafts:
             return [Proposal(ops=[], problem="the proposer proposed no edit")]
-        return [self.proposal(draft, pattern, harness, seed * 10 + k) for k, draft in enumerate(drafts)]
+        return [self.proposal(draft, pattern, harness, seed * 10 + k, standing) for k, draft in enumerate(drafts)]
 
-    def proposal(self, draft: EditDraft, pattern: dict, harness: Harness, seed: int) -> Proposal:
+    def stand_ins(self, harness: Harness, programs: dict[str, MissingProgram]) -> dict[str, Script]:
+        """The harness's own stand-in tools for `programs`, each tried on the agent's calls of its program: a run's
+        accepted `sqlite3` listed the tables whatever the query, and crashed only on calls with three arguments."""
+        if self.toolsmith.tryout is None:
+            return {}
+        tools = {tool.name: tool for tool in harness.tools if tool.command == TOOL_COMMAND}
+        return {name: Script(text=script, description=tools[name].description, tried=self.toolsmith.tryout.run(name, script, program.calls))
+                for name, program in programs.items() if name in tools and (script := harness.components.get(f"tools/{name}/tool.py"))}
+
+    def proposal(self, draft: EditDraft, pattern: dict, harness: Harness, seed: int, standing: dict[str, Script]) -> Proposal:
         try:
-            return to_proposal(self.with_scripts(draft, pattern, seed), harness.components)
+            return to_proposal(self.with_scripts(draft, pattern, seed, standing), harness.components)
         except ValueError as e:
             return unusable(draft, str(e))
 
-    def with_scripts(self, draft: EditDraft, pattern: dict, seed: int) -> EditDraft:
+    def with_scripts(self, draft: EditDraft, pattern: dict, seed: int, standing: dict[str, Script]) -> EditDraft:
         """The draft with each tool script that is not python written by the toolsmith, from the calls that missed it
-        (`seed` differs per draft: two drafts adding the same tool get two different scripts)."""
+        (`seed` differs per draft: two drafts adding the same tool get two different scripts). A script that rewrites
+        one of the harness's stand-ins (`standing`) must run more of the agent's calls than it does."""
         missing = pattern.get("missing_programs") or {}
         ops = []
         for op in draft.ops:
@@ -136,6 +151,9 @@ class Proposer:
                 script = self.toolsmith.script(op.name, calls, seed)
                 if script and script.tried and not script.ran:
                     raise ValueError(f"each script the toolsmith wrote for {op.name} failed the agent's calls: {script.failures[0]}")
+                if script and op.name in standing and script.ran <= standing[op.name].ran:
+                    raise ValueError(f"the toolsmith's script for {op.name} runs {script.ran} of the agent's calls, no more than the "
+                                     f"harness's tool does: {(script.failures or ['it fails none'])[0]}")
                 if script:
                     op = op.model_copy(update={"text": script.text, "description": script.description})
             ops.append(op)
@@ -156,9 +174,14 @@ def supply_draft(missing: dict[str, MissingProgram], node: str, tried: list[dict
     program = next((program for program in missing.values() if program.scriptable and program.name not in done), None)
     if program is None:
         return None
+    tasks = f"{len(program.tasks)} failed task{'s' * (len(program.tasks) > 1)} ran `{program.name}`"
+    if program.broken:
+        return EditDraft(rationale=f"{tasks}, and the harness's tool of that name fails their calls; a tool that does the program's "
+                                   "work runs them as they were written.",
+                         prediction=f"Commands that call `{program.name}` get what the program would print, and the tasks go on from there.",
+                         ops=[OpDraft(op="tool", name=program.name)])
     return EditDraft(
-        rationale=f"{len(program.tasks)} failed task{'s' * (len(program.tasks) > 1)} ran `{program.name}`, which is not "
-                  "installed here; a tool of that name runs the agent's commands as they were written.",
+        rationale=f"{tasks}, which is not installed here; a tool of that name runs the agent's commands as they were written.",
         prediction=f"Commands that stopped at `{program.name}: command not found` run, and the tasks go on from there.",
         ops=[OpDraft(op="tool", name=program.name)])
 

@@ -56,8 +56,9 @@ itself), and whether it started another program, whose files it cannot see."""
 class SandboxTryout:
     """Runs the script on the arguments of each call in a sandbox of the call's task, with the script on PATH as the
     program. A call it runs exits 0 without a traceback, opens the files the call names, and prints a result (not an
-    error line, not a python tuple) or writes a file: a stand-in that swallows the query, prints only an error, or
-    prints its arguments back without reading the database they name (as a run's `sqlite3` did), exits 0 all the same."""
+    error line, not a python tuple, not what it prints without the call's query) or writes a file: a stand-in that
+    swallows the query, prints only an error, prints its arguments back without reading the database they name (as a
+    run's `sqlite3` did), or lists the tables whatever the query (as another did), exits 0 all the same."""
 
     def __init__(self, backend: SandboxBackend, tasks: Mapping[str, Task]):
         self.backend, self.tasks = backend, tasks
@@ -88,6 +89,10 @@ class SandboxTryout:
             errors = sandbox.read_file(ERRORS) or ""
             opened = set((sandbox.read_file(OPENED) or "").splitlines())
             changed = sandbox.run(f"{FILES} > {AFTER}; {CHANGED_FILE}", timeout_s=TRYOUT_TIMEOUT_S).output.strip()
+            request = last_request(shlex.split(command)[1:])
+            if request and not changed:
+                without = shlex.join([word for word in shlex.split(command) if word != request])
+                unasked = sandbox.run(with_tools(f"{without} 2>/dev/null"), timeout_s=TRYOUT_TIMEOUT_S)
         if result.timed_out:
             return f"`{command}` did not finish in {TRYOUT_TIMEOUT_S:.0f} s"
         if result.exit_code != 0 or TRACEBACK in errors:
@@ -102,7 +107,17 @@ class SandboxTryout:
                     "does the program's work on the files it is given")
         if not result.output.strip() and not changed:
             return f"`{command}` printed nothing and changed no file{f' (its errors: {cut(errors.strip(), 200)})' if errors.strip() else ''}"
+        if request and not changed and unasked.exit_code == 0 and unasked.output == result.output:
+            return (f"`{command}` printed the same without `{cut(request, 80)}`: a stand-in does what the call asks, not "
+                    "the same whatever it asks")
         return None
+
+
+def last_request(args: list[str]) -> str | None:
+    """The call's last argument with a space in it that is no option: a query, a filter or a program (`SELECT
+    count(*) FROM t`), which the real program never prints the same result without. A run's accepted `sqlite3` tool
+    printed the database's tables whatever the query."""
+    return next((arg for arg in reversed(args) if " " in arg.strip() and not arg.startswith("-")), None)
 
 
 def existing_files(args: list[str]) -> str:
