@@ -269,15 +269,32 @@ def test_a_tool_of_the_harness_that_runs_the_agent_s_calls_is_not_rewritten():
     assert "Write the script" not in messages[-1]["content"] and proposal.edit.ops[0].op == "replace"
 
 
-def test_a_rewrite_that_runs_no_more_of_the_agent_s_calls_than_the_harness_s_tool_is_a_problem():
+@pytest.mark.parametrize(("new_fails", "problem"), [
+    ({"sqlite3 b.db .tables"}, "the toolsmith's script for sqlite3 fails a call the harness's tool runs: `sqlite3 b.db .tables`"),
+    ({"sqlite3 a.db 'SELECT 1'"}, "the toolsmith's script for sqlite3 runs 1 of the agent's calls, no more than the harness's tool does"),
+])
+def test_a_rewrite_that_loses_a_call_the_harness_s_tool_runs_or_gains_none_is_a_problem(new_fails, problem):
     harness = supplying(TABLES_WHATEVER_THE_QUERY)
     pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls=CALLS)}}
-    tryout = FailsScripts({TABLES_WHATEVER_THE_QUERY: {"sqlite3 a.db 'SELECT 1'"}, SQLITE_SCRIPT: {"sqlite3 b.db .tables"}})
+    tryout = FailsScripts({TABLES_WHATEVER_THE_QUERY: {"sqlite3 a.db 'SELECT 1'"}, SQLITE_SCRIPT: new_fails})
 
     [proposal], seen = propose([f"```python\n{SQLITE_SCRIPT}```"] * SearchConfig().tool_attempts, pattern=pattern, harness=harness, tryout=tryout)
 
-    assert proposal.edit is None
-    assert proposal.problem.startswith("the toolsmith's script for sqlite3 runs 1 of the agent's calls, no more than the harness's tool does")
+    assert proposal.edit is None and proposal.problem.startswith(problem), proposal.problem
+    assert len(seen) == SearchConfig().tool_attempts, "each attempt saw how the last one failed"
+
+
+def test_of_the_toolsmith_s_scripts_the_one_that_keeps_the_calls_the_harness_s_tool_runs_is_chosen_over_one_that_runs_more():
+    calls = {"sqlite3 a.db .tables": "a", "sqlite3 b.db 'SELECT 1'": "b", "sqlite3 c.db 'SELECT 2'": "c", "sqlite3 d.db 'SELECT 3'": "d"}
+    keeps = SQLITE_SCRIPT.replace("run SQL on DB", "run SQL on DB, or list its tables")
+    harness = supplying(TABLES_WHATEVER_THE_QUERY)
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b", "c", "d"], calls=calls)}}
+    tryout = FailsScripts({TABLES_WHATEVER_THE_QUERY: set(list(calls)[1:]), SQLITE_SCRIPT: {"sqlite3 a.db .tables"}, keeps: set(list(calls)[2:])})
+
+    [proposal], _ = propose([f"```python\n{script}```" for script in (keeps, SQLITE_SCRIPT, SQLITE_SCRIPT, SQLITE_SCRIPT)], pattern=pattern,
+                            harness=harness, tryout=tryout)
+
+    assert proposal.problem is None and harness.apply(proposal.edit).components["tools/sqlite3/tool.py"] == keeps
 
 
 def test_a_bare_edit_in_a_fenced_block_is_understood():

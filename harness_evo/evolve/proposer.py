@@ -139,7 +139,8 @@ class Proposer:
     def with_scripts(self, draft: EditDraft, pattern: dict, seed: int, standing: dict[str, Script]) -> EditDraft:
         """The draft with each tool script that is not python written by the toolsmith, from the calls that missed it
         (`seed` differs per draft: two drafts adding the same tool get two different scripts). A script that rewrites
-        one of the harness's stand-ins (`standing`) must run more of the agent's calls than it does."""
+        one of the harness's stand-ins (`standing`) must run every call it runs, and more: a run's rewrite of `sqlite3`
+        ran the queries its tool ignored, and failed the `.tables` that the tool ran."""
         missing = pattern.get("missing_programs") or {}
         ops = []
         for op in draft.ops:
@@ -148,9 +149,13 @@ class Proposer:
                                  "what to use instead")
             if op.op == "tool" and PROGRAM_NAME.fullmatch(op.name) and not compiles(op.text):
                 calls = missing[op.name].calls if op.name in missing else {}
-                script = self.toolsmith.script(op.name, calls, seed)
+                kept = [command for command, failure in standing[op.name].tried.items() if failure is None] if op.name in standing else []
+                script = self.toolsmith.script(op.name, calls, seed, kept)
                 if script and script.tried and not script.ran:
                     raise ValueError(f"each script the toolsmith wrote for {op.name} failed the agent's calls: {script.failures[0]}")
+                if script and op.name in standing and not script.runs_all(kept):
+                    lost = next(command for command in kept if script.tried.get(command) is not None)
+                    raise ValueError(f"the toolsmith's script for {op.name} fails a call the harness's tool runs: {script.tried[lost]}")
                 if script and op.name in standing and script.ran <= standing[op.name].ran:
                     raise ValueError(f"the toolsmith's script for {op.name} runs {script.ran} of the agent's calls, no more than the "
                                      f"harness's tool does: {(script.failures or ['it fails none'])[0]}")

@@ -10,7 +10,7 @@ import ast
 import re
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import PurePosixPath
 from textwrap import shorten
 from typing import Protocol
@@ -69,6 +69,9 @@ class Script(BaseModel):
     def failures(self) -> list[str]:
         return [failure for failure in self.tried.values() if failure is not None]
 
+    def runs_all(self, commands: Collection[str]) -> bool:
+        return all(command in self.tried and self.tried[command] is None for command in commands)
+
 
 class Tryout(Protocol):
     def run(self, program: str, script: str, calls: Mapping[str, str]) -> dict[str, str | None]:
@@ -90,9 +93,10 @@ class Toolsmith:
     def __init__(self, llm, tryout: Tryout | None = None, attempts: int = 1):
         self.llm, self.tryout, self.attempts = llm, tryout, attempts
 
-    def script(self, program: str, calls: Mapping[str, str], seed: int = 0) -> Script | None:
+    def script(self, program: str, calls: Mapping[str, str], seed: int = 0, kept: Collection[str] = ()) -> Script | None:
         """A script standing in for `program` in `calls` (command -> the task it ran in): the first that runs them all,
-        else the one that ran most; None when the model wrote no python that compiles."""
+        else the one that ran most among those that run the `kept` commands (the ones the tool it replaces ran) if any
+        does; None when the model wrote no python that compiles."""
         shown = {shlex.join([program, *args]): args for call in calls if (args := program_args(call, program)) is not None}
         best, failed = None, None
         for attempt in range(self.attempts):
@@ -107,7 +111,7 @@ class Toolsmith:
             script.tried = hard_coded(text, shown) or (self.tryout.run(program, text, calls) if self.tryout else {})
             if not script.failures:
                 return script
-            if best is None or script.ran > best.ran:
+            if best is None or (script.runs_all(kept), script.ran) > (best.runs_all(kept), best.ran):
                 best = script
             failed = script
         return best
