@@ -356,7 +356,8 @@ def test_the_toolsmith_sees_the_arguments_the_program_got_without_the_shell_arou
 
 
 @pytest.mark.parametrize("line, usage", [("sqlite3 DB SQL: run SQL.", "sqlite3 DB SQL: run SQL."), ("PROGRAM ARGS: run SQL.", "sqlite3 ARGS: run SQL."),
-                                         ("Runs SQL on a database.", "sqlite3: Runs SQL on a database."), ("", "sqlite3"),
+                                         ("Runs SQL on a database.", "sqlite3: Runs SQL on a database."),
+                                         ("", "sqlite3: works like the sqlite3 program, which is not installed here"),
                                          ("PROGRAM sys.argv[1:]: what it does.", "sqlite3: works like the sqlite3 program, which is not installed here")])
 def test_a_tool_s_description_starts_with_its_name(line, usage):
     assert usage_line(line, "sqlite3") == usage

@@ -151,12 +151,13 @@ def hard_coded(text: str, shown: Mapping[str, list[str]]) -> dict[str, str]:
 
 
 def usage_line(line: str, program: str) -> str:
-    """The docstring's first line as the tool's description: it starts with the program's name. A line that copies
-    the prompt's placeholder (a run's sqlite3 tool was described as `sqlite3 sys.argv[1:]: what it does.`) says
-    nothing to the agent, which sees it in every system prompt: the program's name stands in for it."""
+    """The docstring's first line as the tool's description: it starts with the program's name. A missing line, or
+    one that copies the prompt's placeholder (a run's sqlite3 tool was described as `sqlite3 sys.argv[1:]: what it
+    does.`), says nothing to the agent, which sees it in every system prompt: what the tool stands in for is said
+    instead."""
     line = line.strip()
-    if PLACEHOLDER in line:
+    if not line or PLACEHOLDER in line:
         return f"{program}: works like the {program} program, which is not installed here"
     if line.startswith("PROGRAM"):
         line = program + line.removeprefix("PROGRAM")
-    return line if line.startswith(program) else f"{program}: {line}".rstrip(": ")
+    return line if line.startswith(program) else f"{program}: {line}"
