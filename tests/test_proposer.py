@@ -7,7 +7,7 @@ import pytest
 
 from harness_evo.config import ModelsConfig, RoleModel, SearchConfig
 from harness_evo.evolve.proposer import Proposer
-from harness_evo.evolve.toolsmith import program_args, usage_line
+from harness_evo.evolve.toolsmith import piped_input, program_args, usage_line
 from harness_evo.failures.triage import MissingProgram
 from harness_evo.harness import Harness, Replace
 from harness_evo.llm import LLM, scripted
@@ -353,6 +353,12 @@ def test_the_ledger_of_edits_never_gated_reaches_the_proposer_of_a_later_iterati
                                         ("sqlite3 a.db 'unclosed", None), ("python3 x.py", None)])
 def test_the_toolsmith_sees_the_arguments_the_program_got_without_the_shell_around_them(call, args):
     assert program_args(call, "sqlite3") == args
+
+
+@pytest.mark.parametrize("call, piped", [("cat a.json | jq .x", "cat a.json"), ("cd /app && cat a.json | jq .x > b", "cat a.json"),
+                                         ("echo $line | jq .x", None), ("jq .x a.json", None), ("jq .x a.json | sort", None)])
+def test_the_tryout_feeds_a_call_the_output_of_the_command_piped_into_it_when_it_can_run_again(call, piped):
+    assert piped_input(call, "jq") == piped
 
 
 @pytest.mark.parametrize("line, usage", [("sqlite3 DB SQL: run SQL.", "sqlite3 DB SQL: run SQL."), ("PROGRAM ARGS: run SQL.", "sqlite3 ARGS: run SQL."),

@@ -75,3 +75,11 @@ def test_a_script_that_prints_the_same_whatever_the_query_fails_the_call(tryout)
 def test_a_script_whose_output_depends_on_the_query_runs_the_call(tryout):
     answers = 'import sys\nlines = open(sys.argv[1]).readlines()\nprint(len(lines), *sys.argv[2:3])\n'
     assert tryout.run("query", answers, {QUERY_CALL: "color"}) == {QUERY_CALL: None}
+
+
+def test_a_piped_call_feeds_the_script_what_the_command_before_the_pipe_prints(tryout):
+    needs_input = 'import sys\nlines = sys.stdin.readlines()\nassert lines, "no input"\nprint(len(lines))\n'
+    calls = {"cat /etc/passwd | count-lines > /tmp/n.txt": "color", "echo $rows | count-lines": "color"}
+    tried = tryout.run("count-lines", needs_input, calls)
+    assert tried["cat /etc/passwd | count-lines"] is None
+    assert "AssertionError: no input" in tried["count-lines"], "a shell variable of the agent's is not there to feed it"

@@ -53,6 +53,30 @@ def program_args(call: str, program: str) -> list[str] | None:
     return words[:end]
 
 
+def piped_input(call: str, program: str) -> str | None:
+    """The command whose output `call` pipes into `program` (`cat a.json | jq .x` -> `cat a.json`), when it can be run
+    again as it was written: not one that reads the agent's shell variables (`echo $line | jq .x`)."""
+    try:
+        words = shlex.split(call)
+    except ValueError:
+        return None
+    before = words[: words.index(program)] if program in words else []
+    if len(before) < 2 or before[-1] != "|":
+        return None
+    start = max((i + 1 for i, word in enumerate(before[:-1]) if SHELL_OPERATORS.match(word)), default=0)
+    producer = before[start:-1]
+    return shlex.join(producer) if producer and not any("$" in word or "`" in word for word in producer) else None
+
+
+def as_tried(call: str, program: str) -> str | None:
+    """`call` as the tryout runs it: the program on its own arguments, after the command that feeds it, if any."""
+    args = program_args(call, program)
+    if args is None:
+        return None
+    command = shlex.join([program, *args])
+    return f"{piped} | {command}" if (piped := piped_input(call, program)) else command
+
+
 class Script(BaseModel):
     """A tool's python3 script and the usage line its docstring gives."""
 
@@ -97,7 +121,7 @@ class Toolsmith:
         """A script standing in for `program` in `calls` (command -> the task it ran in): the first that runs them all,
         else the one that ran most among those that run the `kept` commands (the ones the tool it replaces ran) if any
         does; None when the model wrote no python that compiles."""
-        shown = {shlex.join([program, *args]): args for call in calls if (args := program_args(call, program)) is not None}
+        shown = {as_tried(call, program): args for call in calls if (args := program_args(call, program)) is not None}
         best, failed = None, None
         for attempt in range(self.attempts):
             messages = templates.messages("toolsmith", program=program, calls=shown, failed=failed, placeholder=PLACEHOLDER)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from harness_evo.agent.agents import tool_wrappers, with_tools
 from harness_evo.errors import InfraError
-from harness_evo.evolve.toolsmith import TOOL_COMMAND, program_args
+from harness_evo.evolve.toolsmith import TOOL_COMMAND, as_tried, piped_input, program_args
 from harness_evo.failures.digest import cut
 from harness_evo.harness import Tool
 from harness_evo.sandbox import SandboxBackend
@@ -68,47 +68,50 @@ class SandboxTryout:
         for call, task_id in calls.items():
             args = program_args(call, program)
             if task_id in self.tasks and CUT_MARK not in call and args is not None:
-                command = shlex.join([program, *args])
                 try:
-                    tried[command] = self.failure(program, script, command, self.tasks[task_id])
+                    tried[as_tried(call, program)] = self.failure(program, script, args, piped_input(call, program), self.tasks[task_id])
                 except InfraError:
                     continue
         return tried
 
-    def failure(self, program: str, script: str, command: str, task: Task) -> str | None:
-        """How the script fails `command` in a sandbox of `task`, or None when it runs it."""
+    def failure(self, program: str, script: str, args: list[str], piped: str | None, task: Task) -> str | None:
+        """How the script fails the call of `program` with `args` (fed the output of the command `piped`, if any) in a
+        sandbox of `task`, or None when it runs it."""
+        command = shlex.join([program, *args])
+        feed = f"{piped} 2>/dev/null | " if piped else ""
+        shown = f"{piped} | {command}" if piped else command
         tool = Tool(name=program, description=program, command=TOOL_COMMAND)
         self.backend.prepare(task)
         with self.backend.open(task) as sandbox:
             sandbox.write_files({f"{tool.folder}/tool.py": script})
             sandbox.write_files(tool_wrappers([tool]), executable=True)
             sandbox.write_files({f"{SITE}/sitecustomize.py": RECORD_OPENS})
-            listed = sandbox.run(f"{FILES} > {BEFORE}; {existing_files(shlex.split(command)[1:])}", timeout_s=TRYOUT_TIMEOUT_S)
+            listed = sandbox.run(f"{FILES} > {BEFORE}; {existing_files(args)}", timeout_s=TRYOUT_TIMEOUT_S)
             named = listed.output.splitlines()
-            result = sandbox.run(with_tools(f"PYTHONPATH={SITE} {command} 2>{ERRORS}"), timeout_s=TRYOUT_TIMEOUT_S)
+            result = sandbox.run(with_tools(f"{feed}PYTHONPATH={SITE} {command} 2>{ERRORS}"), timeout_s=TRYOUT_TIMEOUT_S)
             errors = sandbox.read_file(ERRORS) or ""
             opened = set((sandbox.read_file(OPENED) or "").splitlines())
             changed = sandbox.run(f"{FILES} > {AFTER}; {CHANGED_FILE}", timeout_s=TRYOUT_TIMEOUT_S).output.strip()
-            request = last_request(shlex.split(command)[1:])
+            request = last_request(args)
             if request and not changed:
-                without = shlex.join([word for word in shlex.split(command) if word != request])
-                unasked = sandbox.run(with_tools(f"{without} 2>/dev/null"), timeout_s=TRYOUT_TIMEOUT_S)
+                without = shlex.join([program, *(arg for arg in args if arg != request)])
+                unasked = sandbox.run(with_tools(f"{feed}{without} 2>/dev/null"), timeout_s=TRYOUT_TIMEOUT_S)
         if result.timed_out:
-            return f"`{command}` did not finish in {TRYOUT_TIMEOUT_S:.0f} s"
+            return f"`{shown}` did not finish in {TRYOUT_TIMEOUT_S:.0f} s"
         if result.exit_code != 0 or TRACEBACK in errors:
             tail = "\n".join(errors.strip().splitlines()[-3:])
-            return f"`{command}` exited with status {result.exit_code}: {cut(tail, 300) or 'no error message'}"
+            return f"`{shown}` exited with status {result.exit_code}: {cut(tail, 300) or 'no error message'}"
         if ERROR_MESSAGE.match(result.output.strip()):
-            return f"`{command}` printed an error instead of a result: {cut(result.output.strip(), 200)}"
+            return f"`{shown}` printed an error instead of a result: {cut(result.output.strip(), 200)}"
         if tuple_line := next((line for line in result.output.splitlines() if PYTHON_TUPLE.match(line.strip())), None):
-            return f"`{command}` printed a python tuple (`{cut(tuple_line.strip(), 80)}`), not the program's plain output"
+            return f"`{shown}` printed a python tuple (`{cut(tuple_line.strip(), 80)}`), not the program's plain output"
         if named and not changed and SPAWNED not in opened and not opened & set(named):
-            return (f"`{command}` never opened {' or '.join(f'`{path}`' for path in named)}, the file it names: a stand-in "
+            return (f"`{shown}` never opened {' or '.join(f'`{path}`' for path in named)}, the file it names: a stand-in "
                     "does the program's work on the files it is given")
         if not result.output.strip() and not changed:
-            return f"`{command}` printed nothing and changed no file{f' (its errors: {cut(errors.strip(), 200)})' if errors.strip() else ''}"
+            return f"`{shown}` printed nothing and changed no file{f' (its errors: {cut(errors.strip(), 200)})' if errors.strip() else ''}"
         if request and not changed and unasked.exit_code == 0 and unasked.output == result.output:
-            return (f"`{command}` printed the same without `{cut(request, 80)}`: a stand-in does what the call asks, not "
+            return (f"`{shown}` printed the same without `{cut(request, 80)}`: a stand-in does what the call asks, not "
                     "the same whatever it asks")
         return None
 
