@@ -362,6 +362,7 @@ def test_the_tryout_feeds_a_call_the_output_of_the_command_piped_into_it_when_it
 
 
 @pytest.mark.parametrize("line, usage", [("sqlite3 DB SQL: run SQL.", "sqlite3 DB SQL: run SQL."), ("PROGRAM ARGS: run SQL.", "sqlite3 ARGS: run SQL."),
+                                         ("PROGRAM sqlite3 DB: run SQL.", "sqlite3 DB: run SQL."),
                                          ("Runs SQL on a database.", "sqlite3: Runs SQL on a database."),
                                          ("", "sqlite3: works like the sqlite3 program, which is not installed here"),
                                          ("PROGRAM sys.argv[1:]: what it does.", "sqlite3: works like the sqlite3 program, which is not installed here")])

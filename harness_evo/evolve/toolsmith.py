@@ -183,5 +183,6 @@ def usage_line(line: str, program: str) -> str:
     if not line or PLACEHOLDER in line:
         return f"{program}: works like the {program} program, which is not installed here"
     if line.startswith("PROGRAM"):
-        line = program + line.removeprefix("PROGRAM")
+        rest = line.removeprefix("PROGRAM")
+        line = rest.lstrip() if rest.lstrip().startswith(program) else program + rest
     return line if line.startswith(program) else f"{program}: {line}"
