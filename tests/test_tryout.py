@@ -83,3 +83,19 @@ def test_a_piped_call_feeds_the_script_what_the_command_before_the_pipe_prints(t
     tried = tryout.run("count-lines", needs_input, calls)
     assert tried["cat /etc/passwd | count-lines"] is None
     assert "AssertionError: no input" in tried["count-lines"], "a shell variable of the agent's is not there to feed it"
+
+
+SUDO_CALL = "sudo ls /etc"
+"""A call that names an installed program as its first argument: the program runs it."""
+
+
+@pytest.mark.parametrize("script", ['import os, sys\nos.execvp(sys.argv[1], sys.argv[1:])\n',
+                                    'import subprocess, sys\nsys.exit(subprocess.run(sys.argv[1:]).returncode)\n'])
+def test_a_script_that_starts_the_program_its_call_names_runs_the_call(tryout, script):
+    assert tryout.run("sudo", script, {SUDO_CALL: "color"}) == {SUDO_CALL: None}
+
+
+def test_a_script_that_only_says_it_ran_the_program_its_call_names_fails_the_call(tryout):
+    says = 'import sys\nprint("Executing command:", " ".join(sys.argv[1:]))\n'
+    [found] = tryout.run("sudo", says, {SUDO_CALL: "color"}).values()
+    assert found.startswith("`sudo ls /etc` never started `ls`, the installed program it names"), found

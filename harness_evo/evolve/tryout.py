@@ -56,9 +56,10 @@ itself), and whether it started another program, whose files it cannot see."""
 class SandboxTryout:
     """Runs the script on the arguments of each call in a sandbox of the call's task, with the script on PATH as the
     program. A call it runs exits 0 without a traceback, opens the files the call names, and prints a result (not an
-    error line, not a python tuple, not what it prints without the call's query) or writes a file: a stand-in that
-    swallows the query, prints only an error, prints its arguments back without reading the database they name (as a
-    run's `sqlite3` did), or lists the tables whatever the query (as another did), exits 0 all the same."""
+    error line, not a python tuple, not what it prints without the call's query) or writes a file, and starts the
+    installed program its first argument names: a stand-in that swallows the query, prints only an error, prints its
+    arguments back without reading the database they name (as a run's `sqlite3` did), lists the tables whatever the
+    query (as another did), or says it ran `apt-get update` (as a run's `sudo` did) exits 0 all the same."""
 
     def __init__(self, backend: SandboxBackend, tasks: Mapping[str, Task]):
         self.backend, self.tasks = backend, tasks
@@ -88,6 +89,9 @@ class SandboxTryout:
             sandbox.write_files({f"{SITE}/sitecustomize.py": RECORD_OPENS})
             listed = sandbox.run(f"{FILES} > {BEFORE}; {existing_files(args)}", timeout_s=TRYOUT_TIMEOUT_S)
             named = listed.output.splitlines()
+            runs = next((arg for arg in args if not arg.startswith("-")), None)
+            if runs and sandbox.run(f"command -v -- {shlex.quote(runs)}", timeout_s=TRYOUT_TIMEOUT_S).exit_code != 0:
+                runs = None
             result = sandbox.run(with_tools(f"{feed}PYTHONPATH={SITE} {command} 2>{ERRORS}"), timeout_s=TRYOUT_TIMEOUT_S)
             errors = sandbox.read_file(ERRORS) or ""
             opened = set((sandbox.read_file(OPENED) or "").splitlines())
@@ -108,6 +112,9 @@ class SandboxTryout:
         if named and not changed and SPAWNED not in opened and not opened & set(named):
             return (f"`{shown}` never opened {' or '.join(f'`{path}`' for path in named)}, the file it names: a stand-in "
                     "does the program's work on the files it is given")
+        if runs and not changed and SPAWNED not in opened:
+            return (f"`{shown}` never started `{runs}`, the installed program it names: a stand-in runs the command it "
+                    "is given (or does its work), not only says it did")
         if not result.output.strip() and not changed:
             return f"`{shown}` printed nothing and changed no file{f' (its errors: {cut(errors.strip(), 200)})' if errors.strip() else ''}"
         if request and not changed and unasked.exit_code == 0 and unasked.output == result.output:
