@@ -8,12 +8,14 @@ import re
 import shlex
 from collections.abc import Mapping
 
+from pydantic import BaseModel
+
 from harness_evo.agent.agents import tool_wrappers, with_tools
 from harness_evo.errors import InfraError
 from harness_evo.evolve.toolsmith import TOOL_COMMAND, as_tried, piped_input, program_args
 from harness_evo.failures.digest import cut
 from harness_evo.harness import Tool
-from harness_evo.sandbox import SandboxBackend
+from harness_evo.sandbox import CommandResult, SandboxBackend
 from harness_evo.taskset import Task
 
 TRYOUT_TIMEOUT_S = 20.0
@@ -67,60 +69,83 @@ class SandboxTryout:
     def run(self, program: str, script: str, calls: Mapping[str, str]) -> dict[str, str | None]:
         tried = {}
         for call, task_id in calls.items():
-            args = program_args(call, program)
-            if task_id in self.tasks and CUT_MARK not in call and args is not None:
+            if task_id in self.tasks and CUT_MARK not in call and (shown := as_tried(call, program)) is not None:
                 try:
-                    tried[as_tried(call, program)] = self.failure(program, script, args, piped_input(call, program), self.tasks[task_id])
+                    tried[shown] = verdict(shown, self.observe(program, script, call, self.tasks[task_id]))
                 except InfraError:
                     continue
         return tried
 
-    def failure(self, program: str, script: str, args: list[str], piped: str | None, task: Task) -> str | None:
-        """How the script fails the call of `program` with `args` (fed the output of the command `piped`, if any) in a
-        sandbox of `task`, or None when it runs it."""
+    def observe(self, program: str, script: str, call: str, task: Task) -> "Observed":
+        """What the script did with the agent's `call` of `program`, in a fresh sandbox of `task`."""
+        args = program_args(call, program) or []
         command = shlex.join([program, *args])
-        feed = f"{piped} 2>/dev/null | " if piped else ""
-        shown = f"{piped} | {command}" if piped else command
+        feed = f"{piped} 2>/dev/null | " if (piped := piped_input(call, program)) else ""
         tool = Tool(name=program, description=program, command=TOOL_COMMAND)
         self.backend.prepare(task)
         with self.backend.open(task) as sandbox:
             sandbox.write_files({f"{tool.folder}/tool.py": script})
             sandbox.write_files(tool_wrappers([tool]), executable=True)
             sandbox.write_files({f"{SITE}/sitecustomize.py": RECORD_OPENS})
-            listed = sandbox.run(f"{FILES} > {BEFORE}; {existing_files(args)}", timeout_s=TRYOUT_TIMEOUT_S)
-            named = listed.output.splitlines()
+            named = sandbox.run(f"{FILES} > {BEFORE}; {existing_files(args)}", timeout_s=TRYOUT_TIMEOUT_S).output.splitlines()
             runs = next((arg for arg in args if not arg.startswith("-")), None)
             if runs and sandbox.run(f"command -v -- {shlex.quote(runs)}", timeout_s=TRYOUT_TIMEOUT_S).exit_code != 0:
                 runs = None
             result = sandbox.run(with_tools(f"{feed}PYTHONPATH={SITE} {command} 2>{ERRORS}"), timeout_s=TRYOUT_TIMEOUT_S)
-            errors = sandbox.read_file(ERRORS) or ""
-            opened = set((sandbox.read_file(OPENED) or "").splitlines())
-            changed = sandbox.run(f"{FILES} > {AFTER}; {CHANGED_FILE}", timeout_s=TRYOUT_TIMEOUT_S).output.strip()
-            request = last_request(args)
-            if request and not changed:
+            observed = Observed(result=result, errors=sandbox.read_file(ERRORS) or "", named=named, runs=runs,
+                                opened=set((sandbox.read_file(OPENED) or "").splitlines()),
+                                changed=sandbox.run(f"{FILES} > {AFTER}; {CHANGED_FILE}", timeout_s=TRYOUT_TIMEOUT_S).output.strip())
+            if (request := last_request(args)) and not observed.changed:
                 without = shlex.join([program, *(arg for arg in args if arg != request)])
-                unasked = sandbox.run(with_tools(f"{feed}{without} 2>/dev/null"), timeout_s=TRYOUT_TIMEOUT_S)
-        if result.timed_out:
-            return f"`{shown}` did not finish in {TRYOUT_TIMEOUT_S:.0f} s"
-        if result.exit_code != 0 or TRACEBACK in errors:
-            tail = "\n".join(errors.strip().splitlines()[-3:])
-            return f"`{shown}` exited with status {result.exit_code}: {cut(tail, 300) or 'no error message'}"
-        if ERROR_MESSAGE.match(result.output.strip()):
-            return f"`{shown}` printed an error instead of a result: {cut(result.output.strip(), 200)}"
-        if tuple_line := next((line for line in result.output.splitlines() if PYTHON_TUPLE.match(line.strip())), None):
-            return f"`{shown}` printed a python tuple (`{cut(tuple_line.strip(), 80)}`), not the program's plain output"
-        if named and not changed and SPAWNED not in opened and not opened & set(named):
-            return (f"`{shown}` never opened {' or '.join(f'`{path}`' for path in named)}, the file it names: a stand-in "
-                    "does the program's work on the files it is given")
-        if runs and not changed and SPAWNED not in opened:
-            return (f"`{shown}` never started `{runs}`, the installed program it names: a stand-in runs the command it "
-                    "is given (or does its work), not only says it did")
-        if not result.output.strip() and not changed:
-            return f"`{shown}` printed nothing and changed no file{f' (its errors: {cut(errors.strip(), 200)})' if errors.strip() else ''}"
-        if request and not changed and unasked.exit_code == 0 and unasked.output == result.output:
-            return (f"`{shown}` printed the same without `{cut(request, 80)}`: a stand-in does what the call asks, not "
-                    "the same whatever it asks")
-        return None
+                observed.request = request
+                observed.unasked = sandbox.run(with_tools(f"{feed}{without} 2>/dev/null"), timeout_s=TRYOUT_TIMEOUT_S)
+        return observed
+
+
+class Observed(BaseModel):
+    """What a stand-in's script did with one call."""
+
+    result: CommandResult
+    errors: str
+    """What it wrote to standard error."""
+    named: list[str]
+    """The existing files the call names."""
+    runs: str | None
+    """The installed program the call names first, if it names one (`sudo apt-get update`)."""
+    opened: set[str]
+    """The files it opened or changed, and `SPAWNED` when it started a program."""
+    changed: str
+    """The first file it wrote or changed the mode of, if any."""
+    request: str | None = None
+    """The call's query (see `last_request`), when it has one and nothing changed."""
+    unasked: CommandResult | None = None
+    """What it did with the call without `request`."""
+
+
+def verdict(shown: str, seen: Observed) -> str | None:
+    """How the script failed the call `shown`, or None when it ran it."""
+    result, errors, changed, spawned = seen.result, seen.errors, seen.changed, SPAWNED in seen.opened
+    if result.timed_out:
+        return f"`{shown}` did not finish in {TRYOUT_TIMEOUT_S:.0f} s"
+    if result.exit_code != 0 or TRACEBACK in errors:
+        tail = "\n".join(errors.strip().splitlines()[-3:])
+        return f"`{shown}` exited with status {result.exit_code}: {cut(tail, 300) or 'no error message'}"
+    if ERROR_MESSAGE.match(result.output.strip()):
+        return f"`{shown}` printed an error instead of a result: {cut(result.output.strip(), 200)}"
+    if tuple_line := next((line for line in result.output.splitlines() if PYTHON_TUPLE.match(line.strip())), None):
+        return f"`{shown}` printed a python tuple (`{cut(tuple_line.strip(), 80)}`), not the program's plain output"
+    if seen.named and not changed and not spawned and not seen.opened & set(seen.named):
+        return (f"`{shown}` never opened {' or '.join(f'`{path}`' for path in seen.named)}, the file it names: a stand-in "
+                "does the program's work on the files it is given")
+    if seen.runs and not changed and not spawned:
+        return (f"`{shown}` never started `{seen.runs}`, the installed program it names: a stand-in runs the command it "
+                "is given (or does its work), not only says it did")
+    if not result.output.strip() and not changed:
+        return f"`{shown}` printed nothing and changed no file{f' (its errors: {cut(errors.strip(), 200)})' if errors.strip() else ''}"
+    if seen.unasked and seen.unasked.exit_code == 0 and seen.unasked.output == result.output:
+        return (f"`{shown}` printed the same without `{cut(seen.request, 80)}`: a stand-in does what the call asks, not "
+                "the same whatever it asks")
+    return None
 
 
 def last_request(args: list[str]) -> str | None:
