@@ -56,7 +56,7 @@ class ModelAgent:
     def run(self, harness: Harness, task: Task, sandbox: Sandbox, trajectory: Trajectory) -> None:
         settings = harness.agent
         if settings.action_format != "bash-block":
-            raise HarnessError(f"{harness.source}/harness.toml: action_format {settings.action_format!r} is not supported by "
+            raise HarnessError(f"{harness.where('harness.toml')}: action_format {settings.action_format!r} is not supported by "
                                "the agent loop yet (neither embedded model makes native tool calls); use \"bash-block\"")
         install_harness(harness, sandbox)
         messages = trajectory.messages

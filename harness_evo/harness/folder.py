@@ -122,7 +122,7 @@ class Harness:
         return self.hash[:12]
 
     def apply(self, edit: Edit) -> "Harness":
-        return Harness(edit.apply(self.components), source=f"{self.source}+edit")
+        return Harness(edit.apply(self.components), source="")
 
     def changed_paths(self, other: "Harness") -> list[str]:
         """The components that differ from `other`'s (added, removed or changed), in path order."""
@@ -167,7 +167,7 @@ class Harness:
         for path, text in self.components.items():
             parts = path.split("/")
             if len(parts) == 3 and parts[0] == "skills" and parts[2] == "SKILL.md":
-                front, body = split_frontmatter(text, self._where(path))
+                front, body = split_frontmatter(text, self.where(path))
                 for key in ("name", "description"):
                     if not isinstance(front.get(key), str) or not front[key].strip():
                         raise self._error(path, f"frontmatter needs a `{key}`")
@@ -201,7 +201,7 @@ class Harness:
 
     def _validate(self) -> None:
         if "harness.toml" not in self.components:
-            raise HarnessError(f"{self.source}: missing harness.toml")
+            raise self._error("", "missing harness.toml")
         self.settings, self.tools, self.skills  # noqa: B018 - parse everything now, so errors surface at load
         for template in REQUIRED_TEMPLATES:
             if f"prompts/{template}" not in self.components:
@@ -222,11 +222,13 @@ class Harness:
         except ValidationError as e:
             raise self._error(path, one_line(e)) from None
 
-    def _where(self, path: str) -> str:
-        return f"{self.source}/{path}"
+    def where(self, path: str) -> str:
+        """Where `path` is, for a message: in the folder the harness was loaded from, if it was (an edit's harness
+        is in no folder, and its parent's folder does not hold the broken file)."""
+        return "/".join(part for part in (self.source, path) if part)
 
     def _error(self, path: str, problem: str) -> HarnessError:
-        return HarnessError(f"{self._where(path)}: {problem}")
+        return HarnessError(f"{where}: {problem}" if (where := self.where(path)) else problem)
 
 
 SAMPLE_CONTEXT = {
