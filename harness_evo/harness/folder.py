@@ -187,6 +187,9 @@ class Harness:
             raise self._error(f"prompts/{template}", "missing template")
         try:
             return self._jinja.from_string(source).render(tools=self.tools, skills=self.skills, agent=self.agent, **context).strip()
+        except jinja2.UndefinedError as e:
+            known = ", ".join(["agent", "tools", "skills", *TEMPLATE_VARIABLES.get(template, ())])
+            raise self._error(f"prompts/{template}", f"does not render: {e} (it can use {known})") from None
         except jinja2.TemplateError as e:
             raise self._error(f"prompts/{template}", f"does not render: {e}") from None
 
