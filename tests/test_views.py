@@ -140,6 +140,16 @@ def test_show_compares_start_and_best_and_tells_spend_and_patterns(world: dict):
     assert listed == ["P2", "P1", "P3"]  # promoted, resolved, then candidates
 
 
+def test_show_of_a_run_interrupted_after_a_resume_gives_no_reason_left_from_its_earlier_finish(world: dict):
+    store = world["store"]
+    store.set_status("finished", summary={"stop": "wall time reached (10 min)"})
+    assert "stopped because: wall time reached (10 min)" in text_of(show.render(show.collect(store)))
+    store.set_status("running")
+    store.set_status("stopped", finished=T0 + 900)
+    screen = text_of(show.render(show.collect(store)))
+    assert "stopped" in screen and "stopped because" not in screen
+
+
 def test_a_running_run_that_went_quiet_is_flagged(tmp_path: Path):
     store = RunStore.create(tmp_path, "evolve", run_id="killed")
     store.emit("rollout", id="r1", task_id="t1", trial=0, split="train", passed=False, reward=0.0, exit_reason="step_limit")

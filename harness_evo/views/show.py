@@ -23,7 +23,7 @@ def collect(store: RunStore) -> dict[str, Any]:
         **query.run_facts(store), "harness": info.get("harness"),
         "tasks": info.get("tasks"), "split": info.get("split"), "forked_from": info.get("forked_from"),
         "models": models(store),
-        "stop": (info.get("summary") or {}).get("stop"),
+        "stop": (info.get("summary") or {}).get("stop") if info.get("status") == "finished" else None,
         "start": node_facts(store, root) if root else None,
         "best": node_facts(store, best) if best else None,
         "lineage": lineage(store, nodes, best),
