@@ -149,13 +149,13 @@ class Proposer:
                                  "what to use instead")
             if op.op == "tool" and PROGRAM_NAME.fullmatch(op.name) and not compiles(op.text):
                 calls = missing[op.name].calls if op.name in missing else {}
-                kept = [command for command, failure in standing[op.name].tried.items() if failure is None] if op.name in standing else []
+                kept = frozenset(standing[op.name].ran_calls) if op.name in standing else frozenset()
                 script = self.toolsmith.script(op.name, calls, seed, kept)
                 if script and script.tried and not script.ran:
                     raise ValueError(f"each script the toolsmith wrote for {op.name} failed the agent's calls: {script.failures[0]}")
-                if script and op.name in standing and not script.runs_all(kept):
-                    lost = next(command for command in kept if script.tried.get(command) is not None)
-                    raise ValueError(f"the toolsmith's script for {op.name} fails a call the harness's tool runs: {script.tried[lost]}")
+                if script and (lost := sorted(kept - script.ran_calls)):
+                    raise ValueError(f"the toolsmith's script for {op.name} fails a call the harness's tool runs: "
+                                     f"{script.tried.get(lost[0]) or f'`{lost[0]}` was not tried'}")
                 if script and op.name in standing and script.ran <= standing[op.name].ran:
                     raise ValueError(f"the toolsmith's script for {op.name} runs {script.ran} of the agent's calls, no more than the "
                                      f"harness's tool does: {(script.failures or ['it fails none'])[0]}")
@@ -181,14 +181,13 @@ def supply_draft(missing: dict[str, MissingProgram], node: str, tried: list[dict
         return None
     tasks = f"{len(program.tasks)} failed task{'s' * (len(program.tasks) > 1)} ran `{program.name}`"
     if program.broken:
-        return EditDraft(rationale=f"{tasks}, and the harness's tool of that name fails their calls; a tool that does the program's "
-                                   "work runs them as they were written.",
-                         prediction=f"Commands that call `{program.name}` get what the program would print, and the tasks go on from there.",
-                         ops=[OpDraft(op="tool", name=program.name)])
-    return EditDraft(
-        rationale=f"{tasks}, which is not installed here; a tool of that name runs the agent's commands as they were written.",
-        prediction=f"Commands that stopped at `{program.name}: command not found` run, and the tasks go on from there.",
-        ops=[OpDraft(op="tool", name=program.name)])
+        rationale = (f"{tasks}, and the harness's tool of that name fails their calls; a tool that does the program's work runs "
+                     "them as they were written.")
+        prediction = f"Commands that call `{program.name}` get what the program would print, and the tasks go on from there."
+    else:
+        rationale = f"{tasks}, which is not installed here; a tool of that name runs the agent's commands as they were written."
+        prediction = f"Commands that stopped at `{program.name}: command not found` run, and the tasks go on from there."
+    return EditDraft(rationale=rationale, prediction=prediction, ops=[OpDraft(op="tool", name=program.name)])
 
 
 def tool_names(ops: list[dict]) -> set[str]:

@@ -10,7 +10,7 @@ import ast
 import re
 import shlex
 import sys
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 from textwrap import shorten
 from typing import Protocol
@@ -86,15 +86,16 @@ class Script(BaseModel):
     """The agent's calls it was tried on, each with how it failed (None when it ran the call)."""
 
     @property
+    def ran_calls(self) -> set[str]:
+        return {call for call, failure in self.tried.items() if failure is None}
+
+    @property
     def ran(self) -> int:
-        return sum(failure is None for failure in self.tried.values())
+        return len(self.ran_calls)
 
     @property
     def failures(self) -> list[str]:
         return [failure for failure in self.tried.values() if failure is not None]
-
-    def runs_all(self, commands: Collection[str]) -> bool:
-        return all(command in self.tried and self.tried[command] is None for command in commands)
 
 
 class Tryout(Protocol):
@@ -117,7 +118,7 @@ class Toolsmith:
     def __init__(self, llm, tryout: Tryout | None = None, attempts: int = 1):
         self.llm, self.tryout, self.attempts = llm, tryout, attempts
 
-    def script(self, program: str, calls: Mapping[str, str], seed: int = 0, kept: Collection[str] = ()) -> Script | None:
+    def script(self, program: str, calls: Mapping[str, str], seed: int = 0, kept: frozenset[str] = frozenset()) -> Script | None:
         """A script standing in for `program` in `calls` (command -> the task it ran in): the first that runs them all,
         else the one that ran most among those that run the `kept` commands (the ones the tool it replaces ran) if any
         does; None when the model wrote no python that compiles."""
@@ -135,7 +136,7 @@ class Toolsmith:
             script.tried = hard_coded(text, shown) or (self.tryout.run(program, text, calls) if self.tryout else {})
             if not script.failures:
                 return script
-            if best is None or (script.runs_all(kept), script.ran) > (best.runs_all(kept), best.ran):
+            if best is None or (kept <= script.ran_calls, script.ran) > (kept <= best.ran_calls, best.ran):
                 best = script
             failed = script
         return best
