@@ -69,6 +69,16 @@ def test_an_appended_line_of_advice_becomes_a_write_that_keeps_the_component():
     assert system.rstrip().endswith(advice) and DEFECT in system
 
 
+def test_a_tool_the_proposer_describes_with_its_prompt_s_placeholder_says_what_it_stands_in_for():
+    """A run's accepted sqlite3 tool was shown to the agent as `sqlite3 sys.argv[1:]: what it does.`, and the agent
+    then ran it on text and log files."""
+    tool = {"op": "tool", "name": "sqlite3", "description": "sqlite3 ARGS: what it does", "text": "import sys\nprint(sys.argv)\n"}
+    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply the program", "ops": [tool]}]})])
+
+    [added] = [t for t in HARNESS.apply(proposal.edit).tools if t.name == "sqlite3"]
+    assert added.description == "sqlite3: works like the sqlite3 program, which is not installed here"
+
+
 def test_a_tool_becomes_its_tool_toml_and_script_whatever_the_description_holds():
     script = "import sys\nprint('rows of', sys.argv[1])\n"
     tool = {"op": "tool", "name": "sqlite3", "description": 'sqlite3 DB "SQL":\nrun SQL on a database', "text": script}

@@ -33,9 +33,10 @@ PLACEHOLDER = "what it does"
 
 
 def tool_components(name: str, description: str, script: str) -> dict[str, str]:
-    """The harness components of a tool `name` that runs the python3 `script`."""
-    description = shorten(" ".join(description.split()), MAX_TOOL_DESCRIPTION, placeholder=" ...")
-    spec = {"description": description or name, "command": TOOL_COMMAND}
+    """The harness components of a tool `name` that runs the python3 `script`; its description as `usage_line` gives it
+    (the proposer copies its prompt's placeholder too)."""
+    description = shorten(usage_line(" ".join(description.split()), name), MAX_TOOL_DESCRIPTION, placeholder=" ...")
+    spec = {"description": description, "command": TOOL_COMMAND}
     return {f"tools/{name}/tool.toml": tomli_w.dumps(spec), f"tools/{name}/tool.py": script}
 
 
