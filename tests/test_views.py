@@ -140,6 +140,23 @@ def test_show_compares_start_and_best_and_tells_spend_and_patterns(world: dict):
     assert listed == ["P2", "P1", "P3"]  # promoted, resolved, then candidates
 
 
+def test_show_tells_how_the_agent_ran_each_tool_of_the_best_harness_against_the_start(world: dict):
+    """A run's accepted `sqlite3` tool was run on text and log files in a sixth of its harness's rollouts, all failed:
+    the tool table shows it as runs that pass less often than the others."""
+    store, best = world["store"], world["b"].hash
+    runs = [("t1", "view data.csv", 1, 0.0), ("t2", "cd /app && view notes.txt  # look first", 0, 0.0),
+            ("t1", "echo view is not run here", 0, 1.0), ("t3", "apt-get install view", 100, 1.0)]
+    for k, (task, action, exit_code, reward) in enumerate(runs):
+        store.write_json(f"rollouts/b{k}.json", {"steps": [{"index": 0, "reply": "", "action": action, "output": "", "exit_code": exit_code}]})
+        store.emit("rollout", id=f"b{k}", node_id=best, harness_hash=best, task_id=task, split="train", trial=k, model="scripted/solver",
+                   reward=reward, passed=reward == 1.0, exit_reason="done", steps=1, trajectory=f"rollouts/b{k}.json")
+
+    screen = text_of(show.render(show.collect(store)))
+    rows = {line.split("│")[2].split()[0]: [cell.strip() for cell in line.split("│")[3:8]] for line in screen.splitlines() if line.startswith("│ view")}
+    assert rows["best"] == ["2 of 4", "2", "0%", "100%", "1 of 2"]
+    assert rows["start"] == ["0 of 2", "0", "-", "50%", "-"]
+
+
 def test_show_of_a_run_interrupted_after_a_resume_gives_no_reason_left_from_its_earlier_finish(world: dict):
     store = world["store"]
     store.set_status("finished", summary={"stop": "wall time reached (10 min)"})

@@ -35,3 +35,17 @@ def closed(reply: str) -> str:
 def says_done(output: str) -> bool:
     lines = output.strip().splitlines()
     return bool(lines) and lines[-1].strip() == DONE_MARKER
+
+
+def runs_program(action: str, program: str) -> bool:
+    """Some line of the command `action` runs `program` (not only names it, as `apt-get install sqlite3` does)."""
+    return any(re.search(running(program), line) for line in command_lines(action))
+
+
+def running(program: str) -> str:
+    """A regex for a command line that runs `program`: as its command, after a shell operator, or under sudo."""
+    return rf"(?:^|[;&|(`]\s*|\bsudo\s+){re.escape(program)}(?:\s|$)"
+
+
+def command_lines(action: str) -> list[str]:
+    return [line.split("#")[0].strip() for line in action.splitlines()]

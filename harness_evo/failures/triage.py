@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harness_evo.agent.actions import DONE_MARKER
+from harness_evo.agent.actions import DONE_MARKER, command_lines, running
 from harness_evo.agent.trajectory import INFRA_REASONS, Step, Trajectory
 from harness_evo.failures.digest import cut, step_key
 from harness_evo.failures.record import Blame, FailureRecord
@@ -171,8 +171,8 @@ def calling_line(step: Step, program: str) -> str:
     """The line of the step's command that runs `program` (a command is often several lines, with comments): one
     where it is the command (`sqlite3 a.db`, `cd /app && sqlite3 a.db`, `sudo sqlite3 a.db`) before one that only
     names it (`apt-get install sqlite3`)."""
-    lines = [line.split("#")[0].strip() for line in (step.action or "").splitlines()]
-    for runs in (rf"(?:^|[;&|(`]\s*|\bsudo\s+){re.escape(program)}(?:\s|$)", rf"(?:^|[\s;&|(`]){re.escape(program)}(?:\s|$)"):
+    lines = command_lines(step.action or "")
+    for runs in (running(program), rf"(?:^|[\s;&|(`]){re.escape(program)}(?:\s|$)"):
         if line := next((line for line in lines if re.search(runs, line)), None):
             return line
     return step_key(step)

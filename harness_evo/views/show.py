@@ -8,6 +8,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from harness_evo.agent.actions import runs_program
 from harness_evo.evolve.tree import SearchTree
 from harness_evo.store import RunStore
 from harness_evo.views import query, style
@@ -34,6 +35,7 @@ def collect(store: RunStore) -> dict[str, Any]:
                         if "exit_reason" in query.columns(store, "rollouts") else {},
         "spend": query.spend(store),
         "patterns": patterns(store),
+        "tools": tool_use(store, root, best) if info.get("kind") == "evolve" and root and best else [],
     }
     return facts
 
@@ -79,6 +81,40 @@ def progress(store: RunStore, nodes: list[dict]) -> dict[str, Any]:
     return {"iterations": last + 1, **curves}
 
 
+def tool_use(store: RunStore, root: str, best: str) -> list[dict[str, Any]]:
+    """How the agent ran each tool of the best harness in the train rollouts of the best and the starting harness: a
+    tool it reaches for outside the tasks the tool was made for can cost more than it brings (a run's accepted `sqlite3`
+    was run on text and log files in a sixth of its harness's rollouts, all of them failed)."""
+    tools = [tool.name for tool in query.harness_of(store, best).tools]
+    if not tools:
+        return []
+    rows = []
+    for label, node in [("best", best)] + ([("start", root)] if root != best else []):
+        rollouts = [(rollout, steps_of(store, rollout)) for rollout in store.rows("rollouts", "harness_hash = ? AND split = 'train'", [node])]
+        for tool in tools:
+            calls = {rollout["id"]: [step for step in steps if step.get("action") and runs_program(step["action"], tool)]
+                     for rollout, steps in rollouts}
+            calling = [rollout for rollout, _ in rollouts if calls[rollout["id"]]]
+            others = [rollout for rollout, _ in rollouts if not calls[rollout["id"]]]
+            steps = [step for found in calls.values() for step in found]
+            rows.append({"tool": tool, "harness": label, "node": node, "rollouts": len(rollouts), "calling": len(calling),
+                         "tasks": len({rollout["task_id"] for rollout in calling}),
+                         "pass_calling": pass_rate(calling), "pass_others": pass_rate(others), "calls": len(steps),
+                         "calls_failed": sum(step.get("exit_code") != 0 or bool(step.get("timed_out")) for step in steps)})
+    return rows
+
+
+def steps_of(store: RunStore, rollout: dict) -> list[dict]:
+    """The steps of a rollout's trajectory as stored (read without validating the whole trajectory: a view reads
+    hundreds of them)."""
+    relative = rollout.get("trajectory")
+    return store.read_json(relative).get("steps", []) if relative and (store.folder / relative).is_file() else []
+
+
+def pass_rate(rollouts: list[dict]) -> float | None:
+    return sum(bool(rollout["passed"]) for rollout in rollouts) / len(rollouts) if rollouts else None
+
+
 def patterns(store: RunStore) -> dict[str, Any]:
     rows = store.rows("patterns")
     order = {"promoted": 0, "resolved": 1, "candidate": 2}
@@ -98,6 +134,8 @@ def render(facts: dict[str, Any]) -> Group:
             f"{step['edit']} [{step['pattern'] or '-'}] {style.clip(step['rationale'], 50)}" for step in facts["lineage"])))
     if facts["kind"] == "evolve":
         parts.append(progress_text(facts))
+    if facts.get("tools"):
+        parts.append(tools_table(facts["tools"]))
     if facts["splits"]:
         parts.append(splits_table(facts))
     if facts["spend"]:
@@ -151,6 +189,17 @@ def progress_text(facts: dict[str, Any]) -> Text:
                 f"{edits.get('rejected_static', 0)} rejected by the critic, {edits.get('rejected_empirical', 0)} rejected by the gate, "
                 f"{edits.get('invalid', 0)} invalid")
     return text
+
+
+def tools_table(rows: list[dict[str, Any]]) -> Table:
+    table = Table(title="tools of the best harness, as the agent ran them in train rollouts", title_justify="left")
+    for column in ("tool", "harness", "rollouts running it", "tasks", "passed when run", "passed otherwise", "calls failed"):
+        table.add_column(column, justify="left" if column in ("tool", "harness") else "right")
+    for row in rows:
+        failed = f"{row['calls_failed']} of {row['calls']}" if row["calls"] else "-"
+        table.add_row(row["tool"], f"{row['harness']} {style.short(row['node'])}", f"{row['calling']} of {row['rollouts']}", str(row["tasks"]),
+                      style.score(row["pass_calling"]), style.score(row["pass_others"]), failed)
+    return table
 
 
 def splits_table(facts: dict[str, Any]) -> Table:
