@@ -73,10 +73,24 @@ def test_a_tool_the_proposer_describes_with_its_prompt_s_placeholder_says_what_i
     """A run's accepted sqlite3 tool was shown to the agent as `sqlite3 sys.argv[1:]: what it does.`, and the agent
     then ran it on text and log files."""
     tool = {"op": "tool", "name": "sqlite3", "description": "sqlite3 ARGS: what it does", "text": "import sys\nprint(sys.argv)\n"}
-    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply the program", "ops": [tool]}]})])
+    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}}
+    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply the program", "ops": [tool]}]})], pattern=pattern, ledger=[offered("sqlite3")])
 
     [added] = [t for t in HARNESS.apply(proposal.edit).tools if t.name == "sqlite3"]
     assert added.description == "sqlite3: works like the sqlite3 program, which is not installed here"
+
+
+def test_a_tool_of_no_program_the_agent_ran_that_says_nothing_of_what_it_does_is_a_problem():
+    """Twice in a run the proposer added a tool named after the harness's skill `python-instead-of-missing-tools`,
+    whose docstring copied the prompt's placeholder: the agent would have seen it described as a program that is not
+    installed, and each cost a gate."""
+    tool = {"op": "tool", "name": "python-instead-of-missing-tools", "description": "PROGRAM ARGS: what it does.", "text": "import sys\nprint(sys.argv)\n"}
+    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "use python", "ops": [tool]}]})])
+    assert proposal.edit is None and proposal.problem.startswith("`python-instead-of-missing-tools` is no program the agent ran")
+
+    described = {**tool, "description": "python-instead-of-missing-tools NAME: print how to do what the program NAME does with python3"}
+    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "use python", "ops": [described]}]})])
+    assert proposal.problem is None, proposal.problem
 
 
 def test_a_tool_becomes_its_tool_toml_and_script_whatever_the_description_holds():
@@ -217,14 +231,14 @@ def test_the_programs_the_agent_missed_reach_the_proposer_most_first():
 def test_a_missing_program_the_harness_already_supplies_is_not_offered_again():
     pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls={"sqlite3 a.db .tables": "a"}),
                                            "jq": MissingProgram(name="jq", tasks=["c"], calls={"jq .a c.json": "c"})}}
-    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [{"op": "tool", "name": "sqlite3", "text": "print(1)"}]}]})])
+    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [{"op": "tool", "name": "sqlite3", "description": "sqlite3 DB SQL: run SQL on DB", "text": "print(1)"}]}]})])
     child = HARNESS.apply(proposal.edit)
     _, [messages] = propose([json.dumps({"edits": [edit_json()]})], ledger=[offered("jq", child.hash)], pattern=pattern, harness=child)
     assert "not installed here, with the number of failed tasks that ran each:\njq (1)." in messages[-1]["content"]
 
 
 def test_a_tool_of_the_harness_that_crashed_on_the_agent_s_calls_is_rewritten_by_the_toolsmith():
-    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [{"op": "tool", "name": "sqlite3", "text": "print(1)"}]}]})])
+    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [{"op": "tool", "name": "sqlite3", "description": "sqlite3 DB SQL: run SQL on DB", "text": "print(1)"}]}]})])
     child = HARNESS.apply(proposal.edit)
     broken = MissingProgram(name="sqlite3", tasks=["a", "b"], calls={"sqlite3 a.db 'SELECT 1'": "a"}, broken=True)
 
@@ -252,7 +266,7 @@ class FailsScripts:
 
 def supplying(script: str) -> Harness:
     """The test harness with a `sqlite3` stand-in tool that runs `script`."""
-    reply = json.dumps({"edits": [{"rationale": "supply it", "ops": [{"op": "tool", "name": "sqlite3", "text": script}]}]})
+    reply = json.dumps({"edits": [{"rationale": "supply it", "ops": [{"op": "tool", "name": "sqlite3", "description": "sqlite3 DB SQL: run SQL on DB", "text": script}]}]})
     [proposal], _ = propose([reply])
     return HARNESS.apply(proposal.edit)
 

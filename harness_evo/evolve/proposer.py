@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from harness_evo.config import SearchConfig, one_line
 from harness_evo.errors import UserError
 from harness_evo.evolve import templates
-from harness_evo.evolve.toolsmith import TOOL_COMMAND, Script, Toolsmith, Tryout, compiles, tool_components
+from harness_evo.evolve.toolsmith import TOOL_COMMAND, Script, Toolsmith, Tryout, compiles, tool_components, usage_line
 from harness_evo.failures.triage import MissingProgram, scriptable
 from harness_evo.harness import Edit, Harness
 
@@ -161,6 +161,9 @@ class Proposer:
                                      f"harness's tool does: {(script.failures or ['it fails none'])[0]}")
                 if script:
                     op = op.model_copy(update={"text": script.text, "description": script.description})
+            if op.op == "tool" and op.name not in missing and usage_line(op.description, op.name) == usage_line("", op.name):
+                raise ValueError(f"`{op.name}` is no program the agent ran, and the edit says nothing of what the tool does: the agent "
+                                 "would see it described as a program that is not installed; describe it, or supply a program the agent ran")
             ops.append(op)
         return draft.model_copy(update={"ops": ops})
 
