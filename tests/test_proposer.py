@@ -91,6 +91,11 @@ def test_a_tool_of_no_program_the_agent_ran_that_says_nothing_of_what_it_does_is
     described = {**tool, "description": "python-instead-of-missing-tools NAME: print how to do what the program NAME does with python3"}
     [proposal], _ = propose([json.dumps({"edits": [{"rationale": "use python", "ops": [described]}]})])
     assert proposal.problem is None, proposal.problem
+    undocumented_script = '"""PROGRAM ARGS: what it does."""\nimport sys\nprint(sys.argv)\n'
+    [proposal], _ = propose([json.dumps({"edits": [{"rationale": "use python", "ops": [{**described, "text": "python3 -c 'print(1)'"}]}]}),
+                             f"```python\n{undocumented_script}```"])
+    [added] = [t for t in HARNESS.apply(proposal.edit).tools if t.name == "python-instead-of-missing-tools"]
+    assert added.description == described["description"], "the edit's description stands where the toolsmith's docstring says nothing"
 
 
 def test_a_tool_becomes_its_tool_toml_and_script_whatever_the_description_holds():

@@ -160,8 +160,9 @@ class Proposer:
                     raise ValueError(f"the toolsmith's script for {op.name} runs {script.ran} of the agent's calls, no more than the "
                                      f"harness's tool does: {(script.failures or ['it fails none'])[0]}")
                 if script:
-                    op = op.model_copy(update={"text": script.text, "description": script.description})
-            if op.op == "tool" and op.name not in missing and usage_line(op.description, op.name) == usage_line("", op.name):
+                    said = script.description if says_something(script.description, op.name) else op.description
+                    op = op.model_copy(update={"text": script.text, "description": said})
+            if op.op == "tool" and op.name not in missing and not says_something(op.description, op.name):
                 raise ValueError(f"`{op.name}` is no program the agent ran, and the edit says nothing of what the tool does: the agent "
                                  "would see it described as a program that is not installed; describe it, or supply a program the agent ran")
             ops.append(op)
@@ -191,6 +192,11 @@ def supply_draft(missing: dict[str, MissingProgram], node: str, tried: list[dict
         rationale = f"{tasks}, which is not installed here; a tool of that name runs the agent's commands as they were written."
         prediction = f"Commands that stopped at `{program.name}: command not found` run, and the tasks go on from there."
     return EditDraft(rationale=rationale, prediction=prediction, ops=[OpDraft(op="tool", name=program.name)])
+
+
+def says_something(description: str, program: str) -> bool:
+    """The description tells more than that `program` stands in for a program of that name (see `usage_line`)."""
+    return usage_line(description, program) != usage_line("", program)
 
 
 def tool_names(ops: list[dict]) -> set[str]:
