@@ -99,3 +99,11 @@ def test_a_script_that_only_says_it_ran_the_program_its_call_names_fails_the_cal
     says = 'import sys\nprint("Executing command:", " ".join(sys.argv[1:]))\n'
     [found] = tryout.run("sudo", says, {SUDO_CALL: "color"}).values()
     assert found.startswith("`sudo ls /etc` never started `ls`, the installed program it names"), found
+
+
+@pytest.mark.parametrize("script", ['import subprocess, sys\nprint(subprocess.run(["sudo", *sys.argv[1:]], capture_output=True, text=True).stdout)\n',
+                                    'import os, sys\nos.system("sudo " + " ".join(sys.argv[1:]))\n',
+                                    'import os, sys\nos.execvp("sudo", sys.argv)\n'])
+def test_a_script_that_hands_the_call_to_the_program_it_stands_in_for_fails_the_call(tryout, script):
+    [found] = tryout.run("sudo", script, {SUDO_CALL: "color"}).values()
+    assert found is not None and found.startswith("`sudo ls /etc` starts `sudo`, which here is this very script"), found

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from harness_evo.agent.agents import tool_wrappers, with_tools
+from harness_evo.agent.agents import TOOLS_BIN, tool_wrappers, with_tools
 from harness_evo.errors import InfraError
 from harness_evo.evolve.toolsmith import TOOL_COMMAND, as_tried, piped_input, program_args
 from harness_evo.failures.digest import cut
@@ -42,9 +42,19 @@ SPAWNED = "<started a program>"
 RECORD_OPENS = f"""import os, sys
 _opened = open({OPENED!r}, "a")
 
+def _program(event, args):
+    if event == "os.system":
+        command = args[0]
+    elif isinstance(args[1], (list, tuple)) and len(args[1]) > 2 and os.fsdecode(args[1][1]) == "-c":
+        command = args[1][2]
+    else:
+        return os.fsdecode(args[0])
+    words = os.fsdecode(command).split()
+    return words[0] if words else ""
+
 def _record(event, args):
-    if event.startswith(("subprocess.", "os.exec", "os.spawn", "os.posix_spawn", "os.system")):
-        _opened.write("{SPAWNED}\\n")
+    if event in ("subprocess.Popen", "os.exec", "os.posix_spawn", "os.system"):
+        _opened.write("{SPAWNED} " + _program(event, args) + "\\n")
     elif event.startswith(("open", "os.", "shutil.", "sqlite3.connect")) and args and isinstance(args[0], (str, bytes, os.PathLike)):
         _opened.write(os.path.abspath(os.fsdecode(args[0])) + "\\n")
     _opened.flush()
@@ -52,16 +62,17 @@ def _record(event, args):
 sys.addaudithook(_record)
 """
 """A `sitecustomize` that has python write down every file a script opens or changes (sqlite3 opens its database
-itself), and whether it started another program, whose files it cannot see."""
+itself), and each program it started (whose files it cannot see): its path, or the name a shell line ran it by."""
 
 
 class SandboxTryout:
     """Runs the script on the arguments of each call in a sandbox of the call's task, with the script on PATH as the
     program. A call it runs exits 0 without a traceback, opens the files the call names, and prints a result (not an
     error line, not a python tuple, not what it prints without the call's query) or writes a file, and starts the
-    installed program its first argument names: a stand-in that swallows the query, prints only an error, prints its
-    arguments back without reading the database they name (as a run's `sqlite3` did), lists the tables whatever the
-    query (as another did), or says it ran `apt-get update` (as a run's `sudo` did) exits 0 all the same."""
+    installed program its first argument names but never the program it stands in for (that is itself): a stand-in
+    that swallows the query, prints only an error, prints its arguments back without reading the database they name
+    (as a run's `sqlite3` did), lists the tables whatever the query (as another did), says it ran `apt-get update` (as
+    a run's `sudo` did), or hands the call to `jq` (as a run's accepted `jq` did) exits 0 all the same."""
 
     def __init__(self, backend: SandboxBackend, tasks: Mapping[str, Task]):
         self.backend, self.tasks = backend, tasks
@@ -71,7 +82,7 @@ class SandboxTryout:
         for call, task_id in calls.items():
             if task_id in self.tasks and CUT_MARK not in call and (shown := as_tried(call, program)) is not None:
                 try:
-                    tried[shown] = verdict(shown, self.observe(program, script, call, self.tasks[task_id]))
+                    tried[shown] = verdict(program, shown, self.observe(program, script, call, self.tasks[task_id]))
                 except InfraError:
                     continue
         return tried
@@ -113,7 +124,7 @@ class Observed(BaseModel):
     runs: str | None
     """The installed program the call names first, if it names one (`sudo apt-get update`)."""
     opened: set[str]
-    """The files it opened or changed, and `SPAWNED` when it started a program."""
+    """The files it opened or changed, and `SPAWNED` and its name for each program it started."""
     changed: str
     """The first file it wrote or changed the mode of, if any."""
     request: str | None = None
@@ -122,9 +133,14 @@ class Observed(BaseModel):
     """What it did with the call without `request`."""
 
 
-def verdict(shown: str, seen: Observed) -> str | None:
-    """How the script failed the call `shown`, or None when it ran it."""
-    result, errors, changed, spawned = seen.result, seen.errors, seen.changed, SPAWNED in seen.opened
+def verdict(program: str, shown: str, seen: Observed) -> str | None:
+    """How the script standing in for `program` failed the call `shown`, or None when it ran it."""
+    result, errors, changed = seen.result, seen.errors, seen.changed
+    started = {line.removeprefix(SPAWNED).strip() for line in seen.opened if line.startswith(SPAWNED)}
+    spawned = bool(started)
+    if started & {program, f"{TOOLS_BIN}/{program}"}:
+        return (f"`{shown}` starts `{program}`, which here is this very script, since the program is not installed: a "
+                "stand-in does the program's work itself")
     if result.timed_out:
         return f"`{shown}` did not finish in {TRYOUT_TIMEOUT_S:.0f} s"
     if result.exit_code != 0 or TRACEBACK in errors:
