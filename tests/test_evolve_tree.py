@@ -4,7 +4,7 @@ import random
 from pathlib import Path
 
 from harness_evo.config import SearchConfig
-from harness_evo.evolve.loop import pattern_sample, same_category
+from harness_evo.evolve.loop import across_categories, pattern_sample, same_category
 from harness_evo.evolve.tree import UCB, Greedy, SearchTree, node_selector
 from harness_evo.store import RunStore
 from harness_evo.taskset import Task
@@ -89,6 +89,18 @@ def test_a_tool_for_a_program_one_sqlite_task_missed_is_for_every_sqlite_task():
     assert same_category({"a"}, train) == {"b", "d"}
     assert same_category({"a", "c"}, train) == {"b", "d"}
     assert same_category(set(), train) == set()
+
+
+def test_the_regression_sample_spans_as_many_categories_as_it_has_tasks():
+    category = {"a1": "sqlite", "a2": "sqlite", "a3": "sqlite", "a4": "sqlite", "b1": "text", "c1": "log", "c2": "log"}
+    train = [Task(id=name, folder=Path(name), instruction="", category=kind) for name, kind in category.items()]
+    for seed in range(20):
+        drawn = across_categories(list(category), train, 3, random.Random(seed))
+        assert len(drawn) == 3 and {category[task] for task in drawn} == {"sqlite", "text", "log"}, drawn
+        assert drawn == across_categories(list(category), train, 3, random.Random(seed)), "a resumed run gates on the same tasks"
+    assert len({tuple(across_categories(list(category), train, 3, random.Random(seed))) for seed in range(20)}) > 1, "still at random"
+    assert across_categories(list(category), train, 10, random.Random(0)) == sorted(category)
+    assert across_categories([], train, 4, random.Random(0)) == []
 
 
 def test_an_explore_iteration_works_on_the_pattern_it_touched_that_the_curriculum_prefers_not_the_broadest(tmp_path):

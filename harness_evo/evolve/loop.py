@@ -205,7 +205,7 @@ class Evolution:
     def regression_sample(self, node: str, pattern: dict, rng: random.Random, exclude: Collection[str] = ()) -> list[str]:
         passed = {task for task, ok in self.train_outcomes([node]) if ok}
         candidates = sorted(passed - set(pattern["task_ids"]) - set(exclude))
-        return sorted(rng.sample(candidates, min(len(candidates), self.config.acceptance.regression_sample)))
+        return across_categories(candidates, self.train, self.config.acceptance.regression_sample, rng)
 
     def supplied_tasks(self, node: str, child: Harness, pattern: dict) -> tuple[set[str], set[str]]:
         """The tasks a tool the child adds or rewrites is for: the pattern's tasks that failed for want of its program
@@ -278,6 +278,19 @@ def same_category(task_ids: Collection[str], tasks: list[Task]) -> set[str]:
     """The other `tasks` of the categories of `task_ids`."""
     categories = {task.category for task in tasks if task.id in task_ids}
     return {task.id for task in tasks if task.category in categories} - set(task_ids)
+
+
+def across_categories(task_ids: list[str], tasks: list[Task], n: int, rng: random.Random) -> list[str]:
+    """`n` of `task_ids` at random, from as many categories as they span: an edit reaches every task, and a run's
+    accepted `sqlite3` tool lured the agent on counting tasks in three categories its gate's random draw had missed."""
+    category = {task.id: task.category for task in tasks}
+    by_category: dict[str, list[str]] = {}
+    for task_id in task_ids:
+        by_category.setdefault(category.get(task_id, ""), []).append(task_id)
+    groups = [rng.sample(ids, len(ids)) for _, ids in sorted(by_category.items())]
+    rng.shuffle(groups)
+    spread = [ids[k] for k in range(max(map(len, groups), default=0)) for ids in groups if k < len(ids)]
+    return sorted(spread[:n])
 
 
 def dev_tasks(suite: Suite, config: RunConfig) -> list[Task]:
