@@ -17,6 +17,7 @@ EVENTS = [
     ev.RolloutProgress("started", ROW),
     ev.RolloutProgress("started", ROW | {"id": "r2", "task_id": "color"}),
     ev.RolloutProgress("finished", ROW | {"passed": True}),
+    ev.RolloutProgress("cached", ROW | {"id": "r0", "passed": True}),
     ev.EditJudged({"id": "i0-r0-0", "pattern_id": "P1", "status": "rejected_static", "reasons": ["names the training task fruit"]}),
     ev.EditJudged({"id": "i0-r1-0", "pattern_id": "P1", "status": "accepted", "reasons": [], "gate": {"reason": "6 fixed vs 0 broken"}}),
     ev.NodeScored({"id": CHILD, "train_score": 1.0, "dev_score": 0.75}, CHILD),
@@ -36,7 +37,7 @@ def test_the_live_panel_shows_the_iteration_rollouts_in_flight_best_scores_edits
     screen.print(view.render())
     text = screen.export_text()
     assert f"0  arm explore  node {ROOT[:12]}" in text
-    assert "1 done (1 passed), 1 running color#0" in text
+    assert "1 done (1 passed), 1 reused from earlier, 1 running color#0" in text, "as many done as the summary counts"
     assert "train 100%  dev 75%" in text
     assert "1 accepted, 1 rejected statically" in text
     assert "proposer $0.012" in text

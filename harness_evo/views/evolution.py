@@ -33,7 +33,7 @@ class EvolutionView:
         self.run_id, self.heading = "", ""
         self.iteration: ev.IterationStarted | None = None
         self.in_flight: dict[str, dict] = {}
-        self.done = self.passed = 0
+        self.done = self.passed = self.reused = 0
         self.best_train: float | None = None
         self.best_dev: float | None = None
         self.fates: Counter = Counter()
@@ -71,6 +71,8 @@ class EvolutionView:
                 return f"iteration {i}: arm {arm}, node {node[:12]}, tasks {', '.join(tasks)}"
             case ev.RolloutProgress("started", row):
                 self.in_flight[row["id"]] = row
+            case ev.RolloutProgress("cached", row):
+                self.reused += 1
             case ev.RolloutProgress(_, row):
                 self.in_flight.pop(row["id"], None)
                 self.done += 1
@@ -103,7 +105,8 @@ class EvolutionView:
                 it = self.iteration
                 table.add_row("iteration", f"{it.iteration}  arm {it.arm}  node {it.node_id[:12]}")
             flight = ", ".join(f"{row['task_id']}#{row['trial']}" for row in list(self.in_flight.values())[:6])
-            table.add_row("rollouts", f"{self.done} done ({self.passed} passed), {len(self.in_flight)} running {flight}")
+            reused = f", {self.reused} reused from earlier" if self.reused else ""
+            table.add_row("rollouts", f"{self.done} done ({self.passed} passed){reused}, {len(self.in_flight)} running {flight}")
             table.add_row("best", f"train {score(self.best_train)}  dev {score(self.best_dev)}")
             fates = ", ".join(f"{n} {FATES[status]}" for status, n in sorted(self.fates.items())) or "none yet"
             table.add_row("edits", fates)
