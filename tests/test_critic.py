@@ -107,7 +107,7 @@ def test_an_edit_that_does_not_apply_is_invalid_and_one_that_breaks_the_harness_
     assert missing.status == "invalid" and "occurs 0 times" in missing.reasons[0]
     broken = judge(Edit(ops=[Delete(path="prompts/instance.md.j2")]))
     assert broken.status == "rejected_static"
-    assert broken.reasons == ["the edited harness does not load: prompts/instance.md.j2: missing template"], "no folder the file is not in"
+    assert broken.reasons == ["the edited harness does not load: prompts/instance.md.j2: missing, and every harness needs this template"], "no folder the file is not in"
     undefined = judge(prompt_edit("Your budget is {{ budget }} steps."))
     assert undefined.status == "rejected_static" and undefined.reasons[0].endswith(
         "prompts/system.md.j2: does not render: 'budget' is undefined (it can use agent, tools, skills)")

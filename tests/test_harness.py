@@ -86,7 +86,7 @@ def mutate(harness_dir: Path, relative: str, text: str | None) -> None:
     ("prompts/instance.md.j2", "{{ instructions }}", "prompts/instance.md.j2: does not render: 'instructions' is undefined"),
     ("prompts/observation.md.j2", "{% if %}", "prompts/observation.md.j2: does not render"),
     ("prompts/instance.md.j2", "{{ instruction }}\nLast output: {{ output }}", "prompts/instance.md.j2: does not render: 'output' is undefined"),
-    ("prompts/format_error.md.j2", None, "prompts/format_error.md.j2: missing template"),
+    ("prompts/format_error.md.j2", None, "prompts/format_error.md.j2: missing, and every harness needs this template"),
     ("tools/view/tool.toml", 'description = "shows files"\n', "tools/view/tool.toml: a tool needs a `command`"),
     ("skills/python-instead-of-missing-tools/SKILL.md", "---\nname: x\n---\nbody\n", "SKILL.md: frontmatter needs a `description`"),
     ("skills/python-instead-of-missing-tools/SKILL.md", "just text, no frontmatter\n", "SKILL.md: missing `---` frontmatter"),

@@ -184,7 +184,7 @@ class Harness:
         """Render `prompts/<template>` with the common context (tools, skills, agent) plus `context`."""
         source = self.components.get(f"prompts/{template}")
         if source is None:
-            raise self._error(f"prompts/{template}", "missing template")
+            raise self._error(f"prompts/{template}", "missing, and every harness needs this template")
         try:
             return self._jinja.from_string(source).render(tools=self.tools, skills=self.skills, agent=self.agent, **context).strip()
         except jinja2.UndefinedError as e:
@@ -208,7 +208,7 @@ class Harness:
         self.settings, self.tools, self.skills  # noqa: B018 - parse everything now, so errors surface at load
         for template in REQUIRED_TEMPLATES:
             if f"prompts/{template}" not in self.components:
-                raise self._error(f"prompts/{template}", "missing template")
+                raise self._error(f"prompts/{template}", "missing, and every harness needs this template")
         for template in REQUIRED_TEMPLATES + OPTIONAL_TEMPLATES:
             if self.has_template(template):
                 self.render(template, **{name: SAMPLE_CONTEXT[name] for name in TEMPLATE_VARIABLES[template]})
