@@ -184,7 +184,7 @@ class Harness:
         """Render `prompts/<template>` with the common context (tools, skills, agent) plus `context`."""
         source = self.components.get(f"prompts/{template}")
         if source is None:
-            raise self._error(f"prompts/{template}", "missing, and every harness needs this template")
+            raise self._error(f"prompts/{template}", "missing template")
         try:
             return self._jinja.from_string(source).render(tools=self.tools, skills=self.skills, agent=self.agent, **context).strip()
         except jinja2.UndefinedError as e:
