@@ -107,6 +107,56 @@ def eval_command(
     console.print(eval_table(result, started))
 
 
+@app.command("compare")
+def compare_command(
+    harnesses: Annotated[list[str], typer.Argument(help="Harness folders or run nodes (RUN = its best node, RUN:root, RUN:HASH); "
+                                                       "each is compared with the first.", show_default=False)],
+    tasks: Annotated[Path, typer.Option(help="The task suite folder (Harbor format).")] = Path("tasks/core"),
+    split: Annotated[str, typer.Option(help="train, dev, test or all.")] = "dev",
+    trials: Annotated[int, typer.Option(help="Trials per task (the same keys for every harness).")] = 3,
+    model: Annotated[str | None, typer.Option(help="Solver model (litellm name or local/...); default: the embedded model.")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="Rollouts in parallel (default: 1 with an embedded solver, else 2).")] = None,
+    sandbox: Annotated[str, typer.Option(help="docker or local.")] = "docker",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the facts as JSON instead of the tables.")] = False,
+    runs: RunsDir = Path("runs"),
+) -> None:
+    """Run harnesses on identical (task, trial) keys and tell, with intervals and a paired test, whether each differs
+    from the first; rollouts any run already has are reused. Writes a run folder."""
+    import time
+
+    from harness_evo.compare import compare, contenders, split_tasks
+    from harness_evo.config import ConfigError, RunConfig
+    from harness_evo.store import RunStore
+    from harness_evo.taskset import load_suite
+    from harness_evo.views import compare as view
+    from harness_evo.views.evaluation import RolloutProgress
+
+    if trials < 1:
+        raise UserError(f"--trials {trials}: pass at least 1 (3 or more tell harnesses apart)")
+    found = contenders(harnesses, runs)
+    try:
+        config = RunConfig.model_validate({
+            "kind": "compare", "tasks": tasks, "split": split, "sandbox": {"backend": sandbox},
+            "executor": {"workers": workers, "trials": trials},
+            "models": {"solver": RunConfig().models.solver.model_dump() | ({"model": model} if model else {})},
+        })
+    except ValueError as e:
+        raise ConfigError(str(e).splitlines()[0]) from None
+    total = len(split_tasks(load_suite(config.tasks, seed=config.seed), config.split)) * trials * len(found)
+    store = RunStore.create(runs, "compare")
+    config.save(store.folder / "config.toml")
+    llm = open_llm(config, store)
+    try:
+        with RolloutProgress(total, console=err_console if as_json else console) as progress:
+            facts = compare(config, store, found, runs, llm=llm, on_progress=progress.update)
+    except KeyboardInterrupt:
+        store.set_status("stopped", finished=time.time())
+        raise
+    finally:
+        llm.close()
+    print_view(facts, None if as_json else view.render)
+
+
 def open_llm(config, store):
     from harness_evo.llm import LLM
 

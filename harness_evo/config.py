@@ -209,7 +209,7 @@ class BudgetConfig(Strict):
 class RunConfig(Strict):
     """Everything a run needs; written to the run folder so that `resume` continues with the same settings."""
 
-    kind: Literal["eval", "evolve", "analyze"] = "eval"
+    kind: Literal["eval", "evolve", "analyze", "compare"] = "eval"
     """What the run does."""
     harness: Path = Path("harnesses/bash-agent")
     """The starting harness folder."""

@@ -1,0 +1,204 @@
+"""Several harnesses on identical (task, trial) keys, each against the first: the library behind `harness-evo compare`.
+
+A harness is named by its folder or by a node of a run (`RUN` is its best node, `RUN:root`, `RUN:HASH`). Before any
+rollout is paid, every run folder under the runs folder is searched for rollouts of the same keys (harness hash,
+task, trial, solver model) made with the same solver settings on the same suite: those are copied into the compare
+run and marked `reused_from`, so the executor finds them and pays nothing for them.
+"""
+
+import shutil
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness_evo import stats
+from harness_evo.agent.executor import Executor, ProgressCallback, rollout_id
+from harness_evo.agent.trajectory import INFRA_REASONS
+from harness_evo.config import ConfigError, RunConfig
+from harness_evo.errors import HarnessError, UserError
+from harness_evo.harness import Harness
+from harness_evo.sandbox import get_backend
+from harness_evo.store import RunStore
+from harness_evo.taskset import Suite, Task, load_suite
+from harness_evo.views import query
+
+ALPHA = 0.05
+"""Level of the paired test behind each verdict (the intervals are 95% too)."""
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass
+class Contender:
+    """One harness of a comparison: the argument that named it, and the run it came from (if any)."""
+
+    letter: str
+    spec: str
+    harness: Harness
+    origin: Path | None = None
+    rows: list[dict] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.letter} ({self.spec})"
+
+
+def resolve(spec: str, runs_dir: Path, letter: str = "A") -> Contender:
+    """A harness folder, or a run's node: `RUN` (its best), `RUN:root`, `RUN:best` or `RUN:HASH` (a unique prefix)."""
+    path = Path(spec)
+    if path.is_dir() and (path / "harness.toml").is_file():
+        return Contender(letter, spec, Harness.load(path))
+    run, _, node = spec.partition(":") if not path.is_dir() else (spec, "", "")
+    try:
+        store = RunStore.find(run, runs_dir)
+    except UserError:
+        raise UserError(f"{spec!r} is neither a harness folder (with harness.toml) nor a run in {runs_dir}; pass a harness "
+                        "folder, RUN (its best node), RUN:root or RUN:HASH") from None
+    try:
+        node_id = query.resolve_node(store, node or "best")
+        return Contender(letter, spec, query.harness_of(store, node_id), origin=store.folder)
+    finally:
+        store.close()
+
+
+def contenders(specs: list[str], runs_dir: Path) -> list[Contender]:
+    """The harnesses named by `specs`, in order; two that are the same harness are refused."""
+    if len(specs) < 2:
+        raise UserError("compare needs at least two harnesses: harness-evo compare A B [C ...]")
+    if len(specs) > len(LETTERS):
+        raise UserError(f"compare takes at most {len(LETTERS)} harnesses at once")
+    found = [resolve(spec, runs_dir, letter) for spec, letter in zip(specs, LETTERS)]
+    seen: dict[str, Contender] = {}
+    for contender in found:
+        if contender.harness.hash in seen:
+            other = seen[contender.harness.hash]
+            raise UserError(f"{other.spec!r} and {contender.spec!r} are the same harness ({contender.harness.short_hash}); "
+                            "pass harnesses that differ")
+        seen[contender.harness.hash] = contender
+    return found
+
+
+def reuse(store: RunStore, config: RunConfig, contender: Contender, tasks: list[Task], trials: int, runs_dir: Path) -> int:
+    """Copy into `store` the rollouts of this contender's keys that another run already has; returns how many."""
+    model = config.models.solver.model if config.agent == "model" else config.agent
+    wanted = {rollout_id(contender.harness.hash, task.id, trial, model) for task in tasks for trial in range(trials)}
+    wanted -= {row["id"] for row in store.rows("rollouts")}
+    folders = sorted({*(path for path in Path(runs_dir).glob("*") if (path / "run.db").is_file()),
+                      *([contender.origin] if contender.origin else [])} - {store.folder})
+    copied = 0
+    for folder in folders:
+        if not wanted:
+            break
+        if not same_settings(folder, config):
+            continue
+        for row in read_rollouts(folder, wanted):
+            trajectory = row.get("trajectory")
+            if trajectory and (folder / trajectory).is_file():
+                shutil.copyfile(folder / trajectory, store.path(trajectory))
+            store.emit("rollout", row | {"node_id": contender.harness.hash, "reused_from": folder.name})
+            wanted.discard(row["id"])
+            copied += 1
+    return copied
+
+
+def same_settings(folder: Path, config: RunConfig) -> bool:
+    """Whether the run in `folder` ran its rollouts with this solver, on this suite, with this agent."""
+    try:
+        other = RunConfig.load(folder / "config.toml")
+    except ConfigError:
+        return False
+    return (other.models.solver.model_dump(exclude={"timeout_s"}) == config.models.solver.model_dump(exclude={"timeout_s"})
+            and other.agent == config.agent and Path(other.tasks).resolve() == Path(config.tasks).resolve())
+
+
+def read_rollouts(folder: Path, ids: set[str]) -> list[dict]:
+    """The scored rollouts of `ids` in the run.db of `folder`, read without writing to it (another process may own it)."""
+    try:
+        connection = sqlite3.connect(f"file:{folder / 'run.db'}?mode=ro", uri=True, timeout=30)
+    except sqlite3.Error:
+        return []
+    connection.row_factory = sqlite3.Row
+    try:
+        marks = ", ".join("?" for _ in ids)
+        rows = [dict(row) for row in connection.execute(f"SELECT * FROM rollouts WHERE id IN ({marks})", list(ids))]
+    except sqlite3.Error:
+        return []
+    finally:
+        connection.close()
+    return [row for row in rows if row.get("exit_reason") not in INFRA_REASONS and row.get("reward") is not None]
+
+
+def scored(rows: list[dict]) -> dict[tuple[str, int], float]:
+    """(task, trial) -> reward of the rollouts that say something about the harness."""
+    return {(row["task_id"], row["trial"]): float(row["reward"] or 0.0) for row in rows
+            if row["exit_reason"] not in INFRA_REASONS and row["reward"] is not None}
+
+
+def split_tasks(suite: Suite, split: str) -> list[Task]:
+    """The tasks of `split`; a split without tasks is refused."""
+    tasks = suite.split(split)
+    if not tasks:
+        raise UserError(f"{suite.folder}: the {split} split has no tasks; pass --split train, dev, test or all")
+    return tasks
+
+
+def compare(config: RunConfig, store: RunStore, found: list[Contender], runs_dir: Path, llm=None,
+            on_progress: ProgressCallback | None = None) -> dict[str, Any]:
+    """Run every contender on the split's tasks x `executor.trials` (reusing what any run has); the facts of the result."""
+    suite = load_suite(config.tasks, seed=config.seed)
+    tasks = split_tasks(suite, config.split)
+    trials = config.executor.trials
+    store.emit("run", id=store.id, tasks=str(config.tasks), split=config.split, trials=trials, agent=config.agent,
+               harnesses=[{"letter": c.letter, "spec": c.spec, "hash": c.harness.hash} for c in found])
+    reused = {c.letter: reuse(store, config, c, tasks, trials, runs_dir) for c in found}
+    backend = get_backend(config.sandbox, run_id=store.id)
+    executor = Executor(store, backend, suite, llm=llm, workers=config.rollout_workers(), agent=config.agent, on_progress=on_progress)
+    for contender in found:
+        try:
+            contender.rows = executor.run(contender.harness, tasks, trials, node_id=contender.harness.hash)
+        except HarnessError as e:
+            raise UserError(f"{contender.spec}: {e}") from e
+    facts = summarize(store, found, tasks, trials, reused)
+    store.set_status("finished", finished=time.time(), summary={key: facts[key] for key in ("split", "trials", "harnesses", "comparisons")})
+    return facts
+
+
+def summarize(store: RunStore, found: list[Contender], tasks: list[Task], trials: int, reused: dict[str, int]) -> dict[str, Any]:
+    """Per-task passes, pass@1 of each with its interval, and each harness against the first."""
+    outcomes = {c.letter: scored(c.rows) for c in found}
+    harnesses = []
+    for contender in found:
+        mine = outcomes[contender.letter]
+        passed = sum(reward >= 1.0 for reward in mine.values())
+        rate = stats.rate(passed, len(mine))
+        harnesses.append({
+            "letter": contender.letter, "spec": contender.spec, "hash": contender.harness.hash,
+            "pass_at_1": {"score": rate.value, "n": rate.n, "low": rate.low, "high": rate.high, "passed": rate.passed},
+            "infra": len(contender.rows) - len(mine), "reused": reused.get(contender.letter, 0),
+            "paid": sum(1 for row in contender.rows if not row.get("reused_from")),
+        })
+    per_task = []
+    for task in tasks:
+        cells = []
+        for contender in found:
+            mine = [reward for (task_id, _), reward in outcomes[contender.letter].items() if task_id == task.id]
+            cells.append({"passed": sum(reward >= 1.0 for reward in mine), "scored": len(mine)})
+        shares = {cell["passed"] / cell["scored"] for cell in cells if cell["scored"]}
+        per_task.append({"task_id": task.id, "category": task.category, "cells": cells, "differs": len(shares) > 1})
+    per_task.sort(key=lambda row: (not row["differs"], row["task_id"]))
+    first = found[0]
+    comparisons = []
+    for other in found[1:]:
+        keys = sorted(outcomes[first.letter].keys() & outcomes[other.letter].keys())
+        difference = stats.paired([stats.Outcome(task_id, trial, outcomes[first.letter][task_id, trial], outcomes[other.letter][task_id, trial])
+                                   for task_id, trial in keys])
+        comparisons.append({
+            "a": first.letter, "b": other.letter, "n": difference.n, "tasks": difference.tasks, "diff": difference.diff,
+            "low": difference.low, "high": difference.high, "b_better": difference.b_better, "a_better": difference.a_better,
+            "p_value": difference.p_value, "significant": difference.significant(ALPHA),
+            "verdict": stats.verdict(first.label, other.label, difference, ALPHA),
+        })
+    return {"run": store.id, "folder": str(store.folder), "split": store.info.get("split"), "trials": trials,
+            "tasks": len(tasks), "harnesses": harnesses, "per_task": per_task, "comparisons": comparisons}
+

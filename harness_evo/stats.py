@@ -1,0 +1,156 @@
+"""The statistics behind every score the tool prints: intervals on pass rates, paired differences, paired tests.
+
+A pass rate is a share of scored rollouts, shown with a Wilson score interval. Two harnesses run on the same
+(task, trial) keys are compared pair by pair: the difference in pass@1 gets a bootstrap interval that resamples
+tasks with their trials kept together (trials of one task are not independent), and an exact two-sided sign test
+on the pairs that differ (McNemar's test) gives the p-value.
+"""
+
+import math
+import random
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from scipy.stats import binomtest, norm
+
+CONFIDENCE = 0.95
+"""Level of every interval the tool prints."""
+BOOTSTRAP_RESAMPLES = 4000
+MIN_DETECTABLE = 0.10
+"""The difference a sample-size hint speaks of when no difference was seen (10 percentage points)."""
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A pass rate with its sample size and 95% interval."""
+
+    passed: int
+    n: int
+    low: float
+    high: float
+
+    @property
+    def value(self) -> float | None:
+        return self.passed / self.n if self.n else None
+
+    def __str__(self) -> str:
+        if not self.n:
+            return "- (n=0)"
+        return f"{self.value:.0%} [{self.low:.0%}, {self.high:.0%}] (n={self.n})"
+
+
+def rate(passed: int, n: int) -> Rate:
+    """`passed` of `n` with its Wilson interval ([0, 1] when n is 0)."""
+    if n <= 0:
+        return Rate(0, 0, 0.0, 1.0)
+    interval = binomtest(passed, n).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
+    return Rate(passed, n, float(interval.low), float(interval.high))
+
+
+def rate_of(value: float | None, n: int | None) -> Rate | None:
+    """The Rate of a stored share and its count (None when nothing was scored)."""
+    if value is None or not n:
+        return None
+    return rate(round(value * n), n)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Both sides' reward on one (task, trial) key; a pass is 1.0."""
+
+    task_id: str
+    trial: int
+    a: float
+    b: float
+
+
+@dataclass(frozen=True)
+class Difference:
+    """B minus A in pass@1 over paired keys, with its interval and the sign test on the pairs that differ."""
+
+    n: int
+    tasks: int
+    a_rate: float
+    b_rate: float
+    low: float
+    high: float
+    b_better: int
+    """Pairs where B scored higher."""
+    a_better: int
+    """Pairs where A scored higher."""
+    p_value: float | None
+    """Exact two-sided sign test on the differing pairs; None when none differ."""
+
+    @property
+    def diff(self) -> float:
+        return self.b_rate - self.a_rate
+
+    def significant(self, alpha: float) -> bool:
+        return self.p_value is not None and self.p_value <= alpha
+
+    def interval(self) -> str:
+        return f"{pp(self.diff)} [{pp(self.low, sign=True)}, {pp(self.high, sign=True)}]"
+
+
+def pp(value: float, sign: bool = True) -> str:
+    """A difference of shares in percentage points: `+12.5 pp`."""
+    return f"{value * 100:+.1f} pp" if sign else f"{value * 100:.1f} pp"
+
+
+def paired(outcomes: Sequence[Outcome], seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES) -> Difference:
+    """The paired difference of B over A: bootstrap over tasks (trials kept together) and an exact sign test."""
+    if not outcomes:
+        return Difference(0, 0, 0.0, 0.0, 0.0, 0.0, 0, 0, None)
+    by_task: dict[str, list[Outcome]] = defaultdict(list)
+    for outcome in outcomes:
+        by_task[outcome.task_id].append(outcome)
+    sums = [(sum(o.b - o.a for o in group), len(group)) for group in by_task.values()]
+    rng = random.Random(seed)
+    diffs = []
+    for _ in range(resamples):
+        draw = rng.choices(sums, k=len(sums))
+        diffs.append(sum(d for d, _ in draw) / sum(n for _, n in draw))
+    diffs.sort()
+    tail = (1 - CONFIDENCE) / 2
+    low, high = diffs[int(tail * resamples)], diffs[min(resamples - 1, int((1 - tail) * resamples))]
+    b_better = sum(o.b > o.a for o in outcomes)
+    a_better = sum(o.a > o.b for o in outcomes)
+    discordant = a_better + b_better
+    p_value = binomtest(b_better, discordant, 0.5).pvalue if discordant else None
+    n = len(outcomes)
+    return Difference(n, len(by_task), sum(o.a for o in outcomes) / n, sum(o.b for o in outcomes) / n, low, high,
+                      b_better, a_better, p_value)
+
+
+def trials_to_resolve(difference: Difference, alpha: float = 0.05, power: float = 0.8) -> tuple[int, float]:
+    """(trials per task in all, the difference they resolve): how many trials of each task a sign test at `alpha` needs
+    to find the difference seen (or `MIN_DETECTABLE` when none was seen) with `power`, at the share of pairs that
+    differed (at least the difference itself)."""
+    if not difference.n:
+        return 0, MIN_DETECTABLE
+    target = max(abs(difference.diff), MIN_DETECTABLE)
+    discordant_share = max((difference.a_better + difference.b_better) / difference.n, target)
+    winning = min(0.999, 0.5 + target / (2 * discordant_share))
+    z_alpha, z_power = norm.ppf(1 - alpha / 2), norm.ppf(power)
+    pairs_needed = ((z_alpha * 0.5 + z_power * math.sqrt(winning * (1 - winning))) / (winning - 0.5)) ** 2 / discordant_share
+    return math.ceil(pairs_needed / max(1, difference.tasks)), target
+
+
+def verdict(a: str, b: str, difference: Difference, alpha: float = 0.05) -> str:
+    """One line: whether B is better or worse than A, or that this sample cannot tell."""
+    if not difference.n:
+        return f"{b} and {a} share no scored (task, trial) key: nothing to compare"
+    tests = f"{difference.interval()}, p = {difference.p_value:.3g}" if difference.p_value is not None else difference.interval()
+    if difference.significant(alpha):
+        return f"{b} is {'better' if difference.diff > 0 else 'worse'} than {a}: {tests}"
+    trials, target = trials_to_resolve(difference, alpha)
+    per_task = difference.n / max(1, difference.tasks)
+    more = max(1, trials - math.floor(per_task))
+    return (f"no measurable difference between {b} and {a} at this sample size ({tests}); about {more} more "
+            f"trial{'s' * (more != 1)} per task would resolve a difference of {pp(target, sign=False)}")
+
+
+def expected_false_accepts(alphas: Iterable[float]) -> float:
+    """Accepts that edits which change nothing would get from noise alone, at most: the sum of the gates' alphas."""
+    return sum(alphas)

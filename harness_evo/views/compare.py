@@ -1,0 +1,38 @@
+"""What `harness-evo compare` prints: the harnesses with pass@1 and its interval, the tasks they differ on, the verdicts."""
+
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from harness_evo import stats
+
+
+def render(facts: dict[str, Any]) -> Group:
+    harnesses = facts["harnesses"]
+    overview = Table(title=f"{len(harnesses)} harnesses on {facts['tasks']} {facts['split']} tasks x {facts['trials']} trials",
+                     title_justify="left")
+    for column in ("", "harness", "hash", "pass@1 [95% interval]", "infra", "rollouts paid", "reused"):
+        overview.add_column(column, justify="right" if column in ("infra", "rollouts paid", "reused") else "left")
+    for row in harnesses:
+        score = row["pass_at_1"]
+        overview.add_row(row["letter"], row["spec"], row["hash"][:12], str(stats.Rate(score["passed"], score["n"], score["low"], score["high"])),
+                         str(row["infra"]), str(row["paid"]), str(row["reused"]))
+    tasks = Table(title="passes / scored trials per task (tasks where the harnesses differ first)", title_justify="left")
+    tasks.add_column("task")
+    for row in harnesses:
+        tasks.add_column(row["letter"], justify="right")
+    for row in facts["per_task"]:
+        cells = [f"{cell['passed']}/{cell['scored']}" if cell["scored"] else "-" for cell in row["cells"]]
+        tasks.add_row(row["task_id"], *cells, style="" if row["differs"] else "dim")
+    same = sum(not row["differs"] for row in facts["per_task"])
+    tasks.caption, tasks.caption_justify = f"{same} of {len(facts['per_task'])} tasks score the same on every harness", "left"
+    verdicts = Text()
+    for comparison in facts["comparisons"]:
+        counts = f"  ({comparison['b_better']} pairs better, {comparison['a_better']} worse, of {comparison['n']} on {comparison['tasks']} tasks)\n"
+        verdicts.append(comparison["verdict"], style="bold green" if comparison["significant"] and comparison["diff"] > 0
+                        else "bold red" if comparison["significant"] else "bold")
+        verdicts.append(counts, style="dim")
+    verdicts.append(f"run folder: {facts['folder']}", style="dim")
+    return Group(overview, tasks, verdicts)

@@ -1,0 +1,147 @@
+"""`harness-evo compare` on real Docker with the scripted model: the table, the paired verdict, reuse, node names."""
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from scipy.stats import binomtest
+from typer.testing import CliRunner
+
+from harness_evo.cli import app
+from harness_evo.compare import resolve
+from harness_evo.errors import UserError
+from harness_evo.harness import Harness
+from harness_evo.llm import scripted
+from harness_evo.store import RunStore
+
+ROOT = Path(__file__).parents[1]
+HARNESS = ROOT / "harnesses" / "bash-agent"
+GREETING = ROOT / "tests" / "fixtures" / "eval-tasks" / "greeting"
+WEAK_MARK = "You give up at once."
+SOLVE = "```bash\necho 'hello harness' > /app/greeting.txt && echo TASK_DONE\n```"
+GIVE_UP = "```bash\necho TASK_DONE\n```"
+
+
+def solver(messages: list[dict]) -> str:
+    """Solves the greeting task unless the system prompt says to give up."""
+    return GIVE_UP if WEAK_MARK in messages[0]["content"] else SOLVE
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> dict[str, Path | str]:
+    suite = tmp_path / "suite"
+    shutil.copytree(GREETING, suite / "greeting")
+    (suite / "suite.toml").write_text('[splits]\ntrain = ["greeting"]\ndev = []\ntest = []\n')
+    weak, twin = tmp_path / "weak", tmp_path / "twin"
+    shutil.copytree(HARNESS, weak)
+    system = weak / "prompts" / "system.md.j2"
+    system.write_text(system.read_text() + f"\n{WEAK_MARK}\n")
+    shutil.copytree(HARNESS, twin)
+    toml = twin / "harness.toml"
+    toml.write_text(toml.read_text().replace('description = "', 'description = "A copy. ', 1))
+    name = f"compare-{time.monotonic_ns()}"
+    scripted.register(name, solver)
+    return {"suite": suite, "weak": weak, "twin": twin, "runs": tmp_path / "runs", "model": f"scripted/{name}", "name": name}
+
+
+def compare(world, *harnesses, trials: int = 6, json_out: bool = True, split: str = "train"):
+    args = ["compare", *map(str, harnesses), "--tasks", str(world["suite"]), "--split", split, "--trials", str(trials),
+            "--model", world["model"], "--runs", str(world["runs"])] + (["--json"] if json_out else [])
+    return CliRunner().invoke(app, args)
+
+
+@pytest.mark.docker
+def test_a_harness_that_solves_a_task_is_better_than_one_that_cannot_and_nothing_is_paid_twice(world):
+    result = compare(world, world["weak"], HARNESS)
+    assert result.exit_code == 0, result.output
+    facts = json.loads(result.stdout)
+    weak, strong = facts["harnesses"]
+    assert (weak["pass_at_1"]["passed"], weak["pass_at_1"]["n"]) == (0, 6)
+    assert (strong["pass_at_1"]["passed"], strong["pass_at_1"]["n"]) == (6, 6)
+    assert strong["pass_at_1"]["low"] == pytest.approx(binomtest(6, 6).proportion_ci(method="wilson").low)
+    assert weak["paid"] == strong["paid"] == 6
+    [comparison] = facts["comparisons"]
+    assert (comparison["b_better"], comparison["a_better"], comparison["diff"]) == (6, 0, 1.0)
+    assert comparison["p_value"] == pytest.approx(2 * 0.5 ** 6)
+    assert comparison["significant"]
+    assert comparison["verdict"].startswith(f"B ({HARNESS}) is better than A ({world['weak']}): +100.0 pp")
+    assert facts["per_task"] == [{"task_id": "greeting", "category": facts["per_task"][0]["category"], "differs": True,
+                                  "cells": [{"passed": 0, "scored": 6}, {"passed": 6, "scored": 6}]}]
+    calls = scripted.calls(world["name"])
+
+    again = compare(world, world["weak"], HARNESS, json_out=False)
+    assert again.exit_code == 0, again.output
+    assert "is better than" in again.stdout and "greeting" in again.stdout
+    second = max((RunStore(path) for path in world["runs"].iterdir()), key=lambda store: store.info["started"])
+    rows = second.rows("rollouts")
+    assert len(rows) == 12 and all(row["reused_from"] == facts["run"] for row in rows)
+    assert scripted.calls(world["name"]) == calls and not second.rows("llm_calls")
+    assert second.info["status"] == "finished"
+
+
+@pytest.mark.docker
+def test_two_harnesses_that_behave_alike_show_no_measurable_difference(world):
+    result = compare(world, HARNESS, world["twin"], trials=3)
+    assert result.exit_code == 0, result.output
+    [comparison] = json.loads(result.stdout)["comparisons"]
+    assert (comparison["b_better"], comparison["a_better"], comparison["p_value"], comparison["significant"]) == (0, 0, None, False)
+    assert comparison["verdict"].startswith("no measurable difference between B")
+    assert "more trials per task would resolve a difference of 10.0 pp" in comparison["verdict"]
+
+
+def evolve_run(runs: Path, harnesses: list[Harness], best: Harness) -> RunStore:
+    """A run folder with these harnesses as its nodes (the first the root) and `best` as its result."""
+    store = RunStore.create(runs, "evolve")
+    for i, harness in enumerate(harnesses):
+        harness.save(store.folder / "harnesses" / harness.hash)
+        store.emit("node", id=harness.hash, parent_id=harnesses[0].hash if i else None, iteration=i - 1, status="root" if not i else "accepted")
+    store.emit("run", id=store.id, root=harnesses[0].hash, best_node=best.hash)
+    return store
+
+
+def variants(n: int) -> list[Harness]:
+    base = Harness.load(HARNESS)
+    return [Harness({**base.components, "prompts/system.md.j2": base.components["prompts/system.md.j2"] + "\n" * k}) for k in range(n)]
+
+
+def test_a_run_names_its_best_node_its_root_or_a_node_by_hash_prefix(tmp_path: Path):
+    root, child, other = variants(3)
+    store = evolve_run(tmp_path, [root, child, other], best=child)
+    assert resolve(store.id, tmp_path).harness.hash == child.hash
+    assert resolve(str(store.folder), tmp_path).harness.hash == child.hash
+    assert resolve(f"{store.id}:root", tmp_path).harness.hash == root.hash
+    assert resolve(f"{store.id}:{other.hash[:10]}", tmp_path).harness.hash == other.hash
+    assert resolve(str(HARNESS), tmp_path).harness.hash == Harness.load(HARNESS).hash
+
+
+def test_a_hash_prefix_of_two_nodes_is_refused(tmp_path: Path):
+    pool = variants(40)
+    first = pool[0]
+    twin = next(h for h in pool[1:] if h.hash[0] == first.hash[0])
+    store = evolve_run(tmp_path, [first, twin], best=twin)
+    with pytest.raises(UserError, match=f"2 nodes starting with '{first.hash[0]}'"):
+        resolve(f"{store.id}:{first.hash[0]}", tmp_path)
+
+
+@pytest.mark.parametrize("args, message", [
+    ([str(HARNESS), "nowhere"], "'nowhere' is neither a harness folder (with harness.toml) nor a run"),
+    ([str(HARNESS), str(HARNESS)], "are the same harness"),
+    ([str(HARNESS)], "compare needs at least two harnesses"),
+])
+def test_harnesses_that_cannot_be_compared_are_refused_in_one_line(world, args, message):
+    result = compare(world, *args)
+    assert isinstance(result.exception, UserError) and message in str(result.exception)
+    assert "\n" not in str(result.exception)
+    assert not world["runs"].exists() or not any(world["runs"].iterdir())
+
+
+def test_zero_trials_and_a_split_without_tasks_are_refused_before_a_run_folder_is_made(world):
+    zero = compare(world, HARNESS, world["twin"], trials=0)
+    assert isinstance(zero.exception, UserError) and "--trials 0: pass at least 1" in str(zero.exception)
+    empty = compare(world, HARNESS, world["twin"], split="dev")
+    assert isinstance(empty.exception, UserError) and "the dev split has no tasks; pass --split" in str(empty.exception)
+    unknown = compare(world, HARNESS, world["twin"], split="holdout")
+    assert isinstance(unknown.exception, UserError) and "no split 'holdout'" in str(unknown.exception)
+    assert not world["runs"].exists() or not any(world["runs"].iterdir())
