@@ -174,7 +174,7 @@ def summarize(store: RunStore, found: list[Contender], tasks: list[Task], trials
         rate = stats.rate(passed, len(mine))
         harnesses.append({
             "letter": contender.letter, "spec": contender.spec, "hash": contender.harness.hash,
-            "pass_at_1": {"score": rate.value, "n": rate.n, "low": rate.low, "high": rate.high, "passed": rate.passed},
+            "pass_at_1": rate.facts(),
             "infra": len(contender.rows) - len(mine), "reused": reused.get(contender.letter, 0),
             "paid": sum(1 for row in contender.rows if not row.get("reused_from")),
         })

@@ -34,6 +34,12 @@ class Rate:
     def value(self) -> float | None:
         return self.passed / self.n if self.n else None
 
+    def facts(self) -> dict[str, float | int | None]:
+        """As every `--json` gives a pass rate: score, passed, n and the interval (None when nothing was scored)."""
+        scored = bool(self.n)
+        return {"score": self.value, "passed": self.passed, "n": self.n,
+                "low": self.low if scored else None, "high": self.high if scored else None}
+
     def __str__(self) -> str:
         if not self.n:
             return "- (n=0)"

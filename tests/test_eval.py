@@ -1,5 +1,6 @@
 """`harness-evo eval` end to end on real Docker: the agent loop, the verifier, the run folder."""
 
+import io
 import os
 import shutil
 import signal
@@ -10,12 +11,15 @@ from pathlib import Path
 
 import docker
 import pytest
+from rich.console import Console
+from scipy.stats import binomtest
 
 from harness_evo.agent.evaluate import evaluate
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.config import RunConfig
 from harness_evo.llm import LLM, scripted
 from harness_evo.store import RunStore
+from harness_evo.views.evaluation import eval_table
 
 pytestmark = pytest.mark.docker
 
@@ -60,6 +64,27 @@ def test_scripted_model_solves_a_task_through_the_default_harness(tmp_path: Path
     assert len(store.rows("llm_calls")) == 3
     assert (store.folder / "harnesses" / row["harness_hash"] / "harness.toml").is_file()
     assert store.info["status"] == "finished" and store.info["summary"]["pass_at_1"] == 1.0
+
+
+def test_eval_gives_pass_at_1_with_its_n_and_wilson_interval(tmp_path: Path):
+    """Three trials, one at a time: the first and the last write the file, the middle one says done without it."""
+    write, done = bash("echo 'hello harness' > /app/greeting.txt"), bash("echo TASK_DONE")
+    name = f"test-interval-{time.monotonic_ns()}"
+    scripted.register(name, [write, done, done, write, done])
+    config = RunConfig(harness=HARNESS, tasks=greeting_suite(tmp_path), split="train", executor={"trials": 3, "workers": 1})
+    config.models.solver.model = f"scripted/{name}"
+    store = RunStore.create(tmp_path, "eval")
+    with LLM(config.models, store=store) as llm:
+        result = evaluate(config, store, llm=llm)
+    wilson = binomtest(2, 3).proportion_ci(confidence_level=0.95, method="wilson")
+    summary = store.info["summary"]
+    assert (summary["pass_at_1"], summary["passed"], summary["n"]) == (pytest.approx(2 / 3), 2, 3)
+    assert (summary["low"], summary["high"]) == (pytest.approx(wilson.low), pytest.approx(wilson.high))
+    console = Console(record=True, width=400, color_system=None, file=io.StringIO())
+    console.print(eval_table(result, time.time()))
+    screen = console.export_text()
+    assert f"pass@1 67% [{wilson.low:.0%}, {wilson.high:.0%}] (n=3) over scored rollouts" in screen and "[21%, 94%]" in screen
+    assert "2/3" in next(line for line in screen.splitlines() if "greeting" in line)
 
 
 def test_tools_of_the_harness_are_on_the_agents_path(tmp_path: Path):

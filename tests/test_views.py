@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from scipy.stats import binomtest
 from typer.testing import CliRunner
 
 from harness_evo.cli import app
 from harness_evo.errors import UserError
+from harness_evo.evolve.state import NodeStats
 from harness_evo.harness import Edit, Harness, Write
 from harness_evo.store import RunStore
 from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
@@ -115,9 +117,9 @@ def test_runs_lists_each_run_with_its_best_dev_score_and_spend(world: dict):
     screen = text_of(runs.render(facts, world["runs"]))
     evolve_line = next(line for line in screen.splitlines() if "evolve-1" in line)
     assert "evolve" in evolve_line and "finished" in evolve_line and "10m00s" in evolve_line
-    assert "100% (n=2)" in evolve_line and "$0.1500" in evolve_line
+    assert "100% [34%, 100%] (n=2)" in evolve_line and "$0.1500" in evolve_line
     eval_line = next(line for line in screen.splitlines() if "eval-1" in line)
-    assert "50% (n=4)" in eval_line and "1m00s" in eval_line
+    assert "50% [15%, 85%] (n=4)" in eval_line and "1m00s" in eval_line
     assert [run["id"] for run in facts] == ["evolve-1", "eval-1"]  # newest first
 
 
@@ -126,11 +128,11 @@ def test_show_compares_start_and_best_and_tells_spend_and_patterns(world: dict):
     screen = text_of(show.render(facts))
     start = next(line for line in screen.splitlines() if line.lstrip("│ ").startswith("start "))
     best = next(line for line in screen.splitlines() if line.lstrip("│ ").startswith("best "))
-    assert world["root"].short_hash in start and "25% (n=4)" in start and "50% (n=2)" in start
-    assert world["b"].short_hash in best and "75% (n=4)" in best and "100% (n=2)" in best
+    assert world["root"].short_hash in start and "25% [5%, 70%] (n=4)" in start and "50% [9%, 91%] (n=2)" in start
+    assert world["b"].short_hash in best and "75% [30%, 95%] (n=4)" in best and "100% [34%, 100%] (n=2)" in best
     assert "path to the best: i0-r0-0 [P1]" in screen and "i2-r0-0 [P2]" in screen
     assert facts["progress"]["dev"] == [0.5, 0.5, 0.5, 1.0] and facts["progress"]["train"] == [0.25, 0.5, 0.5, 0.75]
-    assert "25% → 75%" in screen and "50% → 100%" in screen
+    assert "25% [5%, 70%] (n=4) → 75% [30%, 95%] (n=4)" in screen and "50% [9%, 91%] (n=2) → 100% [34%, 100%] (n=2)" in screen
     assert "5 proposed, 2 accepted, 1 rejected by the critic, 1 rejected by the gate, 1 invalid" in screen
     assert "models: critic scripted/critic; proposer scripted/proposer; solver scripted/solver" in screen
     proposer = next(line for line in screen.splitlines() if line.startswith("│ proposer"))
@@ -153,8 +155,8 @@ def test_show_tells_how_the_agent_ran_each_tool_of_the_best_harness_against_the_
 
     screen = text_of(show.render(show.collect(store)))
     rows = {line.split("│")[2].split()[0]: [cell.strip() for cell in line.split("│")[3:8]] for line in screen.splitlines() if line.startswith("│ view")}
-    assert rows["best"] == ["2 of 4", "2", "0%", "100%", "1 of 2"]
-    assert rows["start"] == ["0 of 2", "0", "-", "50%", "-"]
+    assert rows["best"] == ["2 of 4", "2", "0% [0%, 66%] (n=2)", "100% [34%, 100%] (n=2)", "1 of 2"]
+    assert rows["start"] == ["0 of 2", "0", "-", "50% [9%, 91%] (n=2)", "-"]
 
 
 def test_show_of_a_run_interrupted_after_a_resume_gives_no_reason_left_from_its_earlier_finish(world: dict):
@@ -192,10 +194,56 @@ def test_tree_shows_scores_edits_and_rejected_children(world: dict):
     root = next(line for line in lines if world["root"].short_hash in line)
     a = next(line for line in lines if world["a"].short_hash in line)
     b = next(line for line in lines if world["b"].short_hash in line)
-    assert "train 25% (n=4)" in root and "dev 50% (n=2)" in root and "1 rejected (1 by critic)" in root
+    assert "train 25% [5%, 70%] (n=4)" in root and "dev 50% [9%, 91%] (n=2)" in root and "1 rejected (1 by critic)" in root
     assert "← i0-r0-0 [P1] Make the agent check its output" in a and "2 rejected (1 by gate, 1 invalid)" in a
-    assert "★" in b and "★" not in a and "dev 100% (n=2)" in b
+    assert "★" in b and "★" not in a and "dev 100% [34%, 100%] (n=2)" in b
     assert lines.index(root) < lines.index(a) < lines.index(b)
+
+
+def scored_world(runs_dir: Path) -> tuple[RunStore, str]:
+    """An evolution run whose one node passed 3 of its 7 scored dev rollouts (2 more died of infrastructure errors), its
+    row scored from those rollouts as the loop scores it."""
+    store = RunStore.create(runs_dir, "evolve", run_id="scored")
+    harness = Harness.load(BASH_AGENT)
+    harness.save(store.folder / "harnesses" / harness.hash)
+    store.emit("run", id=store.id, started=T0, harness="harnesses/bash-agent", root=harness.hash, tasks="tasks/core")
+    rows = [{"id": f"d{k}", "task_id": f"t{k}", "split": "dev", "trial": 0, "node_id": harness.hash, "harness_hash": harness.hash,
+             "passed": passed is True, "reward": float(passed is True), "exit_reason": "infra_error" if passed is None else "done",
+             "tokens_in": 10, "tokens_out": 5} for k, passed in enumerate([True] * 3 + [False] * 4 + [None] * 2)]
+    for row in rows:
+        store.emit("rollout", row)
+    node_stats = NodeStats()
+    node_stats.add(rows, "dev")
+    store.emit("node", id=harness.hash, parent_id=None, edit_id=None, iteration=-1, status="root", expansions=0, created=T0,
+               **node_stats.fields())
+    store.set_status("finished", finished=T0 + 60, best_node=harness.hash)
+    return store, harness.hash
+
+
+def test_every_score_carries_its_n_and_wilson_interval_on_screen_and_in_json(tmp_path: Path):
+    store, node = scored_world(tmp_path)
+    wilson = binomtest(3, 7).proportion_ci(confidence_level=0.95, method="wilson")
+    shown = f"43% [{wilson.low:.0%}, {wilson.high:.0%}] (n=7)"
+    assert shown == "43% [16%, 75%] (n=7)"
+
+    tree_line = next(line for line in text_of(tree.render(tree.collect(store))).splitlines() if node[:12] in line)
+    assert f"train -  dev {shown}" in tree_line
+    screen = text_of(show.render(show.collect(store))).splitlines()
+    assert shown in next(line for line in screen if line.lstrip("│ ").startswith("start = best"))
+    assert f"{shown} → {shown}" in next(line for line in screen if line.lstrip().startswith("dev") and "→" in line)
+    assert shown in next(line for line in screen if line.startswith("│ dev"))  # the rollouts by split
+    assert shown in text_of(runs.render(runs.collect(tmp_path), tmp_path))
+    assert f"pass rate {shown}" in text_of(watch.render(watch.collect(store), []))
+
+    expected = {"score": pytest.approx(3 / 7), "passed": 3, "n": 7, "low": pytest.approx(wilson.low), "high": pytest.approx(wilson.high)}
+    facts = {name: json.loads(CliRunner().invoke(app, [name, *([] if name == "runs" else ["scored"]), "--json", "--runs", str(tmp_path)]).output)
+             for name in ("show", "tree", "runs", "watch")}
+    assert facts["show"]["best"]["scores"]["dev"] == expected and facts["show"]["splits"]["dev"]["pass_rate"] == expected
+    assert facts["show"]["progress"]["scores"]["dev"] == [expected] and facts["show"]["progress"]["scores"]["train"] == [None]
+    assert facts["tree"]["nodes"][0]["dev"] == expected
+    assert facts["tree"]["nodes"][0]["train"] == {"score": None, "passed": 0, "n": 0, "low": None, "high": None}
+    assert facts["runs"][0]["best_dev"] == expected
+    assert facts["watch"]["best"]["scores"]["dev"] == expected and facts["watch"]["splits"]["dev"]["pass_rate"] == expected
 
 
 def test_edits_ledger_gives_verdicts_reasons_and_gate_counts(world: dict):

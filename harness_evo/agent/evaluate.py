@@ -5,6 +5,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from statistics import mean
 
+from harness_evo import stats
 from harness_evo.agent.executor import Executor, ProgressCallback
 from harness_evo.agent.trajectory import INFRA_REASONS
 from harness_evo.config import RunConfig
@@ -44,9 +45,14 @@ class EvalResult:
         return sum(task.rollouts - task.scored for task in self.tasks)
 
     @property
+    def rate(self) -> stats.Rate:
+        """Scored rollouts (infrastructure failures left out) that passed, with the 95% interval."""
+        return stats.rate(sum(task.passed for task in self.tasks), self.scored)
+
+    @property
     def pass_at_1(self) -> float | None:
         """Share of scored rollouts (infrastructure failures left out) that passed."""
-        return sum(task.passed for task in self.tasks) / self.scored if self.scored else None
+        return self.rate.value
 
     @property
     def mean_reward(self) -> float | None:
@@ -69,7 +75,8 @@ def score_rollouts(rows: list[dict]) -> list[TaskScore]:
 
 
 def evaluate(config: RunConfig, store: RunStore, on_progress: ProgressCallback | None = None, llm=None) -> EvalResult:
-    """Run every (task, trial) of the split; record the run's summary; return per-task scores."""
+    """Run every (task, trial) of the split; record the run's summary (pass@1 with its passed, n and 95% interval low
+    and high); return per-task scores."""
     harness = Harness.load(config.harness)
     suite = load_suite(config.tasks, seed=config.seed)
     tasks = suite.split(config.split)
@@ -79,9 +86,10 @@ def evaluate(config: RunConfig, store: RunStore, on_progress: ProgressCallback |
     executor = Executor(store, backend, suite, llm=llm, workers=config.rollout_workers(), agent=config.agent, on_progress=on_progress)
     rows = executor.run(harness, tasks, config.executor.trials)
     result = EvalResult(store, harness, score_rollouts(rows))
+    rate = result.rate
     store.set_status("finished", finished=time.time(), best_node=harness.hash, summary={
-        "split": config.split, "pass_at_1": result.pass_at_1, "mean_reward": result.mean_reward,
-        "scored": result.scored, "infra_failures": result.infra_failures,
+        "split": config.split, **rate.facts(), "pass_at_1": rate.value,
+        "mean_reward": result.mean_reward, "infra_failures": result.infra_failures,
         "tokens_per_rollout": mean([(r["tokens_in"] or 0) + (r["tokens_out"] or 0) for r in rows]) if rows else 0,
     })
     return result

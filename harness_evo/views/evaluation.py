@@ -8,6 +8,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from harness_evo.agent.evaluate import EvalResult
+from harness_evo.views import style
 
 
 class RolloutProgress:
@@ -50,9 +51,8 @@ def eval_table(result: EvalResult, started: float) -> Table:
         reasons = ", ".join(f"{reason}×{n}" if n > 1 else reason for reason, n in task.exit_reasons.most_common())
         reward = f"{task.reward / task.scored:.2f}" if task.scored else "-"
         table.add_row(task.task_id, task.split, passed, reward, reasons, f"{task.tokens:,}", f"{task.wall_s:.1f}")
-    pass_at_1 = "-" if result.pass_at_1 is None else f"{result.pass_at_1:.1%}"
     infra = f"; {result.infra_failures} infrastructure failures not counted" if result.infra_failures else ""
-    table.caption = (f"pass@1 {pass_at_1} over {result.scored} scored rollouts{infra}; "
+    table.caption = (f"pass@1 {style.score(result.pass_at_1, result.scored)} over scored rollouts{infra}; "
                      f"tokens {sum(t.tokens for t in result.tasks):,}; wall {time.time() - started:.0f} s; run {result.run.folder}")
     table.caption_justify = "left"
     return table

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness_evo import stats
 from harness_evo.agent.trajectory import INFRA_REASONS
 from harness_evo.errors import UserError
 from harness_evo.evolve.tree import SearchTree
@@ -110,12 +111,22 @@ def scores(store: RunStore, node: str) -> dict[str, tuple[float | None, int]]:
     row = store.get("nodes", node) if "nodes" in store.db.table_names() else None
     if row is not None:
         return {split: (row.get(f"{split}_score"), row.get(f"{split}_n") or 0) for split in ("train", "dev") if row.get(f"{split}_n")}
-    return {split: (score["passed"] / score["scored"] if score["scored"] else None, score["scored"])
-            for split, score in split_scores(store, "harness_hash = ?", [node]).items()}
+    return {split: (score["pass_rate"]["score"], score["scored"]) for split, score in split_scores(store, "harness_hash = ?", [node]).items()}
+
+
+def node_scores(store: RunStore, node: str) -> dict[str, dict[str, Any]]:
+    """Split -> the score facts (`score_facts`) of a node."""
+    return {split: score_facts(stats.rate_of(value, n)) for split, (value, n) in scores(store, node).items()}
+
+
+def score_facts(found: stats.Rate | None) -> dict[str, Any]:
+    """A pass rate as every view's facts give it (`Rate.facts`); nothing scored when `found` is None."""
+    return (found or stats.rate(0, 0)).facts()
 
 
 def split_scores(store: RunStore, where: str = "1", params: list | None = None) -> dict[str, dict[str, Any]]:
-    """Per split: rollouts, scored (not infrastructure failures), passed, infra, reward sum, tokens, cost; SQL does the counting."""
+    """Per split: rollouts, scored (not infrastructure failures), passed, infra, reward sum, tokens, cost (SQL does the
+    counting) and the pass rate of the scored rollouts (`score_facts`)."""
     have = columns(store, "rollouts")
     if "split" not in have:
         return {}
@@ -127,6 +138,8 @@ def split_scores(store: RunStore, where: str = "1", params: list | None = None) 
                SUM(COALESCE({c('tokens_in')}, 0) + COALESCE({c('tokens_out')}, 0)) AS tokens, SUM(COALESCE({c('cost')}, 0)) AS cost
         FROM rollouts WHERE {where} GROUP BY split"""
     found = {row.pop("split"): {key: value or 0 for key, value in row.items()} for row in store.db.query(query, params or [])}
+    for row in found.values():
+        row["pass_rate"] = score_facts(stats.rate(row["passed"], row["scored"]))
     return {split: found[split] for split in sorted(found, key=lambda s: (SPLITS + (s,)).index(s))}
 
 

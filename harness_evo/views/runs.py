@@ -25,14 +25,12 @@ def collect(runs_dir: Path) -> list[dict[str, Any]]:
 def summary(store: RunStore) -> dict[str, Any]:
     info = store.info
     best = query.best_node(store)
-    dev = query.scores(store, best).get("dev") if best else None
-    other = None
-    if info.get("kind") != "evolve" and dev is None and best:
-        other = next(iter(query.scores(store, best).items()), None)
+    scores = query.node_scores(store, best) if best else {}
+    other = next(iter(scores.items()), None) if info.get("kind") != "evolve" and "dev" not in scores else None
     return {
         **query.run_facts(store),
-        "best_node": best, "best_dev": dev[0] if dev else None, "best_dev_n": dev[1] if dev else 0,
-        "other_split": {"split": other[0], "score": other[1][0], "n": other[1][1]} if other else None,
+        "best_node": best, "best_dev": scores.get("dev") or query.score_facts(None),
+        "other_split": {"split": other[0], **other[1]} if other else None,
         "spend": sum(role["cost"] or 0 for role in query.spend(store).values()),
         "harness": info.get("harness"),
     }
@@ -46,10 +44,10 @@ def render(runs: list[dict[str, Any]], runs_dir: Path) -> Table | str:
                             ("best dev", "right"), ("spend", "right"), ("harness", "left")]:
         table.add_column(column, justify=justify, no_wrap=column == "id")
     for run in runs:
-        dev = style.score(run["best_dev"], run["best_dev_n"])
+        dev = style.score_of(run["best_dev"])
         if run["other_split"]:
             other = run["other_split"]
-            dev = f"[dim]- ({other['split']} {style.score(other['score'], other['n'])})[/dim]"
+            dev = f"[dim]- ({other['split']} {style.score_of(other)})[/dim]"
         status = style.status(run["status"])
         if run["quiet_s"]:
             status.append(f"? (quiet {style.duration(run['quiet_s'])})", style="dim")

@@ -8,6 +8,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from harness_evo import stats
 from harness_evo.agent.actions import runs_program
 from harness_evo.evolve.tree import SearchTree
 from harness_evo.store import RunStore
@@ -54,7 +55,7 @@ def models(store: RunStore) -> dict[str, str]:
 def node_facts(store: RunStore, node: str) -> dict[str, Any]:
     row = (store.get("nodes", node) if "nodes" in store.db.table_names() else None) or {}
     return {"id": node, "iteration": row.get("iteration"), "status": row.get("status"), "tokens_per_rollout": row.get("tokens_per_rollout"),
-            "scores": {split: {"score": value, "n": n} for split, (value, n) in query.scores(store, node).items()}}
+            "scores": query.node_scores(store, node)}
 
 
 def lineage(store: RunStore, nodes: list[dict], best: str | None) -> list[dict[str, Any]]:
@@ -70,15 +71,19 @@ def lineage(store: RunStore, nodes: list[dict], best: str | None) -> list[dict[s
 
 
 def progress(store: RunStore, nodes: list[dict]) -> dict[str, Any]:
-    """Best score so far at the end of each iteration, per split (train and dev are never combined)."""
+    """Best score so far at the end of each iteration, per split (train and dev are never combined): the curve of
+    values, and under `scores` each point's score facts (of the node with the most rollouts among those tied best)."""
     last = max([row["id"] for row in store.rows("iterations")] + [style.iteration(row.get("iteration")) for row in nodes], default=-1)
     curves: dict[str, list[float | None]] = {"train": [], "dev": []}
+    points: dict[str, list[dict[str, Any] | None]] = {"train": [], "dev": []}
     for i in range(-1, last + 1):
         known = [row for row in nodes if style.iteration(row.get("iteration")) <= i]
         for split in curves:
-            values = [row[f"{split}_score"] for row in known if row.get(f"{split}_score") is not None]
-            curves[split].append(max(values) if values else None)
-    return {"iterations": last + 1, **curves}
+            scored = [row for row in known if row.get(f"{split}_score") is not None]
+            top = max(scored, key=lambda row: (row[f"{split}_score"], row.get(f"{split}_n") or 0), default=None)
+            curves[split].append(top[f"{split}_score"] if top else None)
+            points[split].append(query.score_facts(stats.rate_of(top[f"{split}_score"], top.get(f"{split}_n"))) if top else None)
+    return {"iterations": last + 1, **curves, "scores": points}
 
 
 def tool_use(store: RunStore, root: str, best: str) -> list[dict[str, Any]]:
@@ -111,8 +116,9 @@ def steps_of(store: RunStore, rollout: dict) -> list[dict]:
     return store.read_json(relative).get("steps", []) if relative and (store.folder / relative).is_file() else []
 
 
-def pass_rate(rollouts: list[dict]) -> float | None:
-    return sum(bool(rollout["passed"]) for rollout in rollouts) / len(rollouts) if rollouts else None
+def pass_rate(rollouts: list[dict]) -> dict[str, Any]:
+    """The score facts of the rollouts that passed among `rollouts`."""
+    return query.score_facts(stats.rate(sum(bool(rollout["passed"]) for rollout in rollouts), len(rollouts)))
 
 
 def patterns(store: RunStore) -> dict[str, Any]:
@@ -172,7 +178,7 @@ def harness_table(facts: dict[str, Any]) -> Table:
             continue
         scores = node["scores"]
         table.add_row(label, style.short(node["id"]), str(node["iteration"]) if style.iteration(node["iteration"]) >= 0 else "-",
-                      *(style.score(scores[split]["score"], scores[split]["n"]) if split in scores else "-" for split in ("train", "dev")),
+                      *(style.score_of(scores[split]) if split in scores else "-" for split in ("train", "dev")),
                       "-" if node["tokens_per_rollout"] is None else f"{node['tokens_per_rollout']:,.0f}")
     return table
 
@@ -181,10 +187,9 @@ def progress_text(facts: dict[str, Any]) -> Text:
     progress, edits = facts["progress"], facts["edits"]
     text = Text(f"best score so far over {progress['iterations']} iterations (first bar: the starting harness)\n", style="bold")
     for split in ("train", "dev"):
-        values = progress[split]
-        known = [value for value in values if value is not None]
-        ends = f"{style.score(known[0])} → {style.score(known[-1])}" if known else "not scored"
-        text.append(f"  {split:<5} ").append(style.sparkline(values), style="cyan").append(f"  {ends}\n")
+        known = [point for point in progress["scores"][split] if point is not None]
+        ends = f"{style.score_of(known[0])} → {style.score_of(known[-1])}" if known else "not scored"
+        text.append(f"  {split:<5} ").append(style.sparkline(progress[split]), style="cyan").append(f"  {ends}\n")
     text.append(f"edits: {sum(edits.values())} proposed, {edits.get('accepted', 0)} accepted, "
                 f"{edits.get('rejected_static', 0)} rejected by the critic, {edits.get('rejected_empirical', 0)} rejected by the gate, "
                 f"{edits.get('invalid', 0)} invalid")
@@ -198,7 +203,7 @@ def tools_table(rows: list[dict[str, Any]]) -> Table:
     for row in rows:
         failed = f"{row['calls_failed']} of {row['calls']}" if row["calls"] else "-"
         table.add_row(row["tool"], f"{row['harness']} {style.short(row['node'])}", f"{row['calling']} of {row['rollouts']}", str(row["tasks"]),
-                      style.score(row["pass_calling"]), style.score(row["pass_others"]), failed)
+                      style.score_of(row["pass_calling"]), style.score_of(row["pass_others"]), failed)
     return table
 
 
@@ -208,8 +213,7 @@ def splits_table(facts: dict[str, Any]) -> Table:
     for column in ("split", "rollouts", "scored", "passed", "pass rate", "infra", "mean reward", "tokens", "solver cost"):
         table.add_column(column, justify="left" if column == "split" else "right")
     for split, row in facts["splits"].items():
-        rate = row["passed"] / row["scored"] if row["scored"] else None
-        table.add_row(split, str(row["rollouts"]), str(row["scored"]), str(row["passed"]), style.score(rate), str(row["infra"]),
+        table.add_row(split, str(row["rollouts"]), str(row["scored"]), str(row["passed"]), style.score_of(row["pass_rate"]), str(row["infra"]),
                       f"{row['reward'] / row['rollouts']:.2f}" if row["rollouts"] else "-", f"{row['tokens']:,}", style.dollars(row["cost"]))
     reasons = ", ".join(f"{reason} {n}" for reason, n in facts["exit_reasons"].items())
     table.caption, table.caption_justify = f"exit reasons: {reasons}", "left"

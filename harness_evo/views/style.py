@@ -4,6 +4,8 @@ import time
 
 from rich.text import Text
 
+from harness_evo import stats
+
 BARS = "▁▂▃▄▅▆▇█"
 STATUS_STYLES = {
     "running": "yellow", "finished": "green", "stopped": "magenta", "failed": "red",
@@ -21,11 +23,16 @@ def iteration(value: int | None) -> int:
     return -1 if value is None else value
 
 
-def score(value: float | None, n: int | None = None) -> str:
-    """`62% (n=32)`: a pass rate always with the number of rollouts behind it."""
-    if value is None:
-        return "-"
-    return f"{value:.0%}" + (f" (n={n})" if n is not None else "")
+def score(value: float | None, n: int | None) -> str:
+    """`62% [45%, 77%] (n=32)`: a pass rate (a share of `n` scored rollouts) with its 95% interval and `n`; `-` when
+    nothing was scored."""
+    found = stats.rate_of(value, n)
+    return "-" if found is None else str(found)
+
+
+def score_of(facts: dict) -> str:
+    """`score` of a pass rate as the views' facts hold it (`{"score": ..., "n": ...}`)."""
+    return score(facts["score"], facts["n"])
 
 
 def when(ts: float | None) -> str:

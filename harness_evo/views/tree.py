@@ -6,6 +6,7 @@ from typing import Any
 from rich.text import Text
 from rich.tree import Tree
 
+from harness_evo import stats
 from harness_evo.store import RunStore
 from harness_evo.views import query, style
 
@@ -24,8 +25,7 @@ def collect(store: RunStore) -> dict[str, Any]:
         facts.append({
             "id": row["id"], "parent_id": row.get("parent_id"), "iteration": row.get("iteration"), "status": row.get("status"),
             "best": row["id"] == best, "expansions": row.get("expansions") or 0,
-            "train": {"score": row.get("train_score"), "n": row.get("train_n") or 0},
-            "dev": {"score": row.get("dev_score"), "n": row.get("dev_n") or 0},
+            **{split: query.score_facts(stats.rate_of(row.get(f"{split}_score"), row.get(f"{split}_n"))) for split in ("train", "dev")},
             "edit": {key: edit.get(key) for key in ("id", "pattern_id", "rationale")} if edit else None,
             "rejected": dict(rejected.get(row["id"], {})),
         })
@@ -55,7 +55,7 @@ def label(node: dict[str, Any]) -> Text:
     text.append(style.short(node["id"]), style="bold" if node["best"] else "")
     text.append(f"  it {node['iteration']}" if style.iteration(node["iteration"]) >= 0 else "")
     for split in ("train", "dev"):
-        text.append(f"  {split} ").append(style.score(node[split]["score"], node[split]["n"]), style="cyan" if split == "dev" else "")
+        text.append(f"  {split} ").append(style.score_of(node[split]), style="cyan" if split == "dev" else "")
     if node["edit"]:
         text.append(f"  ← {node['edit']['id']} [{node['edit']['pattern_id'] or '-'}] ", style="dim")
         text.append(style.clip(node["edit"]["rationale"], 60), style="dim")

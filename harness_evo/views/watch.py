@@ -47,7 +47,7 @@ def collect(store: RunStore) -> dict[str, Any]:
         **query.run_facts(store),
         "splits": query.split_scores(store),
         "nodes": query.count_where(store, "nodes"),
-        "best": {"id": best, "scores": query.scores(store, best)} if best else None,
+        "best": {"id": best, "scores": query.node_scores(store, best)} if best else None,
         "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()) if "status" in query.columns(store, "edits") else {},
         "iteration": iterations[0] if iterations else None,
         "spend": query.spend(store),
@@ -79,9 +79,8 @@ def render(facts: dict[str, Any], recent: list[str]) -> Group:
     title = Text.assemble(f"run {facts['id']} ({facts['kind']}, ", style.status(facts["status"]), f", {style.duration(facts['duration_s'])})")
     lines = Text()
     for split, row in facts["splits"].items():
-        rate = row["passed"] / row["scored"] if row["scored"] else None
         lines.append(f"{split:<5} rollouts {row['rollouts']:>5}: {row['passed']} passed, {row['scored'] - row['passed']} failed, "
-                     f"{row['infra']} infra  (pass rate {style.score(rate)})\n")
+                     f"{row['infra']} infra  (pass rate {style.score_of(row['pass_rate'])})\n")
     if not facts["splits"]:
         lines.append("no rollout finished yet\n")
     if facts["kind"] == "evolve":
@@ -91,7 +90,7 @@ def render(facts: dict[str, Any], recent: list[str]) -> Group:
                          + (iteration.get("outcome") or "running") + "\n")
         best = facts["best"]
         if best:
-            scores = "  ".join(f"{split} {style.score(value, n)}" for split, (value, n) in best["scores"].items())
+            scores = "  ".join(f"{split} {style.score_of(score)}" for split, score in best["scores"].items())
             lines.append(f"tree: {style.plural(facts['nodes'], 'node')}; best {style.short(best['id'])}  {scores}\n")
         edits = facts["edits"]
         lines.append(f"edits: {sum(edits.values())} proposed, {edits.get('accepted', 0)} accepted, "
