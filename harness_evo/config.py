@@ -187,8 +187,9 @@ class SearchConfig(Strict):
     is an embedded model (the 1.5B's verdicts follow its sampling seed, not the edit: see `RunConfig.reviews_edits`)."""
     dev_trials: int = 1
     """Trials per dev task when an accepted node (and the root) is scored on the dev split."""
-    dev_sample: int = Field(6, ge=1)
-    """Dev tasks every node is scored on: a seeded sample of the dev split, the same for all nodes (its size or more: all of it)."""
+    dev_sample: int | None = Field(None, ge=1)
+    """Dev tasks the root and every accepted node are scored on: unset, the whole dev split; else a seeded sample of this
+    many, the same for all nodes."""
 
 
 class BudgetConfig(Strict):

@@ -19,6 +19,16 @@ def test_the_estimate_counts_gate_tasks_trials_and_second_looks():
     assert base.iterations == 5 and base.model_calls["proposer"] == 10
 
 
+def test_the_estimate_counts_the_dev_rollouts_that_score_the_root_and_the_accepted_nodes():
+    config = evolve_config()
+    small, whole = estimate(config, n_dev=6, step_limit=12), estimate(config, n_dev=28, step_limit=12)
+    assert whole.dev_rollouts >= 28, "the root is scored on every dev task"
+    assert whole.rollouts - small.rollouts == whole.dev_rollouts - small.dev_rollouts, "dev tasks cost only dev rollouts"
+    config.search = config.search.model_copy(update={"dev_trials": 3})
+    assert estimate(config, n_dev=28, step_limit=12).dev_rollouts >= 3 * 28
+    assert f"(about {whole.dev_rollouts} of them scoring harnesses on dev)" in whole.sentence()
+
+
 def test_the_estimate_stops_at_the_rollout_budget_and_prices_only_hosted_models():
     config = evolve_config()
     config.budget.max_rollouts = 50

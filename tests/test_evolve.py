@@ -65,6 +65,10 @@ def test_evolve_fixes_a_seeded_defect_and_refuses_an_edit_that_quotes_a_training
 
     summary = store.info["summary"]
     assert summary["fates"] == {"rejected_static": 1, "accepted": 1} and summary["start_dev"] == 0.5 and summary["best_dev"] == 1.0
+    assert (summary["start_dev_n"], summary["best_dev_n"]) == (2 * world.DEV_TRIALS, 2 * world.DEV_TRIALS)
+    comparison = summary["dev_comparison"]
+    assert comparison["shown_gain"] and (comparison["b_better"], comparison["a_better"]) == (world.DEV_TRIALS, 0)
+    assert "on dev: node " in " ".join(result.output.split()) and "has not shown a gain" not in result.output
     assert "edit i0-r0-0 against P1: rejected statically: quotes the tests of training task fruit" in result.output
     assert f"best harness: {folder}/harnesses/{best}" in result.output
     assert f"harness-evo export {store.id}" in result.output
@@ -74,6 +78,30 @@ def test_evolve_fixes_a_seeded_defect_and_refuses_an_edit_that_quotes_a_training
     assert fork.info["root"] == best and fork.info["forked_from"] == {"run": store.id, "node": best}
     copied = store.rows("rollouts", "harness_hash = ?", [best])
     assert len(list(fork.events(["rollout"]))) == len(copied), "the node's rollouts came along and none was paid again"
+
+
+def test_a_run_whose_accepted_edit_wins_too_few_dev_pairs_keeps_the_root_as_best_and_says_it_has_not_shown_a_gain(tmp_path: Path):
+    world.register()
+    config_file = tmp_path / "evolve.toml"
+    world.config(dev_trials=1).save(config_file)
+
+    result = CliRunner().invoke(app, ["evolve", "--config", str(config_file), "--runs", str(tmp_path / "runs"), "--quiet"])
+
+    assert result.exit_code == 0, result.output
+    [folder] = (tmp_path / "runs").iterdir()
+    store = RunStore(folder)
+    [fix] = store.rows("edits", "status = 'accepted'")
+    summary = store.info["summary"]
+    assert store.info["best_node"] == summary["best_node"] == store.info["root"], "one dev pair won is no evidence"
+    assert (summary["start_dev"], summary["start_dev_n"]) == (0.5, 2)
+    comparison = summary["dev_comparison"]
+    assert comparison["node"] == fix["child_id"] and not comparison["shown_gain"]
+    assert (comparison["n"], comparison["b_better"], comparison["a_better"], comparison["p_value"]) == (2, 1, 0, 1.0)
+    assert summary["gates"] == 1 and summary["expected_false_accepts"] == 0.1
+    output = " ".join(result.output.replace("│", " ").split())
+    assert "the run has not shown a gain over the starting harness on dev (closest: no measurable difference" in output
+    assert "gated 1 edits and accepted 1; edits that change nothing would get at most 0.1 accepts from noise alone" in output
+    assert "on dev:" not in output
 
 
 def test_a_run_that_finished_on_its_budget_goes_on_when_resumed_with_a_bigger_one(tmp_path: Path):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from harness_evo.config import SearchConfig
 from harness_evo.evolve.loop import across_categories, pattern_sample, same_category
-from harness_evo.evolve.tree import UCB, Greedy, SearchTree, node_selector
+from harness_evo.evolve.tree import UCB, Greedy, SearchTree, confirmed_best, node_selector
 from harness_evo.store import RunStore
 from harness_evo.taskset import Task
 
@@ -120,3 +120,43 @@ def test_an_explore_iteration_works_on_the_pattern_it_touched_that_the_curriculu
     assert patterns.target(EXPLORE, touched, {"P1": 0.1, "P2": 0.3, "P3": 0.6})["id"] == "P2", "P3 was not touched"
     assert patterns.target("P3", touched, {"P1": 0.9})["id"] == "P3", "a pattern arm works on its own pattern"
     assert patterns.target(EXPLORE, [{"id": "r9"}], {"P1": 1.0}) is None
+
+
+def dev_of(passes: list[int], trials: int = 1) -> dict[tuple[str, int], float]:
+    """(task, trial) -> reward for tasks t0, t1, ... with the given passes."""
+    return {(f"t{i}", trial): float(trial < n) for i, n in enumerate(passes) for trial in range(trials)}
+
+
+def test_the_root_stays_best_when_no_node_beats_it_on_dev_by_the_paired_test():
+    root = dev_of([1] * 4 + [0] * 24)
+    edge = dev_of([1] * 6 + [0] * 22)
+    best = confirmed_best("root", {"root": root, "edge": edge}, {}, alpha=0.1)
+    assert best.node == "root", "2 more passes in 28 pairs is no evidence"
+    assert best.challenger == "edge" and best.versus_root.b_better == 2 and best.versus_root.a_better == 0
+
+
+def test_a_node_that_beats_the_root_on_dev_by_the_paired_test_is_best_and_ties_go_to_fewer_tokens():
+    root = dev_of([1] * 4 + [0] * 24)
+    strong = dev_of([1] * 14 + [0] * 14)
+    best = confirmed_best("root", {"root": root, "strong": strong}, {}, alpha=0.1)
+    assert best.node == "strong" and best.versus_root.b_better == 10 and best.versus_root.p_value < 0.01
+
+    twins = confirmed_best("root", {"root": root, "long": strong, "short": dict(strong)}, {"long": 900.0, "short": 300.0}, alpha=0.1)
+    assert twins.node == "short"
+    assert twins.alpha == 0.05, "naming one of two nodes best is a test at the run's alpha, split over both"
+
+
+def test_a_node_must_beat_the_root_on_the_keys_both_ran_and_the_root_alone_is_best():
+    root = dev_of([1] * 4 + [0] * 24)
+    elsewhere = {(f"other{i}", 0): 1.0 for i in range(28)}
+    assert confirmed_best("root", {"root": root, "elsewhere": elsewhere}, {}, alpha=0.1).node == "root", "no shared key, no evidence"
+    alone = confirmed_best("root", {"root": root}, {}, alpha=0.1)
+    assert alone.node == "root" and alone.versus_root is None and alone.challenger is None
+
+
+def test_with_many_nodes_compared_a_single_borderline_win_is_not_enough():
+    root = dev_of([0] * 28)
+    borderline = dev_of([1] * 6 + [0] * 22)
+    assert confirmed_best("root", {"root": root, "n0": borderline}, {}, alpha=0.1).node == "n0", "6 of 6 differing pairs: p = 0.03"
+    crowd = {"root": root, "n0": borderline} | {f"n{i}": dict(root) for i in range(1, 10)}
+    assert confirmed_best("root", crowd, {}, alpha=0.1).node == "root", "p = 0.03 is above 0.1 / 10"

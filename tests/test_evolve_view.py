@@ -8,7 +8,7 @@ from harness_evo.evolve.budget import Estimate
 from harness_evo.views.evolution import EvolutionView, next_steps, summary_panel
 
 ROOT, CHILD = "a" * 64, "b" * 64
-ESTIMATE = Estimate(iterations=3, rollouts=40, model_calls={"solver": 200, "proposer": 3}, dollars={"solver": 0.0, "proposer": 0.0},
+ESTIMATE = Estimate(iterations=3, rollouts=40, dev_rollouts=12, model_calls={"solver": 200, "proposer": 3}, dollars={"solver": 0.0, "proposer": 0.0},
                     wall_minutes=15)
 ROW = {"id": "r1", "task_id": "fruit", "trial": 0}
 EVENTS = [
@@ -20,7 +20,7 @@ EVENTS = [
     ev.RolloutProgress("cached", ROW | {"id": "r0", "passed": True}),
     ev.EditJudged({"id": "i0-r0-0", "pattern_id": "P1", "status": "rejected_static", "reasons": ["names the training task fruit"]}),
     ev.EditJudged({"id": "i0-r1-0", "pattern_id": "P1", "status": "accepted", "reasons": [], "gate": {"reason": "6 fixed vs 0 broken"}}),
-    ev.NodeScored({"id": CHILD, "train_score": 1.0, "dev_score": 0.75}, CHILD),
+    ev.NodeScored({"id": CHILD, "train_score": 1.0, "train_n": 8, "dev_score": 0.75, "dev_n": 4}, CHILD),
     ev.IterationFinished(0, "edit i0-r1-0 accepted", {"proposer": 0.0123}),
 ]
 
@@ -38,7 +38,7 @@ def test_the_live_panel_shows_the_iteration_rollouts_in_flight_best_scores_edits
     text = screen.export_text()
     assert f"0  arm explore  node {ROOT[:12]}" in text
     assert "1 done (1 passed), 1 reused from earlier, 1 running color#0" in text, "as many done as the summary counts"
-    assert "train 100%  dev 75%" in text
+    assert "highest    train 100% [68%, 100%] (n=8)  dev 75% [30%, 95%] (n=4)" in text, "each best score with its interval and n"
     assert "1 accepted, 1 rejected statically" in text
     assert "proposer $0.012" in text
     assert "edit i0-r0-0 against P1: rejected statically: names the training task fruit" in text
@@ -50,25 +50,25 @@ def test_quiet_mode_prints_one_line_per_event_and_none_per_rollout():
     for event in EVENTS:
         view(event)
     lines = screen.export_text().splitlines()
-    assert lines[0].startswith("evolving run evolve-1: about 40 rollouts, about 203 model calls")
+    assert lines[0].startswith("evolving run evolve-1: about 40 rollouts (about 12 of them scoring harnesses on dev), about 203 model calls")
     assert lines[1:] == [
         f"iteration 0: arm explore, node {ROOT[:12]}, tasks fruit, color",
         "edit i0-r0-0 against P1: rejected statically: names the training task fruit",
         "edit i0-r1-0 against P1: accepted: 6 fixed vs 0 broken",
-        f"node {CHILD[:12]}: train 100%, dev 75%; best {CHILD[:12]}",
+        f"node {CHILD[:12]}: train 100% [68%, 100%] (n=8), dev 75% [30%, 95%] (n=4); best {CHILD[:12]}",
         "iteration 0 done: edit i0-r1-0 accepted",
     ]
 
 
 def test_the_closing_summary_counts_fates_and_says_where_the_best_harness_is():
     summary = {"run_id": "evolve-1", "stop": "3 iterations done", "iterations": 3, "rollouts": 37, "elapsed_s": 600.0, "proposals": 5,
-               "fates": {"invalid": 1, "rejected_static": 1, "rejected_empirical": 1, "accepted": 1, "proposed": 1}, "start_dev": 0.5, "best_dev": 0.75,
-               "nodes": 2, "spend": {"proposer": 0.5}, "root": ROOT, "best_node": CHILD}
+               "fates": {"invalid": 1, "rejected_static": 1, "rejected_empirical": 1, "accepted": 1, "proposed": 1}, "start_dev": 0.5, "start_dev_n": 28,
+               "best_dev": 0.75, "best_dev_n": 28, "nodes": 2, "spend": {"proposer": 0.5}, "root": ROOT, "best_node": CHILD}
     screen = console()
     screen.print(summary_panel(summary))
     text = screen.export_text()
     assert "proposals: 5 made, 1 invalid, 1 rejected statically, 1 rejected empirically, 1 accepted, 1 not yet gated" in text
-    assert "dev pass@1: start 50% -> best 75%" in text
+    assert "dev pass@1: start 50% [33%, 67%] (n=28) -> best 75% [57%, 87%] (n=28)" in text
     steps = next_steps(summary, "/runs/evolve-1")
     assert f"best harness: /runs/evolve-1/harnesses/{CHILD}" in steps
     assert f"harness-evo diff evolve-1 {ROOT[:12]} {CHILD[:12]}" in steps and "harness-evo export evolve-1 --node best" in steps
@@ -77,7 +77,8 @@ def test_the_closing_summary_counts_fates_and_says_where_the_best_harness_is():
 def test_a_run_that_already_did_work_is_resuming_and_its_forecast_is_of_what_is_left():
     screen = console()
     EvolutionView(screen, quiet=True)(ev.RunStarted("evolve-1", ESTIMATE.model_copy(update={"more": True})))
-    assert screen.export_text().startswith("resuming run evolve-1: about 40 more rollouts, about 203 more model calls")
+    assert screen.export_text().startswith("resuming run evolve-1: about 40 more rollouts (about 12 of them scoring harnesses on dev), "
+                                           "about 203 more model calls")
 
 
 def test_an_unexpected_error_in_a_run_is_one_line_that_keeps_the_traceback_and_says_how_to_resume(tmp_path, monkeypatch, capsys):
@@ -130,3 +131,22 @@ def test_a_run_that_another_process_is_running_is_not_resumed_nor_given_new_budg
     assert f"run {store.id} is already running (process {holder.pid})" in " ".join(capsys.readouterr().err.split())
     with session.owned(store):
         assert (store.folder / session.LOCK).read_text() == str(os.getpid()), "a killed holder leaves the run free"
+
+
+def test_the_closing_summary_says_plainly_when_the_run_has_not_shown_a_gain_and_what_noise_alone_would_accept():
+    closest = {"node": CHILD, "shown_gain": False, "n": 28, "tasks": 28, "diff": 0.07, "low": -0.04, "high": 0.18, "b_better": 3,
+               "a_better": 1, "p_value": 0.62, "alpha": 0.1, "verdict": "no measurable difference at this sample size"}
+    summary = {"run_id": "evolve-1", "stop": "3 iterations done", "iterations": 3, "rollouts": 90, "elapsed_s": 600.0, "proposals": 4,
+               "fates": {"rejected_empirical": 3, "accepted": 1}, "start_dev": 0.25, "start_dev_n": 28, "best_dev": 0.25, "best_dev_n": 28,
+               "nodes": 2, "spend": {}, "root": ROOT, "best_node": ROOT, "dev_comparison": closest, "gates": 4, "expected_false_accepts": 0.4}
+    screen = console()
+    screen.print(summary_panel(summary))
+    text = " ".join(screen.export_text().replace("│", " ").split())
+    assert "the run has not shown a gain over the starting harness on dev (closest: no measurable difference at this sample size)" in text
+    assert "gated 4 edits and accepted 1; edits that change nothing would get at most 0.4 accepts from noise alone" in text
+
+    shown = summary | {"best_node": CHILD, "best_dev": 0.6, "dev_comparison": closest | {"shown_gain": True, "verdict": "node b is better"}}
+    screen = console()
+    screen.print(summary_panel(shown))
+    text = " ".join(screen.export_text().replace("│", " ").split())
+    assert "on dev: node b is better" in text and "has not shown a gain" not in text

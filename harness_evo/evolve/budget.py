@@ -80,6 +80,8 @@ class Estimate(BaseModel):
 
     iterations: int
     rollouts: int
+    dev_rollouts: int = 0
+    """Of `rollouts`, those that score the root and the accepted nodes on dev."""
     model_calls: dict[str, int]
     dollars: dict[str, float | None]
     """None for a model whose price litellm does not know."""
@@ -92,7 +94,7 @@ class Estimate(BaseModel):
         known = [d for d in self.dollars.values() if d is not None]
         price = f"about ${sum(known):.2f}" + (" (some prices unknown)" if len(known) < len(self.dollars) else "")
         more = "more " if self.more else ""
-        return (f"about {self.rollouts} {more}rollouts, about {sum(self.model_calls.values())} {more}model calls, {price} with these "
+        return (f"about {self.rollouts} {more}rollouts (about {self.dev_rollouts} of them scoring harnesses on dev), about {sum(self.model_calls.values())} {more}model calls, {price} with these "
                 f"models (up to {self.iterations} {more}iterations, or {self.wall_minutes:g} {more}min of wall time if that comes first)")
 
 
@@ -108,6 +110,7 @@ def estimate(config: RunConfig, n_dev: int, step_limit: int, rollouts_done: int 
     rollouts_left = max(0, config.budget.max_rollouts - rollouts_done)
     iterations = max(0, min(config.budget.max_iterations - iterations_done, int((rollouts_left - start) // max(per_iteration, 1)) + 1))
     rollouts = int(min(rollouts_left, start + iterations * per_iteration))
+    dev_rollouts = int(min(rollouts, start + iterations * ACCEPT_SHARE_GUESS * n_dev * config.search.dev_trials))
     calls = {
         "solver": int(rollouts * max(1, step_limit // 2)),
         "analyzer": int(iterations * minibatch * FAIL_SHARE_GUESS),
@@ -115,7 +118,7 @@ def estimate(config: RunConfig, n_dev: int, step_limit: int, rollouts_done: int 
         "critic": iterations * config.search.candidates if config.reviews_edits() else 0,
     }
     dollars = {role: price(config.models.role(role), n) for role, n in calls.items()}
-    return Estimate(iterations=iterations, rollouts=rollouts, model_calls=calls, dollars=dollars,
+    return Estimate(iterations=iterations, rollouts=rollouts, dev_rollouts=dev_rollouts, model_calls=calls, dollars=dollars,
                     wall_minutes=round(max(0.0, config.budget.max_wall_s / 60 - minutes_done), 1), more=bool(rollouts_done or iterations_done))
 
 

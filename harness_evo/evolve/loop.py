@@ -16,6 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Collection
 
+from harness_evo import stats
 from harness_evo.agent.executor import Executor
 from harness_evo.config import RunConfig
 from harness_evo.curriculum import EXPLORE, make_curriculum, similar_by_metadata
@@ -28,7 +29,7 @@ from harness_evo.evolve.ledger import Candidate, Ledger
 from harness_evo.evolve.patterns import Patterns
 from harness_evo.evolve.proposer import Proposer
 from harness_evo.evolve.state import LoopState, NodeStats
-from harness_evo.evolve.tree import SearchTree, node_selector
+from harness_evo.evolve.tree import BestNode, SearchTree, confirmed_best, node_selector
 from harness_evo.evolve.tryout import SandboxTryout
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
@@ -239,18 +240,31 @@ class Evolution:
         for arm in self.curriculum.sync_arms(self.patterns.views()):
             self.store.emit("arm", arm.model_dump(mode="json"))
 
+    def best(self) -> BestNode:
+        """The root, unless a node beats it on the dev keys both ran by the paired test (see `confirmed_best`)."""
+        key_of = {key: (task, trial) for key, task, trial in self.store.db.execute("SELECT id, task_id, trial FROM rollouts WHERE split = 'dev'")}
+        dev = {node: {key_of[key]: float(passed) for key, passed in node_stats.dev.items() if key in key_of}
+               for node, node_stats in self.state.stats.items() if node in self.state.nodes}
+        tokens = {node: row.get("tokens_per_rollout") for node, row in self.state.nodes.items()}
+        return confirmed_best(self.root, dev, tokens, self.config.acceptance.alpha)
+
     def emit_node(self, node: str) -> None:
-        best = SearchTree(self.state.nodes.values()).best()
+        best = self.best().node
         self.store.emit("run", id=self.store.id, best_node=best)
         self.emit(ev.NodeScored(self.state.nodes[node], best))
 
     def summary(self, stop: str) -> dict:
         tree = SearchTree(self.state.nodes.values())
-        best = tree.best()
+        best = self.best()
         fates = self.ledger.fates()
+        gates = fates.get("accepted", 0) + fates.get("rejected_empirical", 0)
+        start, end = tree.node(self.root), tree.node(best.node)
         return {
-            "run_id": self.store.id, "stop": stop, "iterations": self.state.iteration, "root": self.root, "best_node": best,
-            "start_dev": tree.node(self.root).get("dev_score"), "best_dev": tree.node(best).get("dev_score"),
+            "run_id": self.store.id, "stop": stop, "iterations": self.state.iteration, "root": self.root, "best_node": best.node,
+            "start_dev": start.get("dev_score"), "start_dev_n": start.get("dev_n") or 0,
+            "best_dev": end.get("dev_score"), "best_dev_n": end.get("dev_n") or 0,
+            "dev_comparison": dev_comparison(best), "gates": gates,
+            "expected_false_accepts": round(stats.expected_false_accepts([self.config.acceptance.alpha] * gates), 2),
             "proposals": sum(fates.values()), "fates": fates, "nodes": len(tree),
             "rollouts": self.budget.rollouts(), "spend": self.budget.spend(), "elapsed_s": round(self.budget.elapsed_s, 1),
         }
@@ -293,10 +307,22 @@ def across_categories(task_ids: list[str], tasks: list[Task], n: int, rng: rando
     return sorted(spread[:n])
 
 
+def dev_comparison(best: BestNode) -> dict | None:
+    """The summary's paired dev result of the best node (or the runner-up) against the root, with its verdict."""
+    if best.versus_root is None:
+        return None
+    diff = best.versus_root
+    verdict = stats.verdict("the starting harness", f"node {best.challenger[:12]}", diff, best.alpha)
+    return {"node": best.challenger, "shown_gain": best.node == best.challenger, "n": diff.n, "tasks": diff.tasks, "diff": diff.diff,
+            "low": diff.low, "high": diff.high, "b_better": diff.b_better, "a_better": diff.a_better,
+            "p_value": diff.p_value, "alpha": best.alpha, "verdict": verdict}
+
+
 def dev_tasks(suite: Suite, config: RunConfig) -> list[Task]:
-    """The dev tasks nodes are scored on: a sample of the dev split drawn once from the run's seed."""
+    """The dev tasks nodes are scored on: all of the dev split, or a sample of `search.dev_sample` drawn once from the
+    run's seed."""
     dev = suite.split("dev")
     n = config.search.dev_sample
-    if n >= len(dev):
+    if n is None or n >= len(dev):
         return dev
     return sorted(random.Random(f"{config.seed}:dev").sample(dev, n), key=lambda task: task.id)

@@ -5,10 +5,13 @@ expanded next is a policy (`NodeSelector`), chosen by name in `SearchConfig.stra
 """
 
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 import networkx as nx
 
+from harness_evo import stats
 from harness_evo.config import SearchConfig
 from harness_evo.store import RunStore
 
@@ -60,6 +63,44 @@ class SearchTree:
         if not scored:
             return self.root
         return min(scored, key=lambda row: (-row["dev_score"], row.get("tokens_per_rollout") or 0.0))["id"]
+
+
+DevOutcomes = Mapping[str, Mapping[tuple[str, int], float]]
+"""Node -> (dev task, trial) -> reward."""
+
+
+@dataclass(frozen=True)
+class BestNode:
+    """The run's result and the paired dev comparison that named it (against the node closest to beating the root when
+    none did)."""
+
+    node: str
+    versus_root: stats.Difference | None
+    """The best node (or the runner-up when the root stays best) minus the root on the dev keys both ran."""
+    challenger: str | None
+    """The node `versus_root` is about; None when no other node was scored on dev."""
+    alpha: float
+    """The level each node was tested at: the run's alpha split over the nodes compared with the root."""
+
+
+def confirmed_best(root: str, dev: DevOutcomes, tokens: Mapping[str, float | None], alpha: float) -> BestNode:
+    """The root, unless some node beats it on dev by the paired sign test at `alpha` split over the nodes compared
+    (Bonferroni, so that naming a node best is itself a test at `alpha`); among those that do, the best dev score, ties
+    broken by fewer tokens per rollout."""
+    base = dev.get(root, {})
+    compared = {}
+    for node, outcomes in dev.items():
+        keys = sorted(base.keys() & outcomes.keys()) if node != root else []
+        if keys:
+            compared[node] = stats.paired([stats.Outcome(task, trial, base[task, trial], outcomes[task, trial]) for task, trial in keys])
+    each = alpha / max(1, len(compared))
+    rank = {node: (-diff.b_rate, tokens.get(node) or 0.0) for node, diff in compared.items()}
+    winners = [node for node, diff in compared.items() if diff.diff > 0 and diff.significant(each)]
+    if winners:
+        best = min(winners, key=rank.__getitem__)
+        return BestNode(best, compared[best], best, each)
+    challenger = min(compared, key=lambda node: (-compared[node].diff, *rank[node]), default=None)
+    return BestNode(root, compared.get(challenger) if challenger else None, challenger, each)
 
 
 class NodeSelector(Protocol):

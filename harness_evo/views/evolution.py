@@ -10,15 +10,12 @@ from rich.table import Table
 from rich.text import Text
 
 from harness_evo.evolve import events as ev
+from harness_evo.views import style
 
 RECENT = 6
 """Lines of recent happenings kept in the live panel."""
 FATES = {"proposed": "passed the critic", "invalid": "invalid", "rejected_static": "rejected statically",
          "rejected_empirical": "rejected by the gate", "accepted": "accepted"}
-
-
-def score(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
 
 
 def dollars(spend: dict[str, float]) -> str:
@@ -34,8 +31,9 @@ class EvolutionView:
         self.iteration: ev.IterationStarted | None = None
         self.in_flight: dict[str, dict] = {}
         self.done = self.passed = self.reused = 0
-        self.best_train: float | None = None
-        self.best_dev: float | None = None
+        self.best_train: tuple[float, int] | None = None
+        self.best_dev: tuple[float, int] | None = None
+        """(pass rate, n) of the best score seen on each split."""
         self.fates: Counter = Counter()
         self.spend: dict[str, float] = {}
         self.recent: deque[str] = deque(maxlen=RECENT)
@@ -85,10 +83,11 @@ class EvolutionView:
                 return f"edit {edit['id']} against {edit['pattern_id']}: {fate}{gate or reason}"
             case ev.NodeScored(node, best_id):
                 if node.get("train_score") is not None:
-                    self.best_train = max(self.best_train or 0.0, node["train_score"])
+                    self.best_train = max(self.best_train or (0.0, 0), (node["train_score"], node.get("train_n") or 0))
                 if node.get("dev_score") is not None:
-                    self.best_dev = max(self.best_dev or 0.0, node["dev_score"])
-                return f"node {node['id'][:12]}: train {score(node.get('train_score'))}, dev {score(node.get('dev_score'))}; best {best_id[:12]}"
+                    self.best_dev = max(self.best_dev or (0.0, 0), (node["dev_score"], node.get("dev_n") or 0))
+                return (f"node {node['id'][:12]}: train {style.score(node.get('train_score'), node.get('train_n'))}, "
+                        f"dev {style.score(node.get('dev_score'), node.get('dev_n'))}; best {best_id[:12]}")
             case ev.IterationFinished(i, outcome, spend):
                 self.spend = spend
                 return f"iteration {i} done: {outcome}"
@@ -107,7 +106,7 @@ class EvolutionView:
             flight = ", ".join(f"{row['task_id']}#{row['trial']}" for row in list(self.in_flight.values())[:6])
             reused = f", {self.reused} reused from earlier" if self.reused else ""
             table.add_row("rollouts", f"{self.done} done ({self.passed} passed){reused}, {len(self.in_flight)} running {flight}")
-            table.add_row("best", f"train {score(self.best_train)}  dev {score(self.best_dev)}")
+            table.add_row("highest", f"train {style.score(*(self.best_train or (None, 0)))}  dev {style.score(*(self.best_dev or (None, 0)))}")
             fates = ", ".join(f"{n} {FATES[status]}" for status, n in sorted(self.fates.items())) or "none yet"
             table.add_row("edits", fates)
             table.add_row("spend", dollars(self.spend))
@@ -124,10 +123,28 @@ def summary_panel(summary: dict) -> Panel:
         f"proposals: {summary['proposals']} made, {fates.get('invalid', 0)} invalid, {fates.get('rejected_static', 0)} rejected statically, "
         f"{fates.get('rejected_empirical', 0)} rejected empirically, {fates.get('accepted', 0)} accepted"
         + (f", {fates['proposed']} not yet gated" if fates.get("proposed") else ""),
-        f"dev pass@1: start {score(summary['start_dev'])} -> best {score(summary['best_dev'])} ({summary['nodes']} node{'s' * (summary['nodes'] != 1)} in the tree)",
+        f"dev pass@1: start {style.score(summary['start_dev'], summary.get('start_dev_n'))} -> best "
+        f"{style.score(summary['best_dev'], summary.get('best_dev_n'))} ({summary['nodes']} node{'s' * (summary['nodes'] != 1)} in the tree)",
+        *dev_lines(summary),
         f"spend: {dollars(summary['spend'])}",
     ]
     return Panel("\n".join(lines), title=f"run {summary['run_id']}", title_align="left")
+
+
+def dev_lines(summary: dict) -> list[str]:
+    """Whether the run showed a gain on dev (the paired test of the best node against the root), and how many of its
+    accepts noise alone would explain."""
+    comparison = summary.get("dev_comparison")
+    lines = []
+    if comparison and comparison["shown_gain"]:
+        lines.append(f"on dev: {comparison['verdict']}")
+    else:
+        lines.append("the run has not shown a gain over the starting harness on dev"
+                     + (f" (closest: {comparison['verdict']})" if comparison else ""))
+    if "gates" in summary:
+        lines.append(f"gated {summary['gates']} edits and accepted {summary['fates'].get('accepted', 0)}; edits that change "
+                     f"nothing would get at most {summary['expected_false_accepts']:g} accepts from noise alone")
+    return lines
 
 
 def next_steps(summary: dict, run_folder: str) -> str:
