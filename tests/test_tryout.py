@@ -107,3 +107,15 @@ def test_a_script_that_only_says_it_ran_the_program_its_call_names_fails_the_cal
 def test_a_script_that_hands_the_call_to_the_program_it_stands_in_for_fails_the_call(tryout, script):
     [found] = tryout.run("sudo", script, {SUDO_CALL: "color"}).values()
     assert found is not None and found.startswith("`sudo ls /etc` starts `sudo`, which here is this very script"), found
+
+
+def test_a_call_whose_sandbox_cannot_be_made_counts_as_failed_not_as_run(tmp_path):
+    import shutil
+
+    suite = tmp_path / "tasks"
+    shutil.copytree(world.TASKS / "color", suite / "color")
+    (suite / "color" / "environment" / "Dockerfile").write_text("FROM python:3.11-slim-bookworm\nRUN exit 3\n")
+    broken = SandboxTryout(get_backend(SandboxConfig()), load_suite(suite).tasks)
+
+    [found] = broken.run("putword", "import sys\nprint(sys.argv[1])\n", {CALL: "color"}).values()
+    assert found.startswith("`putword ruby-red-9 color.txt` could not be tried, so it counts as failed"), found

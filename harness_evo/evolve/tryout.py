@@ -83,8 +83,8 @@ class SandboxTryout:
             if task_id in self.tasks and CUT_MARK not in call and (shown := as_tried(call, program)) is not None:
                 try:
                     tried[shown] = verdict(program, shown, self.observe(program, script, call, self.tasks[task_id]))
-                except InfraError:
-                    continue
+                except InfraError as e:
+                    tried[shown] = f"`{shown}` could not be tried, so it counts as failed: the sandbox failed ({cut(str(e), 200)})"
         return tried
 
     def observe(self, program: str, script: str, call: str, task: Task) -> "Observed":
