@@ -151,8 +151,10 @@ def verdict(a: str, b: str, difference: Difference, alpha: float = 0.05) -> str:
     if difference.significant(alpha):
         return f"{b} is {'better' if difference.diff > 0 else 'worse'} than {a}: {tests}"
     trials, target = trials_to_resolve(difference, alpha)
-    per_task = difference.n / max(1, difference.tasks)
-    more = max(1, trials - math.floor(per_task))
+    more = trials - math.floor(difference.n / max(1, difference.tasks))
+    if more <= 0:
+        return (f"no measurable difference between {b} and {a} ({tests}); this sample would find a difference of "
+                f"{pp(target, sign=False)} 4 times in 5, so any difference is likely smaller")
     return (f"no measurable difference between {b} and {a} at this sample size ({tests}); about {more} more "
             f"trial{'s' * (more != 1)} per task would resolve a difference of {pp(target, sign=False)}")
 
