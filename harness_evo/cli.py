@@ -54,15 +54,15 @@ def load_config(config_file: Path | None) -> "RunConfig":
 
 @app.command("eval")
 def eval_command(
-    harness: Annotated[Path, typer.Option(help="The harness folder.")] = Path("harnesses/bash-agent"),
-    tasks: Annotated[Path, typer.Option(help="The task suite folder (Harbor format).")] = Path("tasks/core"),
-    split: Annotated[str, typer.Option(help="train, dev, test or all.")] = "dev",
-    trials: Annotated[int, typer.Option(min=1, help="Trials per task.")] = 1,
+    harness: Annotated[Path | None, typer.Option(help="The harness folder (default: harnesses/bash-agent).")] = None,
+    tasks: Annotated[Path | None, typer.Option(help="The task suite folder, Harbor format (default: tasks/core).")] = None,
+    split: Annotated[str | None, typer.Option(help="train, dev, test or all (default: dev).")] = None,
+    trials: Annotated[int | None, typer.Option(min=1, help="Trials per task (default: 1).")] = None,
     model: Annotated[str | None, typer.Option(help="Solver model (litellm name or local/...); default: the embedded model.")] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="Rollouts in parallel (default: 1 with an embedded solver, else 2).")] = None,
-    sandbox: Annotated[str, typer.Option(help="docker or local.")] = "docker",
-    agent: Annotated[str, typer.Option(help="model, oracle (the tasks' reference solutions) or noop.")] = "model",
-    seed: Annotated[int, typer.Option(help="Seed of the run.")] = 0,
+    sandbox: Annotated[str | None, typer.Option(help="docker or local (default: docker).")] = None,
+    agent: Annotated[str | None, typer.Option(help="model, oracle (the tasks' reference solutions) or noop (default: model).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the run (default: 0).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not answer model calls from the response cache.")] = False,
     config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML; options override it.")] = None,
     runs: RunsDir = Path("runs"),
@@ -71,22 +71,15 @@ def eval_command(
     import time
 
     from harness_evo.agent.evaluate import evaluate
-    from harness_evo.config import ConfigError
     from harness_evo.store import RunStore
     from harness_evo.taskset import load_suite
     from harness_evo.views.evaluation import RolloutProgress, eval_table
 
-    config = load_config(config_file)
-    try:
-        config = config.model_validate(config.model_dump() | {
-            "kind": "eval", "harness": harness, "tasks": tasks, "split": split, "seed": seed, "agent": agent,
-            "sandbox": config.sandbox.model_dump() | {"backend": sandbox},
-            "executor": {"workers": workers or config.executor.workers, "trials": trials},
-            "models": config.models.model_dump() | ({"solver": config.models.solver.model_dump() | {"model": model}} if model else {})
-                      | ({"cache": False} if no_cache else {}),
-        })
-    except ValueError as e:
-        raise ConfigError(str(e).splitlines()[0]) from None
+    config = load_config(config_file).with_options({
+        "kind": "eval", "harness": harness, "tasks": tasks, "split": split, "seed": seed, "agent": agent,
+        "sandbox.backend": sandbox, "executor.workers": workers, "executor.trials": trials, "models.solver.model": model,
+        "models.cache": False if no_cache else None,
+    })
     from harness_evo.harness import Harness
 
     Harness.load(config.harness)
@@ -94,7 +87,7 @@ def eval_command(
     store = RunStore.create(runs, "eval")
     config.save(store.folder / "config.toml")
     started = time.time()
-    llm = open_llm(config, store) if agent == "model" else None
+    llm = open_llm(config, store) if config.agent == "model" else None
     try:
         with RolloutProgress(total, console=console) as progress:
             result = evaluate(config, store, on_progress=progress.update, llm=llm)
@@ -125,7 +118,7 @@ def compare_command(
     import time
 
     from harness_evo.compare import compare, contenders, split_tasks
-    from harness_evo.config import ConfigError, RunConfig
+    from harness_evo.config import RunConfig
     from harness_evo.store import RunStore
     from harness_evo.taskset import load_suite
     from harness_evo.views import compare as view
@@ -134,14 +127,10 @@ def compare_command(
     if trials < 1:
         raise UserError(f"--trials {trials}: pass at least 1 (3 or more tell harnesses apart)")
     found = contenders(harnesses, runs)
-    try:
-        config = RunConfig.model_validate({
-            "kind": "compare", "tasks": tasks, "split": split, "sandbox": {"backend": sandbox},
-            "executor": {"workers": workers, "trials": trials},
-            "models": {"solver": RunConfig().models.solver.model_dump() | ({"model": model} if model else {})},
-        })
-    except ValueError as e:
-        raise ConfigError(str(e).splitlines()[0]) from None
+    config = RunConfig().with_options({
+        "kind": "compare", "tasks": tasks, "split": split, "sandbox.backend": sandbox, "executor.workers": workers,
+        "executor.trials": trials, "models.solver.model": model,
+    })
     total = len(split_tasks(load_suite(config.tasks, seed=config.seed), config.split)) * trials * len(found)
     store = RunStore.create(runs, "compare")
     config.save(store.folder / "config.toml")
@@ -224,7 +213,6 @@ def analyze_command(
     """Triage, explain and group the failed rollouts of an eval run into failure patterns (written to its run.db)."""
     from rich.progress import Progress
 
-    from harness_evo.config import RunConfig
     from harness_evo.failures import FailureAnalysis
     from harness_evo.llm import ModelUnavailable
     from harness_evo.taskset import load_suite
@@ -233,9 +221,7 @@ def analyze_command(
     if store.info.get("kind") != "eval":
         raise UserError(f"{store.id} is a {store.info.get('kind')} run; `analyze` explains eval runs (evolve runs analyze their own)")
     config_path = store.folder / "config.toml"
-    config = RunConfig.load(config_path) if config_path.is_file() else RunConfig()
-    if model:
-        config.models.analyzer.model = model
+    config = load_config(config_path if config_path.is_file() else None).with_options({"models.analyzer.model": model})
     suite = load_suite(config.tasks, seed=config.seed) if Path(config.tasks).is_dir() else None
     rollouts = store.rows("rollouts", order_by="rowid")
     try:
@@ -294,15 +280,20 @@ def resume_command(
     budget_minutes: Annotated[float | None, typer.Option(min=0.1, help="New wall-time budget of the whole run, its time so far included.")] = None,
     iterations: Annotated[int | None, typer.Option(min=1, help="New iteration budget of the whole run.")] = None,
     patience: Annotated[int | None, typer.Option(min=1, help="New patience: stop after this many iterations without an accepted edit.")] = None,
+    allow_changed_suite: Annotated[bool, typer.Option("--allow-changed-suite", help="Resume even though the run's task suite "
+                                                      "changed since it started (the changed suite becomes the run's).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="Plain progress lines instead of the live view.")] = False,
     runs: RunsDir = Path("runs"),
 ) -> None:
     """Continue an evolution run that was stopped or killed, or give one that finished on a budget more of it; finished
-    rollouts and model calls are not paid again."""
+    rollouts and model calls are not paid again. A run whose task suite changed is refused unless told."""
     from harness_evo.evolve import session
 
     store = session.find_run(run, runs)
     with session.owned(store):
+        changes = session.check_suite(store, allow_changed=allow_changed_suite)
+        if changes:
+            console.print(f"resuming on the changed task suite ({changes})", markup=False, highlight=False)
         session.raise_budget(store, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations,
                              patience=patience)
         run_evolution(store, quiet)

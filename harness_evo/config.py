@@ -1,11 +1,13 @@
 """The configuration of a run: pydantic models, unknown keys are errors, saved as `config.toml` in the run folder."""
 
 import tomllib
+from functools import reduce
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from harness_evo.errors import ConfigError
 
@@ -24,11 +26,11 @@ class RoleModel(Strict):
 
     model: str = DEFAULT_MODEL
     """litellm model name (`openai/gpt-4o-mini`, `vllm/Qwen/...`) or an embedded one (`local/qwen2.5-coder-1.5b`)."""
-    temperature: float = 0.0
+    temperature: float = Field(0.0, ge=0)
     """Sampling temperature; above 0, trials of one task differ by their seed and are reproducible."""
-    max_tokens: int = 512
+    max_tokens: int = Field(512, ge=1)
     """Cap on the tokens of one reply; small models otherwise ramble for minutes."""
-    timeout_s: float = 300.0
+    timeout_s: float = Field(300.0, gt=0)
     """Per-call timeout in seconds."""
     params: dict[str, object] = Field(default_factory=dict)
     """Extra keyword arguments passed to litellm as they are (api_base, top_p, ...)."""
@@ -37,13 +39,13 @@ class RoleModel(Strict):
 class VllmConfig(Strict):
     """Settings of a vLLM server started for a `vllm/NAME` model (or by `harness-evo serve vllm`)."""
 
-    gpu_memory_utilization: float = 0.9
+    gpu_memory_utilization: float = Field(0.9, gt=0, le=1)
     """Share of GPU memory vLLM may take."""
-    tensor_parallel_size: int = 1
+    tensor_parallel_size: int = Field(1, ge=1)
     """GPUs one model is split across."""
-    max_model_len: int | None = None
+    max_model_len: int | None = Field(None, ge=1)
     """Context length in tokens; unset takes the model's own."""
-    start_timeout_s: float = 900.0
+    start_timeout_s: float = Field(900.0, gt=0)
     """How long to wait for vLLM's health endpoint; loading large weights takes minutes."""
 
 
@@ -60,13 +62,13 @@ class ModelsConfig(Strict):
     """Reviews proposed edits before any rollout is paid for them."""
     cache: bool = True
     """Answer an identical request from the response cache instead of calling the model again."""
-    retries: int = 3
+    retries: int = Field(3, ge=0)
     """Retries of a call after a transient failure (rate limit, timeout, 5xx, lost connection)."""
-    backoff_s: float = 2.0
+    backoff_s: float = Field(2.0, ge=0)
     """Wait before the first retry in seconds; doubled before each next one."""
-    context_tokens: int = 8192
+    context_tokens: int = Field(8192, ge=1)
     """Context window of the embedded llama.cpp server: long enough for one agent episode."""
-    threads: int | None = None
+    threads: int | None = Field(None, ge=1)
     """Threads of the embedded llama.cpp server; unset: all cores (set fewer on a machine busy with other work)."""
     vllm: VllmConfig = Field(default_factory=VllmConfig)
     """How `vllm/NAME` models are served when harness-evo starts vLLM itself."""
@@ -75,18 +77,22 @@ class ModelsConfig(Strict):
         return getattr(self, name)
 
 
+ROLES = tuple(name for name, field in ModelsConfig.model_fields.items() if field.annotation is RoleModel)
+"""The roles that call a model: solver, analyzer, proposer, critic."""
+
+
 class SandboxConfig(Strict):
     """Where and how commands of the agent run."""
 
     backend: Literal["docker", "local"] = "docker"
     """`docker` isolates each rollout in its own container; `local` runs on this machine (bubblewrap if present)."""
-    memory_mb: int = 2048
+    memory_mb: int = Field(2048, ge=1)
     """Memory limit of one sandbox."""
-    cpus: float = 1.0
+    cpus: float = Field(1.0, gt=0)
     """CPU limit of one sandbox."""
-    pids_limit: int = 256
+    pids_limit: int = Field(256, ge=1)
     """Process limit of one sandbox."""
-    max_output_chars: int = 100_000
+    max_output_chars: int = Field(100_000, ge=1)
     """Output of one command is cut to this many characters inside the sandbox layer."""
     base_image: str = "harness-evo/base:latest"
     """The locally built base image that task images start from."""
@@ -97,20 +103,20 @@ class SandboxConfig(Strict):
 class ExecutorConfig(Strict):
     """How rollouts are run."""
 
-    workers: int | None = None
+    workers: int | None = Field(None, ge=1)
     """Rollouts run in parallel; unset: 1 when an embedded model solves (see `RunConfig.rollout_workers`), else 2."""
-    trials: int = 1
+    trials: int = Field(1, ge=1)
     """Trials per task in `eval`."""
 
 
 class FailuresConfig(Strict):
     """Failure analysis and aggregation."""
 
-    promotion_support: int = 2
+    promotion_support: int = Field(2, ge=1)
     """A pattern becomes an evolution target when it is seen on this many distinct train tasks."""
-    min_harness_blame: float = 0.5
+    min_harness_blame: float = Field(0.5, ge=0, le=1)
     """Share of a pattern's members blamed on the harness needed for promotion."""
-    trace_token_budget: int = 2500
+    trace_token_budget: int = Field(2500, ge=1)
     """Hard cap on the tokens of one digested trajectory shown to a model."""
     loop_repeats: int = Field(3, ge=2)
     """The same command (or pair of commands) this many times in a row is a command loop."""
@@ -133,7 +139,7 @@ class CurriculumConfig(Strict):
     """Weight of older learning-progress observations is multiplied by this at each new one."""
     prior_weight: float = Field(1.0, ge=0)
     """How many learning-progress observations an arm's prior (a pattern's phi) is worth in its value."""
-    explore_prior: float = 0.5
+    explore_prior: float = Field(0.5, ge=0, le=1)
     """Prior value of the explore arm, on the scale of a pattern's phi."""
     minibatch: int = Field(4, ge=1)
     """Train tasks drawn per iteration."""
@@ -148,12 +154,12 @@ class AcceptanceConfig(Strict):
     """Significance level of the sign test."""
     pattern_tasks: int = Field(4, ge=1)
     """Most of the pattern's train tasks the child is compared on (a sample when the pattern has more)."""
-    regression_sample: int = 4
+    regression_sample: int = Field(4, ge=0)
     """Tasks the parent passes that are re-run on the child to catch regressions."""
     unsolved_after: int = Field(6, ge=1)
     """A train task failed this many times in the run (by any harness) and never passed is left out of the gate while
     the pattern has other tasks: its pairs only tie, and its step-limit rollouts are the gate's slowest."""
-    trials: int = 3
+    trials: int = Field(3, ge=1)
     """Trials per task when comparing child and parent."""
     extra_trials: int = Field(3, ge=0)
     """Trials added to every gate task when the first look is undecided with the child ahead (0: one look); the sign
@@ -168,24 +174,24 @@ class SearchConfig(Strict):
 
     strategy: Literal["ucb", "greedy"] = "ucb"
     """`ucb` balances score and how often a node was expanded; `greedy` always expands the best."""
-    exploration: float = 1.0
+    exploration: float = Field(1.0, ge=0)
     """UCB exploration constant."""
-    candidates: int = 2
+    candidates: int = Field(2, ge=1)
     """Edits the proposer is asked for per round; at most this many face the empirical gate."""
-    evidence: int = 3
+    evidence: int = Field(3, ge=1)
     """Member traces from distinct tasks shown to the proposer per pattern."""
-    revisions: int = 2
+    revisions: int = Field(2, ge=0)
     """Rounds in which the critic may send rejected edits back to the proposer with its reasons."""
     tool_attempts: int = Field(4, ge=1)
     """Scripts the toolsmith may write for one stand-in tool until one runs the agent's own calls that missed it."""
-    max_harness_chars: int = 24_000
+    max_harness_chars: int = Field(24_000, ge=1)
     """Size budget of an edited harness: all components plus the rendered system prompt."""
-    ngram_words: int = 8
+    ngram_words: int = Field(8, ge=1)
     """An edit quoting this many consecutive words of a training task's instruction, tests or solution is rejected."""
     review: bool | None = None
     """Ask the critic model to judge generality and relevance after the rule checks pass; unset: yes, unless the critic
     is an embedded model (the 1.5B's verdicts follow its sampling seed, not the edit: see `RunConfig.reviews_edits`)."""
-    dev_trials: int = 1
+    dev_trials: int = Field(1, ge=1)
     """Trials per dev task when an accepted node (and the root) is scored on the dev split."""
     dev_sample: int | None = Field(None, ge=1)
     """Dev tasks the root and every accepted node are scored on: unset, the whole dev split; else a seeded sample of this
@@ -195,16 +201,26 @@ class SearchConfig(Strict):
 class BudgetConfig(Strict):
     """When the evolution stops: whichever limit is reached first."""
 
-    max_rollouts: int = 400
+    max_rollouts: int = Field(400, ge=0)
     """Total rollouts paid for (cached ones are free)."""
-    max_dollars: dict[str, float] = Field(default_factory=dict)
+    max_dollars: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """Dollar cap per role, e.g. {proposer = 2.0}; roles not named are uncapped."""
-    max_wall_s: float = 900.0
+    max_wall_s: float = Field(900.0, gt=0)
     """Wall time of the run in seconds."""
-    max_iterations: int = 20
+    max_iterations: int = Field(20, ge=0)
     """Evolution iterations."""
-    patience: int = 8
+    patience: int = Field(8, ge=1)
     """Stop after this many iterations without an accepted edit."""
+
+    @field_validator("max_dollars")
+    @classmethod
+    def known_roles(cls, caps: dict[str, float]) -> dict[str, float]:
+        """A cap on a name that is no role would leave the role meant uncapped: refuse it."""
+        unknown = sorted(set(caps) - set(ROLES))
+        if unknown:
+            raise PydanticCustomError("unknown_role", "{unknown} is not a role; the roles are {roles}",
+                                      {"unknown": ", ".join(map(repr, unknown)), "roles": ", ".join(ROLES)})
+        return caps
 
 
 class RunConfig(Strict):
@@ -218,7 +234,7 @@ class RunConfig(Strict):
     """The task suite folder."""
     split: str = "dev"
     """Split evaluated by `eval`."""
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     """Seed of every random choice in the run."""
     agent: Literal["model", "oracle", "noop"] = "model"
     """`model` runs the harness; `oracle` runs each task's reference solution; `noop` does nothing (a baseline)."""
@@ -247,6 +263,19 @@ class RunConfig(Strict):
             raise ConfigError(f"{path}: {e}") from e
         except ValidationError as e:
             raise ConfigError(f"{path}: {one_line(e)}") from e
+
+    def with_options(self, options: dict[str, object]) -> "RunConfig":
+        """This configuration with each given option set: keys are dotted field paths (`sandbox.backend`), a None value
+        is an option not given and leaves the field as it is; a bad value is a ConfigError naming the field."""
+        data = self.model_dump()
+        for path, value in options.items():
+            if value is not None:
+                *parents, name = path.split(".")
+                reduce(dict.__getitem__, parents, data)[name] = value
+        try:
+            return RunConfig.model_validate(data)
+        except ValidationError as e:
+            raise ConfigError(one_line(e)) from None
 
     def rollout_workers(self) -> int:
         """`executor.workers`, or its default: an embedded solver's server answers one call at a time and keeps only

@@ -5,6 +5,7 @@ harness the run started with, whatever happened to the folder it came from.
 """
 
 import fcntl
+import hashlib
 import os
 import shutil
 import time
@@ -12,20 +13,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from harness_evo.config import RunConfig, one_line
-from harness_evo.errors import ConfigError, UserError
+from harness_evo.config import RunConfig
+from harness_evo.errors import UserError
 from harness_evo.evolve import events as ev
 from harness_evo.evolve.loop import Evolution
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
 from harness_evo.store import RunStore
-from harness_evo.taskset import load_suite
+from harness_evo.taskset import Suite, load_suite
 
 OPTIMIZER_ROLES = ("analyzer", "proposer", "critic")
 LOCK = "run.lock"
+SUITE_FILE = "suite.toml"
 
 
 def configure(config: RunConfig, harness: Path | None = None, tasks: Path | None = None, model: str | None = None,
@@ -33,37 +33,70 @@ def configure(config: RunConfig, harness: Path | None = None, tasks: Path | None
               budget_rollouts: int | None = None, budget_minutes: float | None = None, iterations: int | None = None,
               patience: int | None = None) -> RunConfig:
     """`config` as an evolution run with the given settings changed (None leaves a setting as it is)."""
-    data = config.model_dump() | {"kind": "evolve"}
-    given = {"harness": harness, "tasks": tasks, "seed": seed}
-    data |= {key: value for key, value in given.items() if value is not None}
-    if model:
-        data["models"]["solver"]["model"] = model
-    for role in OPTIMIZER_ROLES if optimizer_model else ():
-        data["models"][role]["model"] = optimizer_model
-    if workers is not None:
-        data["executor"]["workers"] = workers
-    if sandbox is not None:
-        data["sandbox"]["backend"] = sandbox
-    budget = {"max_rollouts": budget_rollouts, "max_iterations": iterations, "patience": patience,
-              "max_wall_s": budget_minutes * 60 if budget_minutes is not None else None}
-    data["budget"] |= {key: value for key, value in budget.items() if value is not None}
-    try:
-        return RunConfig.model_validate(data)
-    except ValidationError as e:
-        raise ConfigError(one_line(e)) from None
+    options = {"kind": "evolve", "harness": harness, "tasks": tasks, "seed": seed, "models.solver.model": model,
+               "executor.workers": workers, "sandbox.backend": sandbox, "budget.max_rollouts": budget_rollouts,
+               "budget.max_iterations": iterations, "budget.patience": patience,
+               "budget.max_wall_s": budget_minutes * 60 if budget_minutes is not None else None}
+    options |= {f"models.{role}.model": optimizer_model for role in OPTIMIZER_ROLES}
+    return config.with_options(options)
 
 
 def start(config: RunConfig, runs_dir: Path, harness: Harness | None = None, forked_from: dict | None = None) -> RunStore:
     """A new evolution run folder with its configuration and starting harness; `run` then runs it."""
     harness = harness or Harness.load(config.harness)
-    if not load_suite(config.tasks, seed=config.seed).split("train"):
+    suite = load_suite(config.tasks, seed=config.seed)
+    if not suite.split("train"):
         raise UserError(f"{config.tasks}: no train tasks to evolve on; name some under [splits] train in its suite.toml")
     store = RunStore.create(runs_dir, "evolve")
     config.save(store.folder / "config.toml")
     harness.save(store.folder / "harnesses" / harness.hash)
     store.emit("run", id=store.id, config=config.model_dump(mode="json"), harness=str(config.harness), root=harness.hash,
-               tasks=str(config.tasks), forked_from=forked_from)
+               tasks=str(config.tasks), suite=suite_digest(suite), forked_from=forked_from)
     return store
+
+
+def suite_digest(suite: Suite) -> dict[str, str]:
+    """A content hash of each task folder of the suite (by task id) and of its suite.toml, which holds the splits."""
+    digest = {task_id: folder_hash(task.folder) for task_id, task in sorted(suite.tasks.items())}
+    if (suite.folder / SUITE_FILE).is_file():
+        digest[SUITE_FILE] = hashlib.sha256((suite.folder / SUITE_FILE).read_bytes()).hexdigest()
+    return digest
+
+
+def folder_hash(folder: Path) -> str:
+    """sha256 of every file under `folder`, each with its path relative to it."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            digest.update(f"{path.relative_to(folder).as_posix()}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def suite_changes(recorded: dict[str, str], now: dict[str, str]) -> str | None:
+    """What differs between two suite digests (the tasks changed, added and removed), or None."""
+    kinds = {"changed": [name for name in recorded.keys() & now.keys() if recorded[name] != now[name]],
+             "added": list(now.keys() - recorded.keys()), "removed": list(recorded.keys() - now.keys())}
+    return "; ".join(f"{kind}: {', '.join(sorted(names))}" for kind, names in kinds.items() if names) or None
+
+
+def check_suite(store: RunStore, allow_changed: bool = False) -> str | None:
+    """Refuse to continue a run whose task suite changed since it started (a run that recorded no digest is not
+    checked), unless `allow_changed`: then the changed suite becomes the run's and what changed is returned."""
+    recorded = store.info.get("suite")
+    if not recorded:
+        return None
+    config = load_run_config(store)
+    now = suite_digest(load_suite(config.tasks, seed=config.seed))
+    changes = suite_changes(recorded, now)
+    if changes is None:
+        return None
+    if not allow_changed:
+        raise UserError(f"the task suite {config.tasks} changed since run {store.id} started ({changes}), so its scores "
+                        f"so far would not compare with new ones; `harness-evo resume {store.id} --allow-changed-suite` "
+                        f"resumes on it anyway")
+    store.emit("run", id=store.id, suite=now)
+    return changes
 
 
 def load_run_config(store: RunStore) -> RunConfig:

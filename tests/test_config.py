@@ -1,0 +1,130 @@
+"""A run configuration fails closed: the file given to `--config` is honoured, an option given still wins over it, and a
+misspelt role or a setting out of its bounds is one line naming the field and the file."""
+
+from pathlib import Path
+
+import pytest
+import tomli_w
+from typer.testing import CliRunner
+
+from harness_evo.cli import app, main
+from harness_evo.config import RunConfig
+from harness_evo.store import RunStore
+
+HARNESS = Path(__file__).parents[1] / "harnesses" / "bash-agent"
+
+
+@pytest.fixture(autouse=True)
+def user_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
+
+
+def local_only_suite(tmp_path: Path) -> Path:
+    """One train task whose image exists nowhere: only the local sandbox, which ignores the Dockerfile, can run it."""
+    task = tmp_path / "suite" / "note"
+    for folder in ("environment", "solution", "tests"):
+        (task / folder).mkdir(parents=True)
+    (task / "environment" / "Dockerfile").write_text("FROM harness-evo/no-such-image:never\nWORKDIR /app\n")
+    (task / "solution" / "solve.sh").write_text("#!/bin/bash\necho noted > /app/note.txt\n")
+    (task / "tests" / "test.sh").write_text('#!/bin/bash\n[ "$(cat /app/note.txt)" = noted ] && echo 1 > /logs/verifier/reward.txt '
+                                            "|| echo 0 > /logs/verifier/reward.txt\n")
+    (task / "task.toml").write_text("[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 30\n")
+    (task / "instruction.md").write_text("Write the word noted into /app/note.txt.\n")
+    (tmp_path / "suite" / "suite.toml").write_text('[splits]\ntrain = ["note"]\ndev = []\ntest = []\n')
+    return tmp_path / "suite"
+
+
+def config_file(tmp_path: Path, text: str = "", **settings) -> Path:
+    path = tmp_path / "run.toml"
+    path.write_text(tomli_w.dumps(settings) + text)
+    return path
+
+
+def eval_run(tmp_path: Path, *args: str) -> RunStore:
+    result = CliRunner().invoke(app, ["eval", *args, "--runs", str(tmp_path / "runs")])
+    assert result.exit_code == 0, result.output
+    [folder] = (tmp_path / "runs").iterdir()
+    return RunStore(folder)
+
+
+def one_line_error(monkeypatch, capsys, *argv: str) -> str:
+    """Run the command as the `harness-evo` entry point does; the error it printed, which must be one line."""
+    monkeypatch.setattr("sys.argv", ["harness-evo", *argv])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    error = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2 and "\n" not in error and "Traceback" not in error
+    return error
+
+
+def test_eval_runs_as_its_config_file_says_when_no_option_is_given(tmp_path: Path):
+    settings = dict(harness=str(HARNESS), tasks=str(local_only_suite(tmp_path)), split="train", agent="oracle",
+                    sandbox={"backend": "local"}, executor={"trials": 2})
+
+    store = eval_run(tmp_path, "--config", str(config_file(tmp_path, **settings)))
+
+    ran = RunConfig.load(store.folder / "config.toml")
+    assert (ran.sandbox.backend, ran.agent, ran.split, ran.executor.trials) == ("local", "oracle", "train", 2)
+    assert [row["passed"] for row in store.rows("rollouts", order_by="trial")] == [1, 1], "the local sandbox ran the task"
+
+
+def test_an_option_given_on_the_command_line_wins_over_the_config_file(tmp_path: Path):
+    settings = dict(harness=str(HARNESS), tasks=str(local_only_suite(tmp_path)), split="dev", agent="noop",
+                    sandbox={"backend": "docker", "memory_mb": 1024})
+
+    store = eval_run(tmp_path, "--config", str(config_file(tmp_path, **settings)), "--sandbox", "local", "--agent", "oracle",
+                     "--split", "train")
+
+    ran = RunConfig.load(store.folder / "config.toml")
+    assert (ran.sandbox.backend, ran.agent, ran.split) == ("local", "oracle", "train")
+    assert ran.sandbox.memory_mb == 1024, "what no option names stays as the file says"
+    assert [row["passed"] for row in store.rows("rollouts")] == [1]
+
+
+def test_a_dollar_cap_on_a_misspelt_role_is_refused_in_one_line_that_names_the_roles(tmp_path: Path, monkeypatch, capsys):
+    path = config_file(tmp_path, "[budget.max_dollars]\npropser = 2.0\n")
+
+    error = one_line_error(monkeypatch, capsys, "evolve", "--config", str(path), "--runs", str(tmp_path / "runs"))
+
+    assert f"{path}: budget.max_dollars: 'propser' is not a role; the roles are solver, analyzer, proposer, critic" in error
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("text, field", [
+    ("[executor]\ntrials = 0\n", "executor.trials: Input should be greater than or equal to 1"),
+    ("[models.solver]\ntemperature = -0.5\n", "models.solver.temperature: Input should be greater than or equal to 0"),
+    ("[failures]\nmin_harness_blame = 1.5\n", "failures.min_harness_blame: Input should be less than or equal to 1"),
+    ("[sandbox]\ncpus = 0\n", "sandbox.cpus: Input should be greater than 0"),
+    ("[budget.max_dollars]\nproposer = -1.0\n", "budget.max_dollars.proposer: Input should be greater than or equal to 0"),
+])
+def test_a_setting_out_of_its_bounds_is_one_line_naming_the_field_and_the_file(tmp_path: Path, monkeypatch, capsys,
+                                                                               text: str, field: str):
+    path = config_file(tmp_path, text)
+
+    error = one_line_error(monkeypatch, capsys, "eval", "--config", str(path), "--runs", str(tmp_path / "runs"))
+
+    assert f"{path}: {field}" in error
+    assert not (tmp_path / "runs").exists()
+
+
+def test_an_option_out_of_its_bounds_is_one_line_naming_the_field(tmp_path: Path, monkeypatch, capsys):
+    error = one_line_error(monkeypatch, capsys, "eval", "--sandbox", "dockr", "--runs", str(tmp_path / "runs"))
+
+    assert "sandbox.backend: Input should be 'docker' or 'local'" in error
+
+
+def test_resuming_a_run_whose_task_suite_changed_is_refused_unless_allowed_and_then_the_new_suite_is_the_runs(
+        tmp_path: Path, monkeypatch, capsys):
+    from harness_evo.evolve import session
+
+    suite = local_only_suite(tmp_path)
+    store = session.start(RunConfig(harness=HARNESS, tasks=suite), tmp_path / "runs")
+    events = len(list(store.events()))
+    (suite / "note" / "instruction.md").write_text("Write the word noted into /app/notes.txt.\n")
+
+    error = one_line_error(monkeypatch, capsys, "resume", store.id, "--runs", str(tmp_path / "runs"))
+
+    assert f"the task suite {suite} changed since run {store.id} started (changed: note)" in error
+    assert "--allow-changed-suite" in error and len(list(store.events())) == events, "a refused resume records nothing"
+    assert session.check_suite(store, allow_changed=True) == "changed: note"
+    assert session.check_suite(RunStore(store.folder)) is None, "the changed suite is now the run's"
