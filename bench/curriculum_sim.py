@@ -34,7 +34,7 @@ from rich.console import Console
 from rich.table import Table
 
 from harness_evo.config import AcceptanceConfig, CurriculumConfig
-from harness_evo.curriculum import EXPLORE, Arm, PatternView, make_curriculum
+from harness_evo.curriculum import EXPLORE, Arm, PatternView, Pull, make_curriculum
 from harness_evo.curriculum.base import ArmCurriculum
 from harness_evo.evolve.acceptance import Pair, SignTestGate, StrictSumGate, make_gate
 
@@ -304,14 +304,14 @@ def evolve(world: World, strategy: str, rule: str, budget: int) -> dict[str, flo
             if arm.id == EXPLORE:
                 found = run.results(run.incumbent, batch, run.fresh_trials())
                 promoted = {int(p.id) for p in run.patterns() if p.status == "promoted"}
-                curriculum.observe(EXPLORE, len({task for (task, _), o in found.items() if o.blamed in promoted}) / len(batch))
+                share = len({task for (task, _), o in found.items() if o.blamed in promoted}) / len(batch)
+                curriculum.reward(Pull(arm=EXPLORE, found=share))
                 continue
             kind, child = run.propose(int(arm.id), [t for t in batch if t in run.members[int(arm.id)]])
             pairs, protected = run.paired(child, batch)
-            accepted = gate.decide(pairs, protected).accepted
-            on_batch = [pair.child - pair.parent for pair in pairs if int(pair.task_id) in batch]
-            curriculum.observe(arm.id, fmean(on_batch) if accepted else 0.0)
-            if accepted:
+            verdict = gate.decide(pairs, protected)
+            curriculum.reward(Pull(arm=arm.id, pattern=arm.id, **verdict.model_dump(include={"accepted", "fixed", "broken", "ties"})))
+            if verdict.accepted:
                 run.incumbent = child
                 run.accepted[kind] += 1
                 run.score_dev(child)

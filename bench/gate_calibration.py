@@ -41,7 +41,7 @@ from harness_evo import stats
 from harness_evo.agent.trajectory import INFRA_REASONS
 from harness_evo.config import AcceptanceConfig, RunConfig
 from harness_evo.evolve.acceptance import AcceptanceRule, Pair, Verdict, make_gate, pair_rollouts
-from harness_evo.evolve.loop import across_categories, pattern_sample
+from harness_evo.evolve.gate import across_categories, pattern_sample
 from harness_evo.taskset import Task
 
 ACCEPTANCE = AcceptanceConfig()

@@ -9,7 +9,9 @@ from harness_evo.curriculum import (
     FixedOrderCurriculum,
     LearningProgressCurriculum,
     PatternView,
+    Pull,
     make_curriculum,
+    rewards,
     similar_by_metadata,
 )
 from harness_evo.taskset import Task
@@ -63,6 +65,21 @@ def test_an_arm_whose_edits_stopped_helping_loses_probability():
 
     assert all(later < earlier for earlier, later in zip(history, history[1:]))
     assert history[-1] < history[0] / 2 and history[-1] < curriculum.probabilities()["working"] / 3
+
+
+def test_a_pull_rewards_the_pattern_worked_on_with_its_gates_gain_and_explore_with_what_it_found():
+    gated = {"accepted": True, "fixed": 3, "broken": 1, "ties": 4}
+
+    assert rewards(Pull(arm="p1", pattern="p1", **gated)) == {"p1": 0.25}, "fixed minus broken over every pair of the gate"
+    assert rewards(Pull(arm="p1", pattern="p1", **{**gated, "accepted": False})) == {"p1": 0.0}, "a rejected edit taught nothing"
+    assert rewards(Pull(arm="p1")) == {"p1": 0.0}, "no pattern to work on"
+    assert rewards(Pull(arm=EXPLORE, pattern="p2", found=0.5, **gated)) == {EXPLORE: 0.5, "p2": 0.25}
+    assert rewards(Pull(arm=EXPLORE, found=0.5)) == {EXPLORE: 0.5}
+
+    curriculum = bandit()
+    curriculum.sync_arms([pattern("p1")])
+    curriculum.reward(Pull(arm=EXPLORE, pattern="gone", found=0.5, **gated))
+    assert {arm.id: arm.evidence for arm in curriculum.state.arms.values()} == {EXPLORE: 1.0, "p1": 0.0}, "no arm, no reward"
 
 
 def test_a_pattern_arm_draws_its_members_then_similar_unseen_train_tasks():

@@ -4,7 +4,7 @@ import random
 from pathlib import Path
 
 from harness_evo.config import SearchConfig
-from harness_evo.evolve.loop import across_categories, pattern_sample, same_category
+from harness_evo.evolve.gate import across_categories, pattern_sample, same_category
 from harness_evo.evolve.tree import UCB, Greedy, SearchTree, confirmed_best, node_selector
 from harness_evo.store import RunStore
 from harness_evo.taskset import Task

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 from harness_evo.config import CurriculumConfig
 from harness_evo.curriculum.bandit import LearningProgressCurriculum
-from harness_evo.curriculum.base import EXPLORE, Arm, ArmCurriculum, Curriculum, CurriculumState, PatternView, Similar
+from harness_evo.curriculum.base import EXPLORE, Arm, ArmCurriculum, Curriculum, CurriculumState, PatternView, Pull, Similar, rewards
 from harness_evo.curriculum.baselines import FixedOrderCurriculum, RandomCurriculum
 from harness_evo.curriculum.similar import similar_by_metadata
 
@@ -24,5 +24,5 @@ def make_curriculum(config: CurriculumConfig, train: Sequence[str], similar: Sim
 
 __all__ = [
     "CURRICULA", "EXPLORE", "Arm", "Curriculum", "CurriculumState", "FixedOrderCurriculum", "LearningProgressCurriculum",
-    "PatternView", "RandomCurriculum", "make_curriculum", "similar_by_metadata",
+    "PatternView", "Pull", "RandomCurriculum", "make_curriculum", "rewards", "similar_by_metadata",
 ]

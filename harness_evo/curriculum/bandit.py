@@ -10,9 +10,10 @@ class LearningProgressCurriculum(ArmCurriculum):
     """Pulls arms by a floored softmax over their values; an arm's value is its prior blended with its observed progress.
 
     The prior of a pattern arm is its phi; its value moves towards the discounted mean of the progress observed after
-    its pulls, the prior counting as `prior_weight` observations. Report as progress:
-    - for a pattern arm, the change in pass rate on the minibatch's tasks brought by the edit accepted against the
-      pattern (child minus parent; 0 when no edit was accepted), whichever arm's iteration worked on the pattern;
+    its pulls, the prior counting as `prior_weight` observations. The progress is what `rewards` reports:
+    - for a pattern arm, the change in pass rate the gate measured of the edit accepted against the pattern, on all the
+      gate's pairs (its tasks and the regression sample; 0 when no edit was accepted), whichever arm's iteration worked
+      on the pattern;
     - for the explore arm, the share of its tasks whose failures joined a promoted pattern (what there was to find).
     An arm whose edits stopped helping thus sinks towards 0, and the floor keeps every arm, explore included, alive.
     """

@@ -1,4 +1,5 @@
-"""Arms, their state, and the bookkeeping every curriculum shares: arms follow the promoted patterns, pulls draw minibatches.
+"""Arms, their state, and the bookkeeping every curriculum shares: arms follow the promoted patterns, pulls draw minibatches
+and are rewarded with what they taught.
 
 A curriculum is pure: no I/O, no clock, no global random state. Its whole state is `CurriculumState` (a pydantic
 model the evolution loop persists as an event), and every random choice takes the `random.Random` it is given, so a
@@ -78,6 +79,37 @@ class CurriculumState(BaseModel):
     """Minibatches drawn so far."""
 
 
+class Pull(BaseModel):
+    """What one evolution iteration's pull of an arm came to: the makings of the curriculum's reward."""
+
+    arm: str
+    """The arm pulled."""
+    pattern: str | None = None
+    """The promoted pattern the iteration proposed edits against (None: there was none)."""
+    found: float = Field(0.0, ge=0, le=1)
+    """Share of the minibatch's tasks whose failures joined a promoted pattern."""
+    accepted: bool = False
+    """The last edit gated against `pattern` passed the gate."""
+    fixed: int = 0
+    """Pairs the last edit's gate found fixed."""
+    broken: int = 0
+    """Pairs it found broken."""
+    ties: int = 0
+    """Pairs it found tied."""
+
+
+def rewards(pull: Pull) -> dict[str, float]:
+    """Arm id -> the learning progress `pull` reports for it. The explore arm, when pulled, gets `found` (what exploring
+    found to work on). The arm of the pattern worked on (or the pulled pattern arm, when there was no pattern to work
+    on) gets the accepted edit's change in pass rate on all the pairs of its gate, the pattern's tasks and the
+    regression sample alike: (fixed - broken) / pairs; 0 when no edit was accepted."""
+    progress = {EXPLORE: pull.found} if pull.arm == EXPLORE else {}
+    worked_on = pull.arm if pull.pattern is None else pull.pattern
+    if worked_on != EXPLORE:
+        progress[worked_on] = (pull.fixed - pull.broken) / max(1, pull.fixed + pull.broken + pull.ties) if pull.accepted else 0.0
+    return progress
+
+
 class Curriculum(Protocol):
     """Which arm the next evolution iteration works on, and on which train tasks."""
 
@@ -102,7 +134,11 @@ class Curriculum(Protocol):
         ...
 
     def observe(self, arm_id: str, progress: float) -> None:
-        """Record what a pull taught, in [-1, 1] (see `LearningProgressCurriculum` for the signal to report)."""
+        """Record what a pull taught arm `arm_id`, in [-1, 1]."""
+        ...
+
+    def reward(self, pull: Pull) -> None:
+        """Observe what `pull` taught each arm it reports on (see `rewards`); arms the curriculum does not have are skipped."""
         ...
 
 
@@ -175,6 +211,11 @@ class ArmCurriculum(ABC):
         arm = self.state.arms[arm_id]
         arm.progress = self.config.discount * arm.progress + progress
         arm.evidence = self.config.discount * arm.evidence + 1.0
+
+    def reward(self, pull: Pull) -> None:
+        for arm_id, progress in rewards(pull).items():
+            if arm_id in self.state.arms:
+                self.observe(arm_id, progress)
 
 
 def shuffled(items: Iterable[str], rng: random.Random) -> list[str]:

@@ -13,18 +13,17 @@
 import random
 import threading
 import time
-from collections import Counter
-from collections.abc import Collection
 
 from harness_evo import stats
 from harness_evo.agent.executor import Executor
 from harness_evo.config import RunConfig
-from harness_evo.curriculum import EXPLORE, make_curriculum, similar_by_metadata
+from harness_evo.curriculum import Pull, make_curriculum, similar_by_metadata
 from harness_evo.errors import HarnessError
 from harness_evo.evolve import events as ev
 from harness_evo.evolve.acceptance import Verdict, make_gate, pair_rollouts
 from harness_evo.evolve.budget import Budget, BudgetExhausted, estimate, time_spent
 from harness_evo.evolve.critic import Critic
+from harness_evo.evolve.gate import Gating, make_gate_plan
 from harness_evo.evolve.ledger import Candidate, Ledger
 from harness_evo.evolve.patterns import Patterns
 from harness_evo.evolve.proposer import Proposer
@@ -35,10 +34,6 @@ from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
 from harness_evo.store import RunStore
 from harness_evo.taskset import Suite, Task
-
-
-DIFFICULTY_RANK = {"easy": 0, "medium": 1, "hard": 2}
-"""Gate order of a task's difficulty; one without a known difficulty counts as medium."""
 
 
 class Evolution:
@@ -56,6 +51,7 @@ class Evolution:
         self.proposer = Proposer(llm, config.search, SandboxTryout(backend, suite.tasks))
         self.critic = Critic(config.search, self.train, backend, llm if config.reviews_edits() else None)
         self.gate = make_gate(config.acceptance)
+        self.gate_plan = make_gate_plan(config.acceptance, self.train)
         self.ledger = Ledger(store, self.emit)
         self.selector = node_selector(config.search)
         self.harnesses = {harness.hash: harness}
@@ -112,24 +108,22 @@ class Evolution:
         self.patterns.analyze(rows, node)                                                    # 4
         self.sync_arms()
         pattern = self.patterns.target(arm.id, rows, self.curriculum.probabilities())
-        accepted, outcome = False, "no promoted failure pattern to work on yet"
+        verdict, outcome = None, "no promoted failure pattern to work on yet"
         if pattern is not None:
             pattern = {**pattern, "missing_programs": self.patterns.missing_programs(pattern["id"])}
             candidates = self.propose_and_review(i, node, pattern)                           # 5, 6
             outcome = f"no edit against pattern {pattern['id']} passed the critic"
             for candidate in candidates:
-                accepted, outcome = self.try_candidate(i, node, pattern, candidate, rng)    # 6, 7
-                if accepted:
+                verdict, outcome = self.try_candidate(i, node, pattern, candidate, rng)     # 6, 7
+                if verdict.accepted:
                     break
-        if arm.id == EXPLORE:
-            self.curriculum.observe(arm.id, self.patterns.promoted_share(rows))
-        worked_on = pattern["id"] if pattern is not None else arm.id
-        if not accepted and worked_on != EXPLORE and worked_on in self.curriculum.state.arms:
-            self.curriculum.observe(worked_on, 0.0)
+        gated = verdict.model_dump(include={"accepted", "fixed", "broken", "ties"}) if verdict is not None else {}
+        self.curriculum.reward(Pull(arm=arm.id, pattern=pattern["id"] if pattern else None,                  # 7
+                                    found=self.patterns.promoted_share(rows), **gated))
         spend = self.budget.spend()
         self.store.emit("iteration", id=i, finished=time.time(), outcome=outcome, spend=spend)          # 8
         self.emit(ev.IterationFinished(i, outcome, spend))
-        return accepted
+        return verdict is not None and verdict.accepted
 
     def propose_and_review(self, i: int, node: str, pattern: dict) -> list[Candidate]:
         """Proposals that passed the static critic; rejected ones go back to the proposer with their reasons."""
@@ -155,34 +149,29 @@ class Evolution:
                 return passed
         return []
 
-    def try_candidate(self, i: int, node: str, pattern: dict, candidate: Candidate, rng: random.Random) -> tuple[bool, str]:
-        """The empirical gate: child vs parent on the pattern's tasks plus a regression sample of tasks the parent passes."""
+    def try_candidate(self, i: int, node: str, pattern: dict, candidate: Candidate, rng: random.Random) -> tuple[Verdict, str]:
+        """The empirical gate: child vs parent on the (task, trial) keys the gate plan chooses."""
         child = candidate.child
-        acceptance = self.config.acceptance
-        targeted, related = self.supplied_tasks(node, child, pattern)
-        regression = self.regression_sample(node, pattern, rng, exclude=targeted | related)
-        tasks = pattern_sample(pattern, self.train, acceptance.pattern_tasks, rng, self.unsolved_tasks(), targeted, related) + regression
-        verdict = self.look(node, child, tasks, list(range(1, 1 + acceptance.trials)), regression)  # trial 0 chose the tasks: see acceptance.py
-        if verdict.undecided and acceptance.extra_trials:
-            verdict = self.look(node, child, tasks, list(range(1, 1 + acceptance.trials + acceptance.extra_trials)), regression)
-        self.ledger.gated(candidate, verdict, tasks)
+        gating = self.gate_plan.plan(self.harness(node), child, pattern, self.train_outcomes([node]), self.train_outcomes(self.state.stats), rng)
+        verdict = self.look(node, child, gating, gating.trials)
+        if (trials := self.gate_plan.second_look(verdict)) is not None:
+            verdict = self.look(node, child, gating, trials)
+        self.ledger.gated(candidate, verdict, gating.tasks)
         if not verdict.accepted:
-            return False, f"edit {candidate.row['id']} rejected by the gate: {verdict.reason}"
+            return verdict, f"edit {candidate.row['id']} rejected by the gate: {verdict.reason}"
         self.state.put_node(self.store, child.hash, parent_id=node, edit_id=candidate.row["id"], iteration=i, status="accepted")
         self.rollouts(child.hash, self.dev, list(range(self.config.search.dev_trials)), split="dev")
-        if pattern["id"] in self.curriculum.state.arms:
-            self.curriculum.observe(pattern["id"], (verdict.fixed - verdict.broken) / max(1, verdict.fixed + verdict.broken + verdict.ties))
         self.emit_node(child.hash)
-        return True, f"edit {candidate.row['id']} accepted: {verdict.reason}"
+        return verdict, f"edit {candidate.row['id']} accepted: {verdict.reason}"
 
-    def look(self, node: str, child: Harness, tasks: list[str], trials: list[int], regression: list[str]) -> Verdict:
-        """The gate's decision on child and parent rollouts over `tasks` x `trials` (rollouts already run are not paid again)."""
-        parent_rows = self.rollouts(node, tasks, trials)
+    def look(self, node: str, child: Harness, gating: Gating, trials: list[int]) -> Verdict:
+        """The gate's decision on child and parent rollouts over the gated tasks x `trials` (rollouts already run are not paid again)."""
+        parent_rows = self.rollouts(node, gating.tasks, trials)
         try:
-            child_rows = self.rollouts(child.hash, tasks, trials, harness=child)
+            child_rows = self.rollouts(child.hash, gating.tasks, trials, harness=child)
         except HarnessError as e:
             return Verdict(accepted=False, fixed=0, broken=0, ties=0, reason=f"the edited harness fails at run time: {e}")
-        return self.gate.decide(pair_rollouts(parent_rows, child_rows), protected=regression)
+        return self.gate.decide(pair_rollouts(parent_rows, child_rows), protected=gating.protected)
 
     def score_root(self) -> None:
         if self.root not in self.state.nodes:
@@ -202,28 +191,6 @@ class Evolution:
         if node in self.state.nodes:
             self.state.put_node(self.store, node)
         return rows
-
-    def regression_sample(self, node: str, pattern: dict, rng: random.Random, exclude: Collection[str] = ()) -> list[str]:
-        passed = {task for task, ok in self.train_outcomes([node]) if ok}
-        candidates = sorted(passed - set(pattern["task_ids"]) - set(exclude))
-        return across_categories(candidates, self.train, self.config.acceptance.regression_sample, rng)
-
-    def supplied_tasks(self, node: str, child: Harness, pattern: dict) -> tuple[set[str], set[str]]:
-        """The tasks a tool the child adds or rewrites is for: the pattern's tasks that failed for want of its program
-        (or because its tool crashed), and the other train tasks of their categories, which call for the same programs
-        (a `sqlite3` tool is for every sqlite task, not only the one whose minibatch rollout happened to miss it)."""
-        paths = child.changed_paths(self.harness(node))
-        changed = {tool.name for tool in child.tools if any(path.startswith(f"tools/{tool.name}/") for path in paths)}
-        missing = pattern["missing_programs"]
-        targeted = {task for program in changed if program in missing for task in missing[program].tasks}
-        return targeted, same_category(targeted, self.train)
-
-    def unsolved_tasks(self) -> set[str]:
-        """Train tasks that failed in at least `acceptance.unsolved_after` of the run's scored rollouts and never passed."""
-        outcomes = self.train_outcomes(self.state.stats)
-        failures = Counter(task for task, passed in outcomes if not passed)
-        solved = {task for task, passed in outcomes if passed}
-        return {task for task, n in failures.items() if n >= self.config.acceptance.unsolved_after} - solved
 
     def train_outcomes(self, nodes) -> list[tuple[str, bool]]:
         """(task id, passed) of every scored train rollout of `nodes`, from the loop's state rather than the store, so a
@@ -268,43 +235,6 @@ class Evolution:
             "proposals": sum(fates.values()), "fates": fates, "nodes": len(tree),
             "rollouts": self.budget.rollouts(), "spend": self.budget.spend(), "elapsed_s": round(self.budget.elapsed_s, 1),
         }
-
-
-def pattern_sample(pattern: dict, train: list[Task], n: int, rng: random.Random, unsolved: Collection[str] = frozenset(),
-                   targeted: Collection[str] = frozenset(), related: Collection[str] = frozenset()) -> list[str]:
-    """The pattern's train tasks a child is gated on: all of them, or the `n` easiest, drawn with the iteration's
-    `rng` within a difficulty. A gate learns only from pairs that differ, and a task the solver fails on either side
-    is a tie whatever the edit does: `unsolved` tasks are left out, but for the easiest one when no other is left.
-    Leaving out tasks the parent always failed drops only pairs the child could have won, so the gate stays sound.
-    `targeted` tasks are the ones the edit is for (it supplies the program they missed): they come first and are
-    never left out, since the edit is what could make them solvable; `related` tasks (alike the targeted ones, though
-    not the pattern's) come next. Choosing them by the edit, not by any outcome of the trials compared, keeps the gate
-    sound too."""
-    members = {*pattern["task_ids"], *targeted, *related}
-    failing = sorted((task for task in train if task.id in members), key=lambda task: task.id)
-    rng.shuffle(failing)
-    failing.sort(key=lambda task: (task.id not in targeted, task.id not in related, DIFFICULTY_RANK.get(task.difficulty, 1)))  # stable: the draw decides within a difficulty
-    solvable = [task for task in failing if task.id in targeted or task.id in related or task.id not in unsolved]
-    return sorted(task.id for task in solvable[:n] or failing[:1])
-
-
-def same_category(task_ids: Collection[str], tasks: list[Task]) -> set[str]:
-    """The other `tasks` of the categories of `task_ids`."""
-    categories = {task.category for task in tasks if task.id in task_ids}
-    return {task.id for task in tasks if task.category in categories} - set(task_ids)
-
-
-def across_categories(task_ids: list[str], tasks: list[Task], n: int, rng: random.Random) -> list[str]:
-    """`n` of `task_ids` at random, from as many categories as they span: an edit reaches every task, and a run's
-    accepted `sqlite3` tool lured the agent on counting tasks in three categories its gate's random draw had missed."""
-    category = {task.id: task.category for task in tasks}
-    by_category: dict[str, list[str]] = {}
-    for task_id in task_ids:
-        by_category.setdefault(category.get(task_id, ""), []).append(task_id)
-    groups = [rng.sample(ids, len(ids)) for _, ids in sorted(by_category.items())]
-    rng.shuffle(groups)
-    spread = [ids[k] for k in range(max(map(len, groups), default=0)) for ids in groups if k < len(ids)]
-    return sorted(spread[:n])
 
 
 def dev_comparison(best: BestNode) -> dict | None:
