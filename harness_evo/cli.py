@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from harness_evo.config import option_help
 from harness_evo.errors import UserError
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
@@ -25,6 +26,9 @@ err_console = Console(stderr=True)
 
 INTERRUPTED = 130
 RunsDir = Annotated[Path, typer.Option("--runs", help="Folder that holds the run folders.")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print the facts as JSON (for scripts) instead of the view.")]
+RunArg = Annotated[str, typer.Argument(help="The run folder or its id (a unique prefix will do).")]
+BaseHarness = Annotated[Path, typer.Option("--base", help="Harness that gives what the source has no place for (prompts, settings).")]
 
 
 def main() -> None:
@@ -54,15 +58,15 @@ def load_config(config_file: Path | None) -> "RunConfig":
 
 @app.command("eval")
 def eval_command(
-    harness: Annotated[Path | None, typer.Option(help="The harness folder (default: harnesses/bash-agent).")] = None,
-    tasks: Annotated[Path | None, typer.Option(help="The task suite folder, Harbor format (default: tasks/core).")] = None,
-    split: Annotated[str | None, typer.Option(help="train, dev, test or all (default: dev).")] = None,
-    trials: Annotated[int | None, typer.Option(min=1, help="Trials per task (default: 1).")] = None,
-    model: Annotated[str | None, typer.Option(help="Solver model (litellm name or local/...); default: the embedded model.")] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="Rollouts in parallel (default: 1 with an embedded solver, else 2).")] = None,
-    sandbox: Annotated[str | None, typer.Option(help="docker or local (default: docker).")] = None,
-    agent: Annotated[str | None, typer.Option(help="model, oracle (the tasks' reference solutions) or noop (default: model).")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the run (default: 0).")] = None,
+    harness: Annotated[Path | None, typer.Option(help=option_help("harness"), show_default=False)] = None,
+    tasks: Annotated[Path | None, typer.Option(help=option_help("tasks"), show_default=False)] = None,
+    split: Annotated[str | None, typer.Option(help="train, dev, test or all (default: dev).", show_default=False)] = None,
+    trials: Annotated[int | None, typer.Option(min=1, help=option_help("executor.trials"), show_default=False)] = None,
+    model: Annotated[str | None, typer.Option(help=option_help("models.solver.model"), show_default=False)] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help=option_help("executor.workers"), show_default=False)] = None,
+    sandbox: Annotated[str | None, typer.Option(help=option_help("sandbox.backend"), show_default=False)] = None,
+    agent: Annotated[str | None, typer.Option(help=option_help("agent"), show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option(help=option_help("seed"), show_default=False)] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not answer model calls from the response cache.")] = False,
     config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML; options override it.")] = None,
     runs: RunsDir = Path("runs"),
@@ -70,9 +74,7 @@ def eval_command(
     """Score a harness on a split of a task suite; writes a run folder."""
     import time
 
-    from harness_evo.agent.evaluate import evaluate
-    from harness_evo.store import RunStore
-    from harness_evo.taskset import load_suite
+    from harness_evo.agent.evaluate import planned, run_eval
     from harness_evo.views.evaluation import RolloutProgress, eval_table
 
     config = load_config(config_file).with_options({
@@ -80,23 +82,9 @@ def eval_command(
         "sandbox.backend": sandbox, "executor.workers": workers, "executor.trials": trials, "models.solver.model": model,
         "models.cache": False if no_cache else None,
     })
-    from harness_evo.harness import Harness
-
-    Harness.load(config.harness)
-    total = len(load_suite(config.tasks, seed=config.seed).split(config.split)) * config.executor.trials
-    store = RunStore.create(runs, "eval")
-    config.save(store.folder / "config.toml")
     started = time.time()
-    llm = open_llm(config, store) if config.agent == "model" else None
-    try:
-        with RolloutProgress(total, console=console) as progress:
-            result = evaluate(config, store, on_progress=progress.update, llm=llm)
-    except KeyboardInterrupt:
-        store.set_status("stopped", finished=time.time())
-        raise
-    finally:
-        if llm is not None:
-            llm.close()
+    with RolloutProgress(planned(config), console=console) as progress:
+        result = run_eval(config, runs, on_progress=progress.update)
     console.print(eval_table(result, started))
 
 
@@ -115,12 +103,8 @@ def compare_command(
 ) -> None:
     """Run harnesses on identical (task, trial) keys and tell, with intervals and a paired test, whether each differs
     from the first; rollouts any run already has are reused. Writes a run folder."""
-    import time
-
-    from harness_evo.compare import compare, contenders, split_tasks
+    from harness_evo.compare import contenders, planned, run_compare
     from harness_evo.config import RunConfig
-    from harness_evo.store import RunStore
-    from harness_evo.taskset import load_suite
     from harness_evo.views import compare as view
     from harness_evo.views.evaluation import RolloutProgress
 
@@ -131,76 +115,27 @@ def compare_command(
         "kind": "compare", "tasks": tasks, "split": split, "sandbox.backend": sandbox, "executor.workers": workers,
         "executor.trials": trials, "models.solver.model": model,
     })
-    total = len(split_tasks(load_suite(config.tasks, seed=config.seed), config.split)) * trials * len(found)
-    store = RunStore.create(runs, "compare")
-    config.save(store.folder / "config.toml")
-    llm = open_llm(config, store)
-    try:
-        with RolloutProgress(total, console=err_console if as_json else console) as progress:
-            facts = compare(config, store, found, runs, llm=llm, on_progress=progress.update)
-    except KeyboardInterrupt:
-        store.set_status("stopped", finished=time.time())
-        raise
-    finally:
-        llm.close()
+    with RolloutProgress(planned(config, found), console=err_console if as_json else console) as progress:
+        facts = run_compare(config, found, runs, on_progress=progress.update)
     print_view(facts, None if as_json else view.render)
-
-
-def open_llm(config, store):
-    from harness_evo.llm import LLM
-
-    return LLM(config.models, store=store)
-
 
 
 @app.command("patterns")
 def patterns_command(
     run: Annotated[str, typer.Argument(help="The run folder or its id.")],
     pattern: Annotated[str | None, typer.Argument(help="A pattern id (e.g. P3): show its evidence.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    as_json: JsonFlag = False,
     evidence: Annotated[int, typer.Option(min=1, help="Member traces shown for one pattern, from distinct tasks.")] = 3,
     runs: RunsDir = Path("runs"),
 ) -> None:
     """The failure patterns of a run (support = distinct tasks), or one pattern with its evidence."""
-    import json
-    import time
-
-    from rich.panel import Panel
-    from rich.table import Table
-    from rich.text import Text
-
-    from harness_evo.failures import pattern_evidence, patterns
+    from harness_evo.views import patterns as view
 
     store = open_run(run, runs)
     if pattern is None:
-        rows = patterns(store)
-        if as_json:
-            print(json.dumps(rows, indent=1, default=str))
-            return
-        table = Table(title=f"failure patterns of {store.id}")
-        for column in ("id", "support", "status", "harness blame", "last seen"):
-            table.add_column(column, no_wrap=True)
-        table.add_column("description", ratio=1)
-        for row in rows:
-            status = "infra (reported)" if row["infra"] else row["status"]
-            last = time.strftime("%m-%d %H:%M", time.localtime(row["last_seen"])) if row.get("last_seen") else ""
-            table.add_row(row["id"], str(row["support"]), status, f"{row['harness_blame']:.0%}", last, row["description"])
-        console.print(table if rows else "no failure patterns yet (`harness-evo analyze RUN` explains an eval run's failures)")
-        return
-    row = store.get("patterns", pattern)
-    if row is None:
-        raise UserError(f"no pattern {pattern!r} in run {store.id}; `harness-evo patterns {store.id}` lists them")
-    items = pattern_evidence(store, pattern, k=evidence)
-    if as_json:
-        print(json.dumps({**row, "evidence": items}, indent=1, default=str))
-        return
-    console.print(Panel(Text(f"{row['description']}\nsupport {row['support']} tasks ({', '.join(row['task_ids'])}), "
-                        f"{row['members']} failures, {row['harness_blame']:.0%} blamed on the harness, status {row['status']}"),
-                        title=f"{row['id']} {row['category']}"))
-    for item in items:
-        console.print(Panel(Text.assemble((item["root_cause"], "bold"), f"\nstep {item['critical_step']}, blame {item['blame']}: "
-                                          f"{item['evidence']}\n\n{item['digest']}"),
-                            title=Text(f"{item['task_id']} (rollout {item['rollout_id'][:12]})")))
+        print_view(view.collect_all(store), None if as_json else lambda rows: view.render_all(rows, store.id))
+    else:
+        print_view(view.collect_one(store, pattern, evidence), None if as_json else view.render_one)
 
 
 @app.command("analyze")
@@ -213,42 +148,31 @@ def analyze_command(
     """Triage, explain and group the failed rollouts of an eval run into failure patterns (written to its run.db)."""
     from rich.progress import Progress
 
-    from harness_evo.failures import FailureAnalysis
-    from harness_evo.llm import ModelUnavailable
-    from harness_evo.taskset import load_suite
+    from harness_evo.failures.explain import analyze_run, eval_rollouts
 
     store = open_run(run, runs)
-    if store.info.get("kind") != "eval":
-        raise UserError(f"{store.id} is a {store.info.get('kind')} run; `analyze` explains eval runs (evolve runs analyze their own)")
-    config_path = store.folder / "config.toml"
-    config = load_config(config_path if config_path.is_file() else None).with_options({"models.analyzer.model": model})
-    suite = load_suite(config.tasks, seed=config.seed) if Path(config.tasks).is_dir() else None
-    rollouts = store.rows("rollouts", order_by="rowid")
-    try:
-        with open_llm(config, store) as llm, Progress(console=console) as progress:
-            bar = progress.add_task("analyzing failed rollouts", total=len(rollouts))
-            FailureAnalysis(store, llm, config.failures, suite, explain=("train", "dev", "test") if all_splits else ("train",)
-                            ).process(rollouts, on_rollout=lambda _: progress.advance(bar))
-    except ModelUnavailable as e:
-        raise UserError(f"{e}; the failures analyzed so far are kept, `harness-evo analyze {store.id}` continues") from e
-    counted = len(store.rows("failures", "source = 'counted'"))
+    rollouts = eval_rollouts(store)
+    with Progress(console=console) as progress:
+        bar = progress.add_task("analyzing failed rollouts", total=len(rollouts))
+        counted = analyze_run(store, rollouts, model, all_splits, on_rollout=lambda _: progress.advance(bar))
     if counted:
         console.print(f"{counted} failures of dev/test tasks were counted, not explained (`--all-splits` explains them)")
     patterns_command(store.id, runs=store.folder.parent)
 
+
 @app.command("evolve")
 def evolve_command(
-    harness: Annotated[Path | None, typer.Option(help="The starting harness folder (default: harnesses/bash-agent).")] = None,
-    tasks: Annotated[Path | None, typer.Option(help="The task suite folder, Harbor format (default: tasks/core).")] = None,
-    model: Annotated[str | None, typer.Option(help="Solver model (litellm name or local/...); default: the embedded model.")] = None,
+    harness: Annotated[Path | None, typer.Option(help=option_help("harness"), show_default=False)] = None,
+    tasks: Annotated[Path | None, typer.Option(help=option_help("tasks"), show_default=False)] = None,
+    model: Annotated[str | None, typer.Option(help=option_help("models.solver.model"), show_default=False)] = None,
     optimizer_model: Annotated[str | None, typer.Option(help="Model of the analyzer, proposer and critic; default: the embedded model.")] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="Rollouts in parallel (default: 1 with an embedded solver, else 2).")] = None,
-    budget_rollouts: Annotated[int | None, typer.Option(min=1, help="Stop after this many paid rollouts (default: 400).")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help=option_help("executor.workers"), show_default=False)] = None,
+    budget_rollouts: Annotated[int | None, typer.Option(min=1, help=option_help("budget.max_rollouts"), show_default=False)] = None,
     budget_minutes: Annotated[float | None, typer.Option(min=0.1, help="Stop after this much wall time (default: 15).")] = None,
-    iterations: Annotated[int | None, typer.Option(min=1, help="Stop after this many iterations (default: 20).")] = None,
-    patience: Annotated[int | None, typer.Option(min=1, help="Stop after this many iterations without an accepted edit (default: 8).")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of every random choice (default: 0).")] = None,
-    sandbox: Annotated[str | None, typer.Option(help="docker or local (default: docker).")] = None,
+    iterations: Annotated[int | None, typer.Option(min=1, help=option_help("budget.max_iterations"), show_default=False)] = None,
+    patience: Annotated[int | None, typer.Option(min=1, help=option_help("budget.patience"), show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option(help=option_help("seed"), show_default=False)] = None,
+    sandbox: Annotated[str | None, typer.Option(help=option_help("sandbox.backend"), show_default=False)] = None,
     source: Annotated[str | None, typer.Option("--from", help="Fork: start from a node of this run (with its settings).")] = None,
     node: Annotated[str | None, typer.Option(help="With --from: the node (a hash prefix, or `best`).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="Plain progress lines instead of the live view.")] = False,
@@ -321,35 +245,12 @@ def run_evolution(store, quiet: bool) -> None:
 @app.command("models")
 def models_command(
     config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML; default: the built-in one.")] = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """Which model serves each role, whether the embedded models are installed, and which model servers run."""
-    import importlib.util
+    from harness_evo.views import models as view
 
-    from rich.table import Table
-
-    from harness_evo.llm import embedded, process
-
-    models = load_config(config_file).models
-    roles = Table("role", "model", "max tokens", "temperature", title="Roles", title_justify="left")
-    for role in ("solver", "analyzer", "proposer", "critic"):
-        settings = models.role(role)
-        roles.add_row(role, settings.model, str(settings.max_tokens), str(settings.temperature))
-    console.print(roles)
-    local = Table("model", "weights", "packages", "GGUF", title="Embedded models", title_justify="left")
-    for name, gguf in embedded.EMBEDDED.items():
-        path = embedded.gguf_path(name)
-        local.add_row(
-            f"local/{name}", gguf.description, "installed" if embedded.parts(name) else "[red]missing[/red]",
-            str(path) if path.exists() else "assembled on first use",
-        )
-    console.print(local)
-    if importlib.util.find_spec("llama_cpp") is None:
-        console.print(f"[red]llama-cpp-python is not installed[/red]: {embedded.INSTALL_HINT}")
-    running = process.running_servers()
-    servers = Table("server", "url", "pid", "started by pid", title="Running model servers", title_justify="left")
-    for server in running:
-        servers.add_row(server["name"], server["url"], str(server["pid"]), str(server["owner"]))
-    console.print(servers if running else "No model server runs; each run starts the ones it needs and stops them when it ends.")
+    print_view(view.collect(load_config(config_file).models), None if as_json else view.render)
 
 
 @serve_app.command("vllm")
@@ -415,11 +316,6 @@ def sandbox_build_base_command(
     with console.status(f"building {tag} from Debian packages (debootstrap; a few minutes)"):
         built = build_base(client, tag, force=force)
     console.print(f"built {tag}" if built else f"{tag} is already there (--force builds it again)", highlight=False)
-
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print the facts as JSON (for scripts) instead of the view.")]
-RunArg = Annotated[str, typer.Argument(help="The run folder or its id (a unique prefix will do).")]
-BaseHarness = Annotated[Path, typer.Option("--base", help="Harness that gives what the source has no place for (prompts, settings).")]
 
 
 def print_view(facts, view) -> None:

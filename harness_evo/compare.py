@@ -19,6 +19,7 @@ from harness_evo.agent.trajectory import INFRA_REASONS
 from harness_evo.config import ConfigError, RunConfig
 from harness_evo.errors import HarnessError, UserError
 from harness_evo.harness import Harness
+from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
 from harness_evo.store import RunStore
 from harness_evo.taskset import Suite, Task, load_suite
@@ -202,3 +203,17 @@ def summarize(store: RunStore, found: list[Contender], tasks: list[Task], trials
     return {"run": store.id, "folder": str(store.folder), "split": store.info.get("split"), "trials": trials,
             "tasks": len(tasks), "harnesses": harnesses, "per_task": per_task, "comparisons": comparisons}
 
+
+
+def planned(config: RunConfig, found: list[Contender]) -> int:
+    """Rollouts a comparison of `found` will make (reused ones included): the split's tasks x trials x harnesses."""
+    return len(split_tasks(load_suite(config.tasks, seed=config.seed), config.split)) * config.executor.trials * len(found)
+
+
+def run_compare(config: RunConfig, found: list[Contender], runs_dir: Path,
+                on_progress: ProgressCallback | None = None) -> dict[str, Any]:
+    """A new compare run folder under `runs_dir`, run to its end; Ctrl-C marks it stopped and keeps what finished."""
+    store = RunStore.create(runs_dir, "compare")
+    config.save(store.folder / "config.toml")
+    with LLM(config.models, store=store) as llm, store.stopped_on_interrupt():
+        return compare(config, store, found, runs_dir, llm=llm, on_progress=on_progress)

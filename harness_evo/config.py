@@ -305,3 +305,17 @@ def one_line(error: ValidationError) -> str:
     location = ".".join(str(part) for part in first["loc"]) or "(root)"
     more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
     return f"{location}: {first['msg']}{more}"
+
+
+def option_help(path: str) -> str:
+    """The help of the command-line option that sets the field at the dotted `path` (`executor.trials`): the field's
+    docstring and its default."""
+    model: type[BaseModel] = RunConfig
+    value: BaseModel = RunConfig()
+    *parents, name = path.split(".")
+    for parent in parents:
+        value = getattr(value, parent)
+        model = type(value)
+    default = getattr(value, name)
+    text = " ".join((model.model_fields[name].description or "").split())
+    return f"{text} (default: {default})" if default is not None else text

@@ -3,6 +3,7 @@
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from statistics import mean
 
 from harness_evo import stats
@@ -10,6 +11,7 @@ from harness_evo.agent.executor import Executor, ProgressCallback
 from harness_evo.agent.trajectory import INFRA_REASONS
 from harness_evo.config import RunConfig
 from harness_evo.harness import Harness
+from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
 from harness_evo.store import RunStore
 from harness_evo.taskset import load_suite
@@ -94,3 +96,22 @@ def evaluate(config: RunConfig, store: RunStore, on_progress: ProgressCallback |
     })
     return result
 
+
+
+def planned(config: RunConfig) -> int:
+    """Rollouts an eval run of `config` will make: the split's tasks x trials."""
+    return len(load_suite(config.tasks, seed=config.seed).split(config.split)) * config.executor.trials
+
+
+def run_eval(config: RunConfig, runs_dir: Path, on_progress: ProgressCallback | None = None) -> EvalResult:
+    """A new eval run folder under `runs_dir`, run to its end; Ctrl-C marks it stopped and keeps what finished."""
+    Harness.load(config.harness)
+    store = RunStore.create(runs_dir, "eval")
+    config.save(store.folder / "config.toml")
+    llm = LLM(config.models, store=store) if config.agent == "model" else None
+    try:
+        with store.stopped_on_interrupt():
+            return evaluate(config, store, on_progress=on_progress, llm=llm)
+    finally:
+        if llm is not None:
+            llm.close()

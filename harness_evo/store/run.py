@@ -10,6 +10,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +148,15 @@ class RunStore:
 
     def set_status(self, status: str, **fields: Any) -> None:
         self.emit("run", id=self.id, status=status, **fields)
+
+    @contextmanager
+    def stopped_on_interrupt(self) -> Iterator[None]:
+        """Ctrl-C inside marks the run stopped (what finished stays recorded) and goes on up."""
+        try:
+            yield
+        except KeyboardInterrupt:
+            self.set_status("stopped", finished=time.time())
+            raise
 
     @property
     def info(self) -> dict[str, Any]:

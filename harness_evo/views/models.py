@@ -1,0 +1,41 @@
+"""`harness-evo models`: which model serves each role, the embedded models and whether they are installed, running servers."""
+
+import importlib.util
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+
+from harness_evo.config import ROLES, ModelsConfig
+from harness_evo.llm import embedded, process
+
+
+def collect(models: ModelsConfig) -> dict[str, Any]:
+    """The roles' settings, each embedded model's install state, and the model servers alive now."""
+    return {
+        "roles": [{"role": role, **models.role(role).model_dump(include={"model", "max_tokens", "temperature"})} for role in ROLES],
+        "embedded": [{"model": f"local/{name}", "description": gguf.description, "installed": bool(embedded.parts(name)),
+                      "gguf": str(embedded.gguf_path(name)) if embedded.gguf_path(name).exists() else None}
+                     for name, gguf in embedded.EMBEDDED.items()],
+        "llama_cpp": importlib.util.find_spec("llama_cpp") is not None,
+        "servers": process.running_servers(),
+    }
+
+
+def render(facts: dict[str, Any]) -> Group:
+    roles = Table("role", "model", "max tokens", "temperature", title="Roles", title_justify="left")
+    for row in facts["roles"]:
+        roles.add_row(row["role"], row["model"], str(row["max_tokens"]), str(row["temperature"]))
+    local = Table("model", "weights", "packages", "GGUF", title="Embedded models", title_justify="left")
+    for row in facts["embedded"]:
+        local.add_row(row["model"], row["description"], "installed" if row["installed"] else "[red]missing[/red]",
+                      row["gguf"] or "assembled on first use")
+    parts: list[Any] = [roles, local]
+    if not facts["llama_cpp"]:
+        parts.append(f"[red]llama-cpp-python is not installed[/red]: {embedded.INSTALL_HINT}")
+    servers = Table("server", "url", "pid", "started by pid", title="Running model servers", title_justify="left")
+    for server in facts["servers"]:
+        servers.add_row(server["name"], server["url"], str(server["pid"]), str(server["owner"]))
+    parts.append(servers if facts["servers"] else
+                 "No model server runs; each run starts the ones it needs and stops them when it ends.")
+    return Group(*parts)
