@@ -11,14 +11,14 @@ import re
 import shlex
 import sys
 from collections.abc import Mapping
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from textwrap import shorten
 from typing import Protocol
 
 import tomli_w
 from pydantic import BaseModel
 
-from harness_evo.evolve import templates
+from harness_evo.llm.prompts import RolePrompts
 
 CODE_BLOCK = re.compile(r"```(?:python3?|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
 MAX_SCRIPT_TOKENS = 900
@@ -28,6 +28,7 @@ FILE_LIKE = re.compile(r"\S*/\S*|\w[\w-]*\.\w+")
 MAX_TOOL_DESCRIPTION = 200
 """Characters of a tool's description kept: it is shown in every system prompt."""
 TOOL_COMMAND = "python3 $TOOL_DIR/tool.py"
+PROMPTS = RolePrompts(Path(__file__).parent / "prompts")
 PLACEHOLDER = "what it does"
 """Where the toolsmith's prompt shows a docstring, the words that stand for the script's description."""
 
@@ -126,7 +127,7 @@ class Toolsmith:
         shown = {as_tried(call, program): args for call in calls if (args := program_args(call, program)) is not None}
         best, failed = None, None
         for attempt in range(self.attempts):
-            messages = templates.messages("toolsmith", program=program, calls=shown, failed=failed, placeholder=PLACEHOLDER)
+            messages = PROMPTS.messages("toolsmith", program=program, calls=shown, failed=failed, placeholder=PLACEHOLDER)
             reply = self.llm.complete("proposer", messages, seed=seed * 10 + attempt, stop=["\n```\n"], max_tokens=MAX_SCRIPT_TOKENS)
             found = CODE_BLOCK.search(reply.text)
             text = with_imports(found.group(1).strip() + "\n") if found else ""

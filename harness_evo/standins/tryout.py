@@ -12,10 +12,10 @@ from pydantic import BaseModel
 
 from harness_evo.agent.agents import TOOLS_BIN, tool_wrappers, with_tools
 from harness_evo.errors import InfraError
-from harness_evo.evolve.toolsmith import TOOL_COMMAND, as_tried, piped_input, program_args
 from harness_evo.failures.digest import cut
 from harness_evo.harness import Tool
 from harness_evo.sandbox import CommandResult, SandboxBackend
+from harness_evo.standins.toolsmith import TOOL_COMMAND, as_tried, piped_input, program_args
 from harness_evo.taskset import Task
 
 TRYOUT_TIMEOUT_S = 20.0
