@@ -16,8 +16,8 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from harness_evo.config import SearchConfig, one_line
 from harness_evo.errors import UserError
 from harness_evo.evolve import templates
-from harness_evo.failures.triage import MissingProgram, scriptable
 from harness_evo.harness import Edit, Harness
+from harness_evo.standins.missing import MissingProgram, scriptable
 from harness_evo.standins.toolsmith import TOOL_COMMAND, Script, Toolsmith, Tryout, compiles, tool_components, usage_line
 
 MAX_COMPONENT_CHARS = 3000
