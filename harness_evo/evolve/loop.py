@@ -31,7 +31,7 @@ from harness_evo.evolve.state import LoopState, NodeStats
 from harness_evo.evolve.tree import BestNode, SearchTree, confirmed_best, node_selector
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
-from harness_evo.standins.tryout import SandboxTryout
+from harness_evo.standins import SandboxTryout
 from harness_evo.store import RunStore
 from harness_evo.taskset import Suite, Task
 
