@@ -20,9 +20,8 @@ from harness_evo.cli import app
 from harness_evo.config import FailuresConfig, ModelsConfig, RoleModel
 from harness_evo.failures import FailureAnalysis, digest, pattern_evidence, patterns, triage
 from harness_evo.failures.digest import count_tokens
-from harness_evo.failures.queries import pattern_missing_programs
-from harness_evo.failures.triage import missed_calls, missing_programs, scriptable
 from harness_evo.llm import LLM, scripted
+from harness_evo.standins.missing import missed_calls, missing_programs, pattern_missing_programs, scriptable
 from harness_evo.store import RunStore
 
 VERIFIED_NOTHING = {"category": "no-verification", "pattern": "finishes without looking at the file it wrote", "blame": "harness"}

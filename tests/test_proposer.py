@@ -7,10 +7,10 @@ import pytest
 
 from harness_evo.config import ModelsConfig, RoleModel, SearchConfig
 from harness_evo.evolve.proposer import Proposer
-from harness_evo.evolve.toolsmith import piped_input, program_args, usage_line
-from harness_evo.failures.triage import MissingProgram
 from harness_evo.harness import Harness, Replace
 from harness_evo.llm import LLM, scripted
+from harness_evo.standins.missing import MissingProgram
+from harness_evo.standins.toolsmith import piped_input, program_args, usage_line
 
 HARNESS = Harness.load(Path(__file__).parent / "fixtures" / "wrong-folder-harness")
 DEFECT = "Save every file you create under /tmp/work/ (the shared output folder)."

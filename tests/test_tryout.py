@@ -4,8 +4,8 @@ import pytest
 
 from fixtures import evolve_world as world
 from harness_evo.config import SandboxConfig
-from harness_evo.evolve.tryout import SandboxTryout
 from harness_evo.sandbox import get_backend
+from harness_evo.standins.tryout import SandboxTryout
 from harness_evo.taskset.suite import load_suite
 
 pytestmark = pytest.mark.docker

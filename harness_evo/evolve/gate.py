@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from harness_evo.config import AcceptanceConfig
 from harness_evo.evolve.acceptance import Verdict
 from harness_evo.harness import Harness
+from harness_evo.standins import supplied_tasks
 from harness_evo.taskset import Task
 
 DIFFICULTY_RANK = {"easy": 0, "medium": 1, "hard": 2}
@@ -73,13 +74,10 @@ class PatternAndRegression:
         return across_categories(candidates, self.train, self.config.regression_sample, rng)
 
     def supplied_tasks(self, parent: Harness, child: Harness, pattern: dict) -> tuple[set[str], set[str]]:
-        """The tasks a tool the child adds or rewrites is for: the pattern's tasks that failed for want of its program
-        (or because its tool crashed), and the other train tasks of their categories, which call for the same programs
-        (a `sqlite3` tool is for every sqlite task, not only the one whose minibatch rollout happened to miss it)."""
-        paths = child.changed_paths(parent)
-        changed = {tool.name for tool in child.tools if any(path.startswith(f"tools/{tool.name}/") for path in paths)}
-        missing = pattern["missing_programs"]
-        targeted = {task for program in changed if program in missing for task in missing[program].tasks}
+        """The tasks a tool the child adds or rewrites is for (see `standins.supplied_tasks`), and the other train tasks
+        of their categories, which call for the same programs (a `sqlite3` tool is for every sqlite task, not only the
+        one whose minibatch rollout happened to miss it)."""
+        targeted = supplied_tasks(parent, child, pattern["missing_programs"])
         return targeted, same_category(targeted, self.train)
 
     def unsolved_tasks(self, run_outcomes: list[Outcome]) -> set[str]:

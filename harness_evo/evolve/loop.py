@@ -29,9 +29,9 @@ from harness_evo.evolve.patterns import Patterns
 from harness_evo.evolve.proposer import Proposer
 from harness_evo.evolve.state import LoopState, NodeStats
 from harness_evo.evolve.tree import BestNode, SearchTree, confirmed_best, node_selector
-from harness_evo.evolve.tryout import SandboxTryout
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
+from harness_evo.standins import SandboxTryout
 from harness_evo.store import RunStore
 from harness_evo.taskset import Suite, Task
 

@@ -9,8 +9,7 @@ from typing import Any
 from harness_evo.config import RunConfig
 from harness_evo.curriculum import EXPLORE, PatternView
 from harness_evo.failures import FailureAnalysis, pattern_evidence, patterns
-from harness_evo.failures.queries import pattern_missing_programs
-from harness_evo.failures.triage import MissingProgram
+from harness_evo.standins import MissingProgram, pattern_missing_programs
 from harness_evo.store import RunStore
 from harness_evo.taskset import Suite
 

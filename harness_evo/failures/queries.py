@@ -6,7 +6,6 @@ from typing import Any
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.failures.aggregate import pattern_number
 from harness_evo.failures.digest import digest, fit
-from harness_evo.failures.triage import MissingProgram, missed_calls, missing_programs, most_missed_first
 from harness_evo.store import RunStore
 
 STATUS_ORDER = {"promoted": 0, "candidate": 1, "resolved": 2, "retired": 3}
@@ -61,18 +60,3 @@ def pattern_evidence(store: RunStore, pattern_id: str, k: int = 3, budget: int =
         trajectory = load_trajectory(store, rollout)
         evidence.append({**failure, "instruction": fit(instruction_of(trajectory), budget), "digest": digest(trajectory, budget)})
     return evidence
-
-
-def pattern_missing_programs(store: RunStore, pattern_id: str) -> dict[str, MissingProgram]:
-    """The programs the pattern's failures ran without their being installed, each with the tasks that ran it, and
-    the calls and tasks of the run's other failed train rollouts that ran it too: a rollout that got by with another
-    command after `sqlite3: command not found` is no member of the pattern, yet shows how the agent calls sqlite3.
-    The program the most tasks missed comes first."""
-    found = missing_programs(store.rows("failures", "id IN (SELECT failure_id FROM pattern_members WHERE pattern_id = ?)", [pattern_id]))
-    if not found:
-        return found
-    for rollout in store.rows("rollouts", "id IN (SELECT rollout_id FROM failures WHERE split = 'train')", order_by="id"):
-        for program, call in missed_calls(load_trajectory(store, rollout)).items():
-            if program in found:
-                found[program] = found[program].also_missed(rollout["task_id"], call)
-    return most_missed_first(found)

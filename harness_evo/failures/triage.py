@@ -8,9 +8,7 @@ other wrong claim of success, exhausted steps, wall time or context) are symptom
 cause, and are its fallback.
 """
 
-import keyword
 import re
-from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -78,47 +76,10 @@ NOT_FOUND = re.compile(r"^\S*sh: (?:line )?(?:\d+: )?([a-z][\w.+-]*): (?:command
 capitalised or numeric "program" is output the agent ran as a command (`Exit`, `2026-03-05`), not a program."""
 NOT_INSTALLED = "which is not installed here"
 CRASHED = "whose tool in the harness crashed"
-MISSING_IN_ROOT_CAUSE = re.compile(rf"command `(.*)` needs `([\w.+-]+)`, ({NOT_INSTALLED}|{CRASHED})", re.DOTALL)
 TOOL_FRAME = re.compile(rf'File "{re.escape(SANDBOX_ROOT)}/tools/([\w.+-]+)/')
 """A traceback frame in a script of the harness's own tools: the tool crashed on the agent's call."""
-CALLS_KEPT = 5
 MAX_CALL_CHARS = 240
 """A longer call is cut in the root cause (and cannot be tried out as it was written)."""
-UNSCRIPTABLE = frozenset({"nano", "vi", "vim", "emacs", "less", "more", "man", "top", "htop", "systemctl", "service", "journalctl",
-                          "pip", "pip3", "wget", "curl"})
-"""Programs the agent uses interactively, to manage services, or to install or download with no network: a stand-in
-script cannot do their job here."""
-
-
-class MissingProgram(BaseModel):
-    """A program failed rollouts ran without its being installed, or whose stand-in tool crashed on their calls."""
-
-    name: str
-    broken: bool = False
-    """The harness supplies a tool of this name, and it crashed on the calls."""
-    tasks: list[str]
-    """The distinct tasks that ran it."""
-    calls: dict[str, str]
-    """A few of the commands that ran it, as the agent wrote them, each with the task it ran in (one per task)."""
-
-    @property
-    def scriptable(self) -> bool:
-        return scriptable(self.name)
-
-    def also_missed(self, task: str, call: str) -> "MissingProgram":
-        """This program as also missed by `task`'s command `call` (still one call per task, at most `CALLS_KEPT`)."""
-        calls = dict(self.calls)
-        if task not in calls.values() and call not in calls and len(calls) < CALLS_KEPT:
-            calls[call] = task
-        return self.model_copy(update={"tasks": sorted({*self.tasks, task}), "calls": calls})
-
-
-def scriptable(program: str) -> bool:
-    """A short script could stand in for `program`: not for an editor, a pager, a service manager or an installer, nor
-    for a python keyword (`import: command not found` is python code run as a shell command), nor for the harness's
-    own way of finishing (`task_done` is the agent saying TASK_DONE as a command: 16 failed rollouts of 8 tasks in
-    one day's runs)."""
-    return program not in UNSCRIPTABLE and not keyword.iskeyword(program) and program.upper() != DONE_MARKER
 
 
 def missing_program(trajectory: Trajectory) -> Triage | None:
@@ -156,17 +117,6 @@ def missed_program(step: Step) -> tuple[str, str, bool] | None:
     return None
 
 
-def missed_calls(trajectory: Trajectory) -> dict[str, str]:
-    """Each program the trajectory's commands ran without its being installed, or whose tool crashed -> the first
-    command that ran it, whatever came after (a later command that got by shows how the agent calls it just as well)."""
-    calls: dict[str, str] = {}
-    for step in work_steps(trajectory):
-        programs = [found.group(1) for found in NOT_FOUND.finditer(step.output)] + TOOL_FRAME.findall(step.output)[-1:]
-        for program in programs:
-            calls.setdefault(program, cut(calling_line(step, program), MAX_CALL_CHARS))
-    return calls
-
-
 def calling_line(step: Step, program: str) -> str:
     """The line of the step's command that runs `program` (a command is often several lines, with comments): one
     where it is the command (`sqlite3 a.db`, `cd /app && sqlite3 a.db`, `sudo sqlite3 a.db`) before one that only
@@ -176,23 +126,6 @@ def calling_line(step: Step, program: str) -> str:
         if line := next((line for line in lines if re.search(runs, line)), None):
             return line
     return step_key(step)
-
-
-def missing_programs(failures: Iterable[dict]) -> dict[str, MissingProgram]:
-    """The programs `failures` (rows of the `failures` table) ran without their being installed; the program most
-    tasks missed comes first."""
-    found: dict[str, MissingProgram] = {}
-    for failure in failures:
-        if missed := MISSING_IN_ROOT_CAUSE.search(failure.get("root_cause") or ""):
-            call, program, how = missed.groups()
-            known = found.get(program, MissingProgram(name=program, tasks=[], calls={}))
-            found[program] = known.also_missed(failure["task_id"], call).model_copy(update={"broken": known.broken or how == CRASHED})
-    return most_missed_first(found)
-
-
-def most_missed_first(found: dict[str, MissingProgram]) -> dict[str, MissingProgram]:
-    """`found` with the program the most tasks missed first (then by name)."""
-    return dict(sorted(found.items(), key=lambda item: (-len(item[1].tasks), item[0])))
 
 
 def format_errors(trajectory: Trajectory) -> Triage | None:

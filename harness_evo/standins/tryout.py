@@ -12,10 +12,10 @@ from pydantic import BaseModel
 
 from harness_evo.agent.agents import TOOLS_BIN, tool_wrappers, with_tools
 from harness_evo.errors import InfraError
-from harness_evo.evolve.toolsmith import TOOL_COMMAND, as_tried, piped_input, program_args
 from harness_evo.failures.digest import cut
 from harness_evo.harness import Tool
 from harness_evo.sandbox import CommandResult, SandboxBackend
+from harness_evo.standins.toolsmith import TOOL_COMMAND, as_tried, piped_input, program_args
 from harness_evo.taskset import Task
 
 TRYOUT_TIMEOUT_S = 20.0
@@ -70,9 +70,8 @@ class SandboxTryout:
     program. A call it runs exits 0 without a traceback, opens the files the call names, and prints a result (not an
     error line, not a python tuple, not what it prints without the call's query) or writes a file, and starts the
     installed program its first argument names but never the program it stands in for (that is itself): a stand-in
-    that swallows the query, prints only an error, prints its arguments back without reading the database they name
-    (as a run's `sqlite3` did), lists the tables whatever the query (as another did), says it ran `apt-get update` (as
-    a run's `sudo` did), or hands the call to `jq` (as a run's accepted `jq` did) exits 0 all the same."""
+    that does none of the program's work exits 0 all the same. A call whose sandbox fails counts as failed, never as
+    run."""
 
     def __init__(self, backend: SandboxBackend, tasks: Mapping[str, Task]):
         self.backend, self.tasks = backend, tasks
@@ -166,8 +165,7 @@ def verdict(program: str, shown: str, seen: Observed) -> str | None:
 
 def last_request(args: list[str]) -> str | None:
     """The call's last argument with a space in it that is no option: a query, a filter or a program (`SELECT
-    count(*) FROM t`), which the real program never prints the same result without. A run's accepted `sqlite3` tool
-    printed the database's tables whatever the query."""
+    count(*) FROM t`), which the real program never prints the same result without."""
     return next((arg for arg in reversed(args) if " " in arg.strip() and not arg.startswith("-")), None)
 
 

@@ -1,9 +1,9 @@
 """The toolsmith: writes the script of a tool that stands in for a missing program, from how the agent called it.
 
-Asked for a whole edit, the 1.5B proposer writes a tool's script as a shell line that quotes the evidence; asked
-for nothing but the script, with the arguments it must handle, the same coder model writes python, though not
-always python that works. Given a `tryout`, each script is run on the agent's own calls before anyone pays for a
-rollout with it; a script that fails one goes back to the model with the failure, for a bounded number of attempts.
+The model is asked for the script alone, with the arguments it must handle (asked for a whole edit, a small model
+writes a shell line instead of python). Given a `tryout`, each script is run on the agent's own calls before anyone
+pays for a rollout with it; a script that fails one goes back to the model with the failure, for a bounded number of
+attempts.
 """
 
 import ast
@@ -11,14 +11,14 @@ import re
 import shlex
 import sys
 from collections.abc import Mapping
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from textwrap import shorten
 from typing import Protocol
 
 import tomli_w
 from pydantic import BaseModel
 
-from harness_evo.evolve import templates
+from harness_evo.llm.prompts import RolePrompts
 
 CODE_BLOCK = re.compile(r"```(?:python3?|py)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
 MAX_SCRIPT_TOKENS = 900
@@ -28,6 +28,7 @@ FILE_LIKE = re.compile(r"\S*/\S*|\w[\w-]*\.\w+")
 MAX_TOOL_DESCRIPTION = 200
 """Characters of a tool's description kept: it is shown in every system prompt."""
 TOOL_COMMAND = "python3 $TOOL_DIR/tool.py"
+PROMPTS = RolePrompts(Path(__file__).parent / "prompts")
 PLACEHOLDER = "what it does"
 """Where the toolsmith's prompt shows a docstring, the words that stand for the script's description."""
 
@@ -126,7 +127,7 @@ class Toolsmith:
         shown = {as_tried(call, program): args for call in calls if (args := program_args(call, program)) is not None}
         best, failed = None, None
         for attempt in range(self.attempts):
-            messages = templates.messages("toolsmith", program=program, calls=shown, failed=failed, placeholder=PLACEHOLDER)
+            messages = PROMPTS.messages("toolsmith", program=program, calls=shown, failed=failed, placeholder=PLACEHOLDER)
             reply = self.llm.complete("proposer", messages, seed=seed * 10 + attempt, stop=["\n```\n"], max_tokens=MAX_SCRIPT_TOKENS)
             found = CODE_BLOCK.search(reply.text)
             text = with_imports(found.group(1).strip() + "\n") if found else ""
@@ -145,7 +146,7 @@ class Toolsmith:
 
 def with_imports(text: str) -> str:
     """The script with an `import` for each standard library module it uses but never imports (`sys.argv` without
-    `import sys`: the 1.5B's most common slip, and a crash on every call), after its docstring."""
+    `import sys`: a small model's common slip, and a crash on every call), after its docstring."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -178,9 +179,8 @@ def hard_coded(text: str, shown: Mapping[str, list[str]]) -> dict[str, str]:
 
 def usage_line(line: str, program: str) -> str:
     """The docstring's first line as the tool's description: it starts with the program's name. A missing line, or
-    one that copies the prompt's placeholder (a run's sqlite3 tool was described as `sqlite3 sys.argv[1:]: what it
-    does.`), says nothing to the agent, which sees it in every system prompt: what the tool stands in for is said
-    instead."""
+    one that copies the prompt's placeholder, says nothing to the agent, which sees it in every system prompt: what
+    the tool stands in for is said instead."""
     line = line.strip()
     if not line or PLACEHOLDER in line:
         return f"{program}: works like the {program} program, which is not installed here"
