@@ -122,8 +122,8 @@ class Proposer:
         return [self.proposal(draft, pattern, harness, seed * 10 + k, standing) for k, draft in enumerate(drafts)]
 
     def stand_ins(self, harness: Harness, programs: dict[str, MissingProgram]) -> dict[str, Script]:
-        """The harness's own stand-in tools for `programs`, each tried on the agent's calls of its program: a run's
-        accepted `sqlite3` listed the tables whatever the query, and crashed only on calls with three arguments."""
+        """The harness's own stand-in tools for `programs`, each tried on the agent's calls of its program (an
+        accepted tool can still fail some of them)."""
         if self.toolsmith.tryout is None:
             return {}
         tools = {tool.name: tool for tool in harness.tools if tool.command == TOOL_COMMAND}
@@ -139,8 +139,7 @@ class Proposer:
     def with_scripts(self, draft: EditDraft, pattern: dict, seed: int, standing: dict[str, Script]) -> EditDraft:
         """The draft with each tool script that is not python written by the toolsmith, from the calls that missed it
         (`seed` differs per draft: two drafts adding the same tool get two different scripts). A script that rewrites
-        one of the harness's stand-ins (`standing`) must run every call it runs, and more: a run's rewrite of `sqlite3`
-        ran the queries its tool ignored, and failed the `.tables` that the tool ran."""
+        one of the harness's stand-ins (`standing`) must run every call it runs, and more."""
         missing = pattern.get("missing_programs") or {}
         ops = []
         for op in draft.ops:
@@ -173,10 +172,8 @@ def supply_draft(missing: dict[str, MissingProgram], node: str, tried: list[dict
     """A tool for the program the most of the pattern's failed tasks ran without its being installed, when a script
     can stand in for it and no edit of `node` against the pattern has offered it yet (`tried`: ledger rows), or each
     offer was refused before any rollout (the toolsmith's scripts all failed; a new seed writes new ones), fewer than
-    `SUPPLY_OFFERS` times. It is the
-    one remedy measured to work on this pattern (a `sqlite3` tool took the sqlite tasks from 0 to 4 passes in 15), and
-    the 1.5B proposer, told a script could stand in for `sqlite3` and not for `nano`, chose `nano` four times in a
-    run. The toolsmith still writes the script."""
+    `SUPPLY_OFFERS` times: a small proposer, told which program a script can stand in for, may still pick one it
+    cannot. The toolsmith still writes the script."""
     offers = [(name, row["status"]) for row in tried if row.get("parent_id", node) == node for name in tool_names(row.get("ops") or [])]
     refused = Counter(name for name, status in offers if status == "invalid")
     done = {name for name, status in offers if status != "invalid"} | {name for name, n in refused.items() if n >= SUPPLY_OFFERS}

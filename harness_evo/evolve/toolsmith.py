@@ -1,6 +1,6 @@
 """The toolsmith: writes the script of a tool that stands in for a missing program, from how the agent called it.
 
-Asked for a whole edit, the 1.5B proposer writes a tool's script as a shell line that quotes the evidence; asked
+Asked for a whole edit, a small proposer writes a tool's script as a shell line that quotes the evidence; asked
 for nothing but the script, with the arguments it must handle, the same coder model writes python, though not
 always python that works. Given a `tryout`, each script is run on the agent's own calls before anyone pays for a
 rollout with it; a script that fails one goes back to the model with the failure, for a bounded number of attempts.
@@ -145,7 +145,7 @@ class Toolsmith:
 
 def with_imports(text: str) -> str:
     """The script with an `import` for each standard library module it uses but never imports (`sys.argv` without
-    `import sys`: the 1.5B's most common slip, and a crash on every call), after its docstring."""
+    `import sys`: a small model's common slip, and a crash on every call), after its docstring."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -178,9 +178,8 @@ def hard_coded(text: str, shown: Mapping[str, list[str]]) -> dict[str, str]:
 
 def usage_line(line: str, program: str) -> str:
     """The docstring's first line as the tool's description: it starts with the program's name. A missing line, or
-    one that copies the prompt's placeholder (a run's sqlite3 tool was described as `sqlite3 sys.argv[1:]: what it
-    does.`), says nothing to the agent, which sees it in every system prompt: what the tool stands in for is said
-    instead."""
+    one that copies the prompt's placeholder, says nothing to the agent, which sees it in every system prompt: what
+    the tool stands in for is said instead."""
     line = line.strip()
     if not line or PLACEHOLDER in line:
         return f"{program}: works like the {program} program, which is not installed here"

@@ -70,9 +70,9 @@ class SandboxTryout:
     program. A call it runs exits 0 without a traceback, opens the files the call names, and prints a result (not an
     error line, not a python tuple, not what it prints without the call's query) or writes a file, and starts the
     installed program its first argument names but never the program it stands in for (that is itself): a stand-in
-    that swallows the query, prints only an error, prints its arguments back without reading the database they name
-    (as a run's `sqlite3` did), lists the tables whatever the query (as another did), says it ran `apt-get update` (as
-    a run's `sudo` did), or hands the call to `jq` (as a run's accepted `jq` did) exits 0 all the same."""
+    that swallows the query, prints only an error, prints its arguments back without reading the database they name,
+    lists the tables whatever the query, says it ran `apt-get update`, or hands the call to its own program exits 0 all
+    the same."""
 
     def __init__(self, backend: SandboxBackend, tasks: Mapping[str, Task]):
         self.backend, self.tasks = backend, tasks
@@ -166,8 +166,7 @@ def verdict(program: str, shown: str, seen: Observed) -> str | None:
 
 def last_request(args: list[str]) -> str | None:
     """The call's last argument with a space in it that is no option: a query, a filter or a program (`SELECT
-    count(*) FROM t`), which the real program never prints the same result without. A run's accepted `sqlite3` tool
-    printed the database's tables whatever the query."""
+    count(*) FROM t`), which the real program never prints the same result without."""
     return next((arg for arg in reversed(args) if " " in arg.strip() and not arg.startswith("-")), None)
 
 

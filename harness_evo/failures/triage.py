@@ -116,8 +116,7 @@ class MissingProgram(BaseModel):
 def scriptable(program: str) -> bool:
     """A short script could stand in for `program`: not for an editor, a pager, a service manager or an installer, nor
     for a python keyword (`import: command not found` is python code run as a shell command), nor for the harness's
-    own way of finishing (`task_done` is the agent saying TASK_DONE as a command: 16 failed rollouts of 8 tasks in
-    one day's runs)."""
+    own way of finishing (`task_done` is the agent saying TASK_DONE as a command)."""
     return program not in UNSCRIPTABLE and not keyword.iskeyword(program) and program.upper() != DONE_MARKER
 
 
