@@ -3,16 +3,9 @@
 from pathlib import Path
 from typing import Any
 
-import jinja2
+from harness_evo.templating import environment
 
-_ENV = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).parent / "prompts"),
-    undefined=jinja2.StrictUndefined,
-    keep_trailing_newline=False,
-    autoescape=False,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
+_ENV = environment(Path(__file__).parent / "prompts")
 
 
 def render(name: str, **context: Any) -> str:
