@@ -190,7 +190,7 @@ class SearchConfig(Strict):
     """An edit quoting this many consecutive words of a training task's instruction, tests or solution is rejected."""
     review: bool | None = None
     """Ask the critic model to judge generality and relevance after the rule checks pass; unset: yes, unless the critic
-    is an embedded model (the 1.5B's verdicts follow its sampling seed, not the edit: see `RunConfig.reviews_edits`)."""
+    is an embedded model (see `RunConfig.reviews_edits`)."""
     dev_trials: int = Field(1, ge=1)
     """Trials per dev task when an accepted node (and the root) is scored on the dev split."""
     dev_sample: int | None = Field(None, ge=1)
@@ -279,18 +279,16 @@ class RunConfig(Strict):
 
     def rollout_workers(self) -> int:
         """`executor.workers`, or its default: an embedded solver's server answers one call at a time and keeps only
-        the last conversation's prompt evaluated, so two interleaved rollouts make it re-read every prompt whole
-        (measured with the 1.5B: 2.1 instead of 5.4 generated tokens per second of model time); one at a time is faster."""
+        the last conversation's prompt evaluated, so two interleaved rollouts make it re-read every prompt whole; one at
+        a time is faster."""
         if self.executor.workers:
             return self.executor.workers
         return 1 if self.agent == "model" and self.models.solver.model.startswith("local/") else 2
 
     def reviews_edits(self) -> bool:
-        """`search.review`, or its default. The embedded 1.5B as critic rejected all 5 edits of a real run that passed the
-        rule checks, two general ones on target among them ("Before declaring the task done, read the entire input and
-        check the output"); sampled at temperature 0.7, it gave each of 6 task-specific probe edits the same three
-        verdicts, seed by seed, as the general "Quote file names that may contain spaces". The rule checks, which
-        catch edits quoting or naming training tasks, still run."""
+        """`search.review`, or its default: no review when the critic is an embedded model, whose verdicts follow its
+        sampling seed rather than the edit. The rule checks, which catch edits quoting or naming training tasks, still
+        run."""
         if self.search.review is not None:
             return self.search.review
         return not self.models.critic.model.startswith("local/")

@@ -5,18 +5,15 @@ from pathlib import Path
 
 import pytest
 import tomli_w
-from typer.testing import CliRunner
 
-from harness_evo.cli import app, main
+from harness_evo.cli import main
 from harness_evo.config import RunConfig
 from harness_evo.store import RunStore
 
 HARNESS = Path(__file__).parents[1] / "harnesses" / "bash-agent"
 
 
-@pytest.fixture(autouse=True)
-def user_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("user_cache")
 
 
 def local_only_suite(tmp_path: Path) -> Path:
@@ -40,11 +37,14 @@ def config_file(tmp_path: Path, text: str = "", **settings) -> Path:
     return path
 
 
-def eval_run(tmp_path: Path, *args: str) -> RunStore:
-    result = CliRunner().invoke(app, ["eval", *args, "--runs", str(tmp_path / "runs")])
-    assert result.exit_code == 0, result.output
-    [folder] = (tmp_path / "runs").iterdir()
-    return RunStore(folder)
+@pytest.fixture
+def eval_run(tmp_path: Path, cli, only_run):
+    """`eval_run(*args)`: the run of `harness-evo eval` with these arguments, which must succeed."""
+    def run(*args: str) -> RunStore:
+        result = cli("eval", *args, "--runs", tmp_path / "runs")
+        assert result.exit_code == 0, result.output
+        return only_run(tmp_path / "runs")
+    return run
 
 
 def one_line_error(monkeypatch, capsys, *argv: str) -> str:
@@ -57,22 +57,22 @@ def one_line_error(monkeypatch, capsys, *argv: str) -> str:
     return error
 
 
-def test_eval_runs_as_its_config_file_says_when_no_option_is_given(tmp_path: Path):
+def test_eval_runs_as_its_config_file_says_when_no_option_is_given(tmp_path: Path, eval_run):
     settings = dict(harness=str(HARNESS), tasks=str(local_only_suite(tmp_path)), split="train", agent="oracle",
                     sandbox={"backend": "local"}, executor={"trials": 2})
 
-    store = eval_run(tmp_path, "--config", str(config_file(tmp_path, **settings)))
+    store = eval_run("--config", str(config_file(tmp_path, **settings)))
 
     ran = RunConfig.load(store.folder / "config.toml")
     assert (ran.sandbox.backend, ran.agent, ran.split, ran.executor.trials) == ("local", "oracle", "train", 2)
     assert [row["passed"] for row in store.rows("rollouts", order_by="trial")] == [1, 1], "the local sandbox ran the task"
 
 
-def test_an_option_given_on_the_command_line_wins_over_the_config_file(tmp_path: Path):
+def test_an_option_given_on_the_command_line_wins_over_the_config_file(tmp_path: Path, eval_run):
     settings = dict(harness=str(HARNESS), tasks=str(local_only_suite(tmp_path)), split="dev", agent="noop",
                     sandbox={"backend": "docker", "memory_mb": 1024})
 
-    store = eval_run(tmp_path, "--config", str(config_file(tmp_path, **settings)), "--sandbox", "local", "--agent", "oracle",
+    store = eval_run("--config", str(config_file(tmp_path, **settings)), "--sandbox", "local", "--agent", "oracle",
                      "--split", "train")
 
     ran = RunConfig.load(store.folder / "config.toml")

@@ -19,9 +19,7 @@ DEFECT = "Save every file you create under /tmp/work/ (the shared output folder)
 PATTERN = {"id": "P1", "support": 2, "description": "saves its output files in a folder other than the working directory"}
 
 
-@pytest.fixture(autouse=True)
-def user_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("user_cache")
 
 
 def prompt_edit(new: str) -> Edit:

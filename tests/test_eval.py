@@ -2,6 +2,7 @@
 
 import io
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -150,22 +151,42 @@ def harness_evo(*args: str, **kwargs) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, **kwargs)
 
 
+REPORTING = """
+import sys
+from harness_evo.agent import evaluate as evaluation
+from harness_evo.cli import main
+
+reports, evaluate = open(int(sys.argv.pop(1)), "w", buffering=1), evaluation.evaluate
+
+def reporting(config, store, on_progress=None, **kwargs):
+    def progress(kind, row):
+        on_progress(kind, row)
+        if kind == "finished":
+            print(store.folder, file=reports)
+    return evaluate(config, store, on_progress=progress, **kwargs)
+
+evaluation.evaluate = reporting
+main()
+"""
+"""`harness-evo ARGS`, which also writes its run folder on the file descriptor it is given each time it stores a
+rollout."""
+
+
 def test_ctrl_c_during_eval_removes_every_container_and_keeps_finished_rollouts(tmp_path: Path):
-    process = harness_evo("eval", "--agent", "oracle", "--tasks", str(FIXTURES), "--split", "train", "--workers", "2",
-                          "--runs", str(tmp_path))
-    deadline = time.monotonic() + 120
-    db = None
-    while time.monotonic() < deadline and process.poll() is None:
-        runs = list(tmp_path.glob("*/run.db"))
-        if runs:
-            db = RunStore(runs[0].parent)
-            if db.rows("rollouts"):
-                break
-        time.sleep(0.2)
-    assert db is not None and db.rows("rollouts"), "the quick rollout never finished"
-    interrupted = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=120)
+    read_end, write_end = os.pipe()
+    args = ["eval", "--agent", "oracle", "--tasks", FIXTURES, "--split", "train", "--workers", "2", "--runs", tmp_path]
+    process = subprocess.Popen([sys.executable, "-c", REPORTING, str(write_end), *map(str, args)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, pass_fds=(write_end,))
+    os.close(write_end)
+    with open(read_end) as reports:
+        stored, _, _ = select.select([reports], [], [], 120)  # the quick rollout, stored while the slow one runs
+        folder = reports.readline().strip() if stored else ""
+        assert folder, "the quick rollout never finished"
+        db = RunStore(Path(folder))
+        assert db.rows("rollouts"), "the quick rollout was reported before it was stored"
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
     assert time.monotonic() - interrupted < 30, "Ctrl-C should stop eval promptly"
     assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
     [row] = db.rows("rollouts")

@@ -11,36 +11,28 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from fixtures import evolve_world as world
-from harness_evo.cli import app
 from harness_evo.evolve import session
 from harness_evo.llm import scripted
 from harness_evo.store import RunStore
 
-pytestmark = pytest.mark.docker
-
-
-@pytest.fixture(autouse=True)
-def user_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
+pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("user_cache")]
 
 
 def passed(store: RunStore, harness_hash: str, task_id: str) -> list[bool]:
     return [bool(row["passed"]) for row in store.rows("rollouts", "harness_hash = ? AND task_id = ?", [harness_hash, task_id], order_by="trial")]
 
 
-def test_evolve_fixes_a_seeded_defect_and_refuses_an_edit_that_quotes_a_training_answer(tmp_path: Path):
+def test_evolve_fixes_a_seeded_defect_and_refuses_an_edit_that_quotes_a_training_answer(tmp_path: Path, cli, only_run):
     world.register()
     config_file = tmp_path / "evolve.toml"
     world.config().save(config_file)
 
-    result = CliRunner().invoke(app, ["evolve", "--config", str(config_file), "--runs", str(tmp_path / "runs"), "--quiet"])
+    result = cli("evolve", "--config", config_file, "--runs", tmp_path / "runs", "--quiet")
 
     assert result.exit_code == 0, result.output
-    [folder] = (tmp_path / "runs").iterdir()
-    store = RunStore(folder)
+    store = only_run(tmp_path / "runs")
     root, best = store.info["root"], store.info["best_node"]
     assert best != root and store.info["status"] == "finished"
     [pattern] = [row for row in store.rows("patterns") if row["status"] == "promoted"]
@@ -61,7 +53,7 @@ def test_evolve_fixes_a_seeded_defect_and_refuses_an_edit_that_quotes_a_training
     nodes = {row["id"]: row for row in store.rows("nodes")}
     assert nodes[best]["parent_id"] == root and nodes[best]["edit_id"] == fix["id"]
     assert (nodes[root]["dev_score"], nodes[best]["dev_score"]) == (0.5, 1.0)
-    assert world.FIX in (folder / "harnesses" / best / "prompts" / "system.md.j2").read_text()
+    assert world.FIX in (store.folder / "harnesses" / best / "prompts" / "system.md.j2").read_text()
 
     summary = store.info["summary"]
     assert summary["fates"] == {"rejected_static": 1, "accepted": 1} and summary["start_dev"] == 0.5 and summary["best_dev"] == 1.0
@@ -70,7 +62,7 @@ def test_evolve_fixes_a_seeded_defect_and_refuses_an_edit_that_quotes_a_training
     assert comparison["shown_gain"] and (comparison["b_better"], comparison["a_better"]) == (world.DEV_TRIALS, 0)
     assert "on dev: node " in " ".join(result.output.split()) and "has not shown a gain" not in result.output
     assert "edit i0-r0-0 against P1: rejected statically: quotes the tests of training task fruit" in result.output
-    assert f"best harness: {folder}/harnesses/{best}" in result.output
+    assert f"best harness: {store.folder}/harnesses/{best}" in result.output
     assert f"harness-evo export {store.id}" in result.output
 
     fork = session.fork(store, "best", tmp_path / "runs", world.config(max_iterations=0))
@@ -80,16 +72,15 @@ def test_evolve_fixes_a_seeded_defect_and_refuses_an_edit_that_quotes_a_training
     assert len(list(fork.events(["rollout"]))) == len(copied), "the node's rollouts came along and none was paid again"
 
 
-def test_a_run_whose_accepted_edit_wins_too_few_dev_pairs_keeps_the_root_as_best_and_says_it_has_not_shown_a_gain(tmp_path: Path):
+def test_a_run_whose_accepted_edit_wins_too_few_dev_pairs_keeps_the_root_as_best_and_says_it_has_not_shown_a_gain(tmp_path: Path, cli, only_run):
     world.register()
     config_file = tmp_path / "evolve.toml"
     world.config(dev_trials=1).save(config_file)
 
-    result = CliRunner().invoke(app, ["evolve", "--config", str(config_file), "--runs", str(tmp_path / "runs"), "--quiet"])
+    result = cli("evolve", "--config", config_file, "--runs", tmp_path / "runs", "--quiet")
 
     assert result.exit_code == 0, result.output
-    [folder] = (tmp_path / "runs").iterdir()
-    store = RunStore(folder)
+    store = only_run(tmp_path / "runs")
     [fix] = store.rows("edits", "status = 'accepted'")
     summary = store.info["summary"]
     assert store.info["best_node"] == summary["best_node"] == store.info["root"], "one dev pair won is no evidence"
@@ -104,12 +95,12 @@ def test_a_run_whose_accepted_edit_wins_too_few_dev_pairs_keeps_the_root_as_best
     assert "on dev:" not in output
 
 
-def test_a_run_that_finished_on_its_budget_goes_on_when_resumed_with_a_bigger_one(tmp_path: Path):
+def test_a_run_that_finished_on_its_budget_goes_on_when_resumed_with_a_bigger_one(tmp_path: Path, cli):
     world.register()
     store = session.start(world.config(max_iterations=0), tmp_path / "runs")
     assert session.run(store)["iterations"] == 0 and not store.rows("edits")
 
-    result = CliRunner().invoke(app, ["resume", store.id, "--iterations", "1", "--patience", "5", "--runs", str(tmp_path / "runs"), "--quiet"])
+    result = cli("resume", store.id, "--iterations", "1", "--patience", "5", "--runs", tmp_path / "runs", "--quiet")
 
     assert result.exit_code == 0, result.output
     store = RunStore(store.folder)
@@ -164,7 +155,7 @@ def test_a_run_killed_in_the_middle_of_an_iteration_resumes_to_the_state_of_an_u
     assert store.rows("llm_calls", "cache_hit = 1 AND role = 'proposer'"), "the redone iteration asked the proposer again, from the cache"
 
 
-def test_an_edit_whose_harness_fails_at_run_time_is_rejected_and_the_run_goes_on(tmp_path: Path):
+def test_an_edit_whose_harness_fails_at_run_time_is_rejected_and_the_run_goes_on(tmp_path: Path, only_run):
     world.register()
 
     def proposer(messages: list[dict]) -> str:
@@ -180,23 +171,21 @@ def test_an_edit_whose_harness_fails_at_run_time_is_rejected_and_the_run_goes_on
 
     summary = session.run(session.start(config, tmp_path / "runs"))
 
-    [folder] = (tmp_path / "runs").iterdir()
-    store = RunStore(folder)
+    store = only_run(tmp_path / "runs")
     broken, fix = store.rows("edits", order_by="id")
     assert broken["status"] == "rejected_empirical" and "fails at run time" in broken["gate"]["reason"]
     assert "action_format 'tool-calls' is not supported" in broken["gate"]["reason"]
     assert fix["status"] == "accepted" and summary["best_node"] == fix["child_id"] != store.info["root"]
 
 
-def test_a_gate_left_undecided_runs_more_trials_of_both_sides_and_decides_on_all_of_them(tmp_path: Path):
+def test_a_gate_left_undecided_runs_more_trials_of_both_sides_and_decides_on_all_of_them(tmp_path: Path, only_run):
     world.register()
     config = world.config()
     config.acceptance = config.acceptance.model_copy(update={"trials": 2, "extra_trials": 2})
 
     session.run(session.start(config, tmp_path / "runs"))
 
-    [folder] = (tmp_path / "runs").iterdir()
-    store = RunStore(folder)
+    store = only_run(tmp_path / "runs")
     fix = next(row for row in store.rows("edits") if row["status"] == "accepted")
     assert (fix["gate"]["fixed"], fix["gate"]["broken"]) == (8, 0), "4 fixed on 2 trials is short of alpha 0.05; 8 on 4 is not"
     for task in ("fruit", "color"):
@@ -204,15 +193,14 @@ def test_a_gate_left_undecided_runs_more_trials_of_both_sides_and_decides_on_all
         assert len(passed(store, store.info["root"], task)) == 5, "trial 0 chose the task, trials 1-4 faced the child"
 
 
-def test_a_pattern_task_that_never_passed_is_gated_only_when_the_pattern_has_no_other(tmp_path: Path):
+def test_a_pattern_task_that_never_passed_is_gated_only_when_the_pattern_has_no_other(tmp_path: Path, only_run):
     world.register()
     config = world.config()
     config.acceptance = config.acceptance.model_copy(update={"unsolved_after": 1})
 
     session.run(session.start(config, tmp_path / "runs"))
 
-    [folder] = (tmp_path / "runs").iterdir()
-    store = RunStore(folder)
+    store = only_run(tmp_path / "runs")
     fix = next(row for row in store.rows("edits") if row["status"] == "accepted")
     gated = [task for task in ("fruit", "color") if passed(store, fix["child_id"], task)]
     assert len(gated) == 1, "both failed their only rollout, so the gate kept just one of them"

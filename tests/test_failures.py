@@ -13,10 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from harness_evo.agent.trajectory import Step, Trajectory
-from harness_evo.cli import app
 from harness_evo.config import FailuresConfig, ModelsConfig, RoleModel
 from harness_evo.failures import FailureAnalysis, digest, pattern_evidence, patterns, triage
 from harness_evo.failures.digest import count_tokens
@@ -60,14 +58,7 @@ class Analyst:
         return json.dumps({"severity": 0.9, "fixability": 0.7, "side_effect_risk": 0.2, "reason": "scripted"})
 
 
-@pytest.fixture(autouse=True)
-def user_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore.create(tmp_path / "runs", "eval")
+pytestmark = pytest.mark.usefixtures("user_cache")
 
 
 def models(name: str) -> ModelsConfig:
@@ -560,26 +551,25 @@ def work(folder: Path, stop_at: int) -> None:
 # the commands
 
 
-def test_the_patterns_command_lists_patterns_and_shows_one_with_its_evidence(store):
+def test_the_patterns_command_lists_patterns_and_shows_one_with_its_evidence(store, cli):
     rows = [rollout(store, task) for task in ("csv-sum", "log-grep")]
     analysis(store, Analyst()).process(rows)
-    runner = CliRunner()
 
-    listed = runner.invoke(app, ["patterns", str(store.folder), "--json"])
-    shown = runner.invoke(app, ["patterns", str(store.folder), "P1"])
+    listed = cli("patterns", store.folder, "--json")
+    shown = cli("patterns", store.folder, "P1")
 
     assert listed.exit_code == 0 and [p["id"] for p in json.loads(listed.stdout)] == ["P1"]
     assert shown.exit_code == 0
     assert "finishes without looking at the file it wrote" in shown.stdout and "csv-sum" in shown.stdout
 
 
-def test_the_analyze_command_explains_the_failures_of_an_eval_run(store):
+def test_the_analyze_command_explains_the_failures_of_an_eval_run(store, cli):
     for task in ("csv-sum", "log-grep"):
         rollout(store, task)
     rollout(store, "json-merge", reward=1.0)
     scripted.register("cli-analyst", Analyst())
 
-    result = CliRunner().invoke(app, ["analyze", str(store.folder), "--model", "scripted/cli-analyst"])
+    result = cli("analyze", store.folder, "--model", "scripted/cli-analyst")
 
     assert result.exit_code == 0, result.output
     assert "promoted" in result.stdout

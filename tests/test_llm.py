@@ -12,7 +12,6 @@ from pydantic import BaseModel
 from harness_evo.config import ModelsConfig, RoleModel
 from harness_evo.llm import LLM, ModelError, ModelUnavailable, scripted
 from harness_evo.llm.cache import request_key
-from harness_evo.store.run import RunStore
 
 
 class Verdict(BaseModel):
@@ -20,14 +19,7 @@ class Verdict(BaseModel):
     reason: str
 
 
-@pytest.fixture(autouse=True)
-def user_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
-
-
-@pytest.fixture
-def store(tmp_path):
-    return RunStore.create(tmp_path / "runs", "eval")
+pytestmark = pytest.mark.usefixtures("user_cache")
 
 
 def models(name: str, **settings) -> ModelsConfig:

@@ -13,7 +13,7 @@ SMALL = "local/qwen2.5-coder-0.5b"
 
 
 @pytest.fixture
-def tiny_model(tmp_path, monkeypatch):
+def tiny_model(tmp_path, monkeypatch, user_cache):
     """A 3-part 'model' carried by two importable data packages, registered as local/tiny."""
     contents = [b"GGUF" + b"a" * 60, b"b" * 64, b"c" * 10]
     for package, parts in (("tiny_weights_part1", contents[:2]), ("tiny_weights_part2", contents[2:])):
@@ -23,7 +23,6 @@ def tiny_model(tmp_path, monkeypatch):
         for number, part in enumerate(parts, start=1 if package.endswith("1") else 3):
             (data / f"part{number:02d}.bin").write_bytes(part)
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
-    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
     whole = b"".join(contents)
     gguf = embedded.Gguf("tiny", ("tiny_weights_part1", "tiny_weights_part2"), len(whole), hashlib.sha256(whole).hexdigest())
     monkeypatch.setitem(embedded.EMBEDDED, "tiny", gguf)

@@ -10,9 +10,7 @@ import textwrap
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from typer.testing import CliRunner
 
-from harness_evo.cli import app
 from harness_evo.config import ModelsConfig, RoleModel, VllmConfig
 from harness_evo.llm import LLM, ModelError, ModelUnavailable, vllm
 from harness_evo.llm import process as servers
@@ -98,7 +96,7 @@ CHILD = textwrap.dedent('''\
 
 
 @pytest.fixture(autouse=True)
-def stand_in_vllm(tmp_path, monkeypatch):
+def stand_in_vllm(tmp_path, monkeypatch, user_cache):
     """`vllm` on PATH is the stand-in; the user cache folder is the test's own."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -106,7 +104,6 @@ def stand_in_vllm(tmp_path, monkeypatch):
     script.write_text(f"#!{sys.executable}\n{STAND_IN}")
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
 
 
 def gone(pid: int, timeout_s: float = 30.0) -> bool:
@@ -219,10 +216,10 @@ def test_http_failures_become_retries_or_one_line_errors(monkeypatch):
     assert posts == 4  # busy, answered, too long, unknown model: no retries but ours
 
 
-def test_the_models_command_shows_roles_embedded_models_and_running_servers():
+def test_the_models_command_shows_roles_embedded_models_and_running_servers(cli):
     server = vllm.start("org/coder-7b", VllmConfig())
     try:
-        shown = CliRunner().invoke(app, ["models"], env={"COLUMNS": "200"})
+        shown = cli("models", env={"COLUMNS": "200"})
     finally:
         server.stop()
     assert shown.exit_code == 0, shown.output

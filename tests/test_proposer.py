@@ -21,9 +21,7 @@ EVIDENCE = [{"task_id": "fruit", "instruction": "Write the word crunchy-apple-42
              "digest": "[step 0] $ echo crunchy-apple-42 > /tmp/work/fruit.txt"}]
 
 
-@pytest.fixture(autouse=True)
-def user_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("user_cache")
 
 
 def propose(replies, ledger=(), feedback=(), candidates: int = 2, pattern=PATTERN, harness=HARNESS, tryout=None):

@@ -11,32 +11,15 @@ from pathlib import Path
 import docker
 import pytest
 from docker.errors import NotFound
-from typer.testing import CliRunner
 
-from harness_evo.cli import app
 from harness_evo.config import SandboxConfig
 from harness_evo.errors import InfraError
 from harness_evo.sandbox import get_backend
 from harness_evo.sandbox.docker import GRACE_S, DockerBackend
 from harness_evo.sandbox.images import LABEL
-from harness_evo.taskset import Task, load_task
+from harness_evo.taskset import Task
 
 pytestmark = pytest.mark.docker
-
-
-def make_task(folder: Path, dockerfile: str = "FROM python:3.13-slim-bookworm\nWORKDIR /app\n",
-              files: dict[str, str] | None = None, environment: str = "") -> Task:
-    """A Harbor task folder with this Dockerfile, these environment files and these [environment] settings."""
-    folder.mkdir(parents=True)
-    (folder / "task.toml").write_text(f"[environment]\n{environment}\n")
-    (folder / "instruction.md").write_text("Do nothing.\n")
-    (folder / "tests").mkdir()
-    (folder / "tests" / "test.sh").write_text("#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n")
-    (folder / "environment").mkdir()
-    (folder / "environment" / "Dockerfile").write_text(dockerfile)
-    for name, text in (files or {}).items():
-        (folder / "environment" / name).write_text(text)
-    return load_task(folder)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +33,7 @@ def backend(client) -> DockerBackend:
 
 
 @pytest.fixture
-def task(tmp_path: Path) -> Task:
+def task(tmp_path: Path, make_task) -> Task:
     return make_task(tmp_path / "plain")
 
 
@@ -103,7 +86,7 @@ def test_a_failing_command_is_not_reported_as_timed_out(sandbox):
     assert "out of memory" not in result.output
 
 
-def test_a_memory_hog_is_killed_and_the_sandbox_lives_on(backend, tmp_path):
+def test_a_memory_hog_is_killed_and_the_sandbox_lives_on(backend, tmp_path, make_task):
     task = make_task(tmp_path / "hog", environment="memory_mb = 128")
     with backend.open(task) as sandbox:
         result = sandbox.run("python3 -c 'x = bytearray(2 * 1024 ** 3); print(\"allocated\")'", timeout_s=60)
@@ -113,7 +96,7 @@ def test_a_memory_hog_is_killed_and_the_sandbox_lives_on(backend, tmp_path):
         assert sandbox.run("echo alive", timeout_s=10).output == "alive\n"
 
 
-def test_there_is_no_network_unless_the_task_asks_for_it(backend, tmp_path):
+def test_there_is_no_network_unless_the_task_asks_for_it(backend, tmp_path, make_task):
     probe = ("ls /sys/class/net; python3 -c 'import socket; socket.create_connection((\"192.0.2.1\", 80), timeout=2)' "
              "2>&1 | tail -n 1")
     with backend.open(make_task(tmp_path / "offline")) as sandbox:
@@ -124,7 +107,7 @@ def test_there_is_no_network_unless_the_task_asks_for_it(backend, tmp_path):
     assert "eth0" in interfaces
 
 
-def test_the_sandbox_has_the_configured_limits(client, backend, tmp_path):
+def test_the_sandbox_has_the_configured_limits(client, backend, tmp_path, make_task):
     task = make_task(tmp_path / "limits", environment="cpus = 0.5\nmemory_mb = 300")
     with backend.open(task) as sandbox:
         host = client.api.inspect_container(sandbox.id)["HostConfig"]
@@ -201,17 +184,17 @@ def test_a_container_killed_during_a_command_makes_run_raise_infra_error(client,
     killer.join()
 
 
-def test_prune_removes_a_leftover_labelled_container(client):
+def test_prune_removes_a_leftover_labelled_container(client, cli):
     run_id = f"crashed-{secrets.token_hex(4)}"
     leftover = client.containers.run("harness-evo/base:latest", ["sleep", "infinity"], detach=True, network_mode="none",
                                      labels={LABEL: "1", f"{LABEL}.run": run_id})
-    result = CliRunner().invoke(app, ["sandbox", "prune", "--run", run_id])
+    result = cli("sandbox", "prune", "--run", run_id)
     assert (result.exit_code, result.output) == (0, "removed 1 container\n")
     assert not exists(client, leftover.id)
 
 
 @pytest.fixture
-def fresh_task(client, tmp_path):
+def fresh_task(client, tmp_path, make_task):
     """A task whose build context no earlier test run has seen; its images are removed afterwards."""
     task = make_task(tmp_path / f"build-{secrets.token_hex(3)}",
                      dockerfile="FROM python:3.13-slim-bookworm\nWORKDIR /app\nCOPY data.txt /app/\n",
@@ -256,7 +239,7 @@ def test_concurrent_prepares_of_one_task_build_it_once(client, fresh_task, caplo
     assert len(builds(caplog)) == 1
 
 
-def test_a_failed_build_names_the_task_and_the_end_of_its_log(backend, tmp_path):
+def test_a_failed_build_names_the_task_and_the_end_of_its_log(backend, tmp_path, make_task):
     task = make_task(tmp_path / "broken", dockerfile="FROM debian:bookworm-slim\nRUN echo about to fail && false\n")
     with pytest.raises(InfraError) as failure:
         backend.prepare(task)
@@ -264,7 +247,7 @@ def test_a_failed_build_names_the_task_and_the_end_of_its_log(backend, tmp_path)
     assert "about to fail" in str(failure.value)
 
 
-def test_an_unknown_image_that_is_not_on_this_machine_fails_the_task_in_one_line(backend, tmp_path):
+def test_an_unknown_image_that_is_not_on_this_machine_fails_the_task_in_one_line(backend, tmp_path, make_task):
     task = make_task(tmp_path / "exotic", dockerfile="FROM registry.example.com/exotic:1.0\n")
     with pytest.raises(InfraError) as failure:
         backend.prepare(task)
@@ -273,8 +256,8 @@ def test_an_unknown_image_that_is_not_on_this_machine_fails_the_task_in_one_line
     assert "image_aliases" in message and "\n" not in message
 
 
-def test_build_base_leaves_a_present_base_image_alone():
-    result = CliRunner().invoke(app, ["sandbox", "build-base"])
+def test_build_base_leaves_a_present_base_image_alone(cli):
+    result = cli("sandbox", "build-base")
     assert result.exit_code == 0
     assert "harness-evo/base:latest is already there" in result.output
 

@@ -12,34 +12,29 @@ from harness_evo.config import SandboxConfig
 from harness_evo.errors import InfraError
 from harness_evo.sandbox import get_backend
 from harness_evo.sandbox.local import LocalBackend
-from harness_evo.taskset import Task, load_task
+from harness_evo.taskset import Task
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
 
-def make_task(folder: Path) -> Task:
+@pytest.fixture
+def task(tmp_path: Path, make_task) -> Task:
     """A task whose image would work in /app and holds one data file."""
-    (folder / "environment").mkdir(parents=True)
-    (folder / "environment" / "Dockerfile").write_text("FROM python:3.13-slim\nWORKDIR /srv\nWORKDIR app\nCOPY data.txt .\n")
-    (folder / "environment" / "data.txt").write_text("environment file\n")
-    (folder / "tests").mkdir()
-    (folder / "tests" / "test.sh").write_text("#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n")
-    (folder / "task.toml").write_text("")
-    (folder / "instruction.md").write_text("Do nothing.\n")
-    return load_task(folder)
+    return make_task(tmp_path / "task", "FROM python:3.13-slim\nWORKDIR /srv\nWORKDIR app\nCOPY data.txt .\n",
+                     files={"data.txt": "environment file\n"})
 
 
 @pytest.fixture(params=[pytest.param(True, marks=needs_bwrap, id="bwrap"), pytest.param(False, id="plain")])
-def sandbox(request, tmp_path):
-    with LocalBackend(SandboxConfig(backend="local"), use_bwrap=request.param).open(make_task(tmp_path / "task")) as sandbox:
+def sandbox(request, task):
+    with LocalBackend(SandboxConfig(backend="local"), use_bwrap=request.param).open(task) as sandbox:
         yield sandbox
 
 
 @pytest.fixture
-def jailed(tmp_path):
+def jailed(task):
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed")
-    with LocalBackend(SandboxConfig(backend="local")).open(make_task(tmp_path / "task")) as sandbox:
+    with LocalBackend(SandboxConfig(backend="local")).open(task) as sandbox:
         yield sandbox
 
 
@@ -60,16 +55,16 @@ def test_a_command_past_its_timeout_is_killed(sandbox):
     assert result.duration_s < 10
 
 
-def test_long_output_is_capped(tmp_path):
+def test_long_output_is_capped(task):
     backend = LocalBackend(SandboxConfig(backend="local", max_output_chars=1000), use_bwrap=False)
-    with backend.open(make_task(tmp_path / "task")) as sandbox:
+    with backend.open(task) as sandbox:
         result = sandbox.run("seq 1 100000", timeout_s=30)
     assert result.output.startswith("1\n2\n") and result.output.endswith("100000\n")
     assert "characters of output cut" in result.output and len(result.output) < 1100
 
 
-def test_the_folder_is_removed_on_close_even_after_an_exception(tmp_path):
-    with pytest.raises(RuntimeError), LocalBackend(SandboxConfig(backend="local")).open(make_task(tmp_path / "task")) as sandbox:
+def test_the_folder_is_removed_on_close_even_after_an_exception(task):
+    with pytest.raises(RuntimeError), LocalBackend(SandboxConfig(backend="local")).open(task) as sandbox:
         raise RuntimeError("the agent crashed")
     sandbox.close()
     assert not sandbox.folder.exists()

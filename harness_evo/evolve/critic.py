@@ -39,7 +39,7 @@ class Judgement(BaseModel):
 
 class Review(BaseModel):
     """The critic model's answer: two narrow questions, which a small model answers far more reliably than one broad
-    "accept?" (the 1.5B rejected all 6 general edits of `bench/llm_local.py` when asked that)."""
+    "accept?"."""
 
     task_specific: bool
     """True when the edit names a particular task's files, values, answers or commands."""
@@ -139,9 +139,8 @@ worked, and after one that failed at the end of the steps."""
 
 
 def renders_as_before(parent: Harness, child: Harness) -> bool:
-    """Every component the edit changed is a prompt template that renders as the parent's does: a run's edit wrote
-    the step limit (12) where the template said `{{ agent.step_limit }}`, and the gate paid for 24 pairs of rollouts
-    that all tied."""
+    """Every component the edit changed is a prompt template that renders as the parent's does: such an edit changes
+    nothing, and the gate would pay for pairs of rollouts that all tie."""
     changed = child.changed_paths(parent)
     templates = [path.removeprefix("prompts/") for path in changed if path.startswith("prompts/") and path.endswith(".j2")
                  and path in parent.components and path in child.components]

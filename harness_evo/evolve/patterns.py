@@ -39,8 +39,7 @@ class Patterns:
     def target(self, arm_id: str, rollouts: list[dict], preference: dict[str, float]) -> dict[str, Any] | None:
         """The promoted pattern to propose edits against: the arm's own, or for the explore arm the promoted pattern
         that this iteration's rollouts fell into whose arm the curriculum now prefers (`preference`: arm id -> its
-        probability), the best supported first among equals. Going by support alone, a run's 18 explore iterations
-        proposed 24 edits against its broadest pattern, and the 16 the gate measured all lost."""
+        probability), the best supported first among equals (by support alone, explore keeps picking the broadest)."""
         promoted = [row for row in patterns(self.store) if row["status"] == "promoted"]
         if arm_id != EXPLORE:
             return next((row for row in promoted if row["id"] == arm_id), None)

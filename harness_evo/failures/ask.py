@@ -2,15 +2,13 @@
 
 from pathlib import Path
 
-import jinja2
 from pydantic import BaseModel
 
 from harness_evo.llm import LLM, ContextTooLong, Reply
+from harness_evo.templating import environment
 
 ROLE = "analyzer"
-TEMPLATES = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).parent / "prompts"),
-    undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+TEMPLATES = environment(Path(__file__).parent / "prompts")
 
 
 def ask(llm: LLM, template: str, output: type[BaseModel], **context: object) -> Reply:

@@ -15,6 +15,7 @@ from harness_evo.config import one_line
 from harness_evo.errors import HarnessError
 from harness_evo.harness.edit import Edit
 from harness_evo.harness.paths import safe_relative
+from harness_evo.templating import environment
 
 REQUIRED_TEMPLATES = ("system.md.j2", "instance.md.j2", "observation.md.j2", "format_error.md.j2")
 OPTIONAL_TEMPLATES = ("confirm_done.md.j2",)
@@ -198,7 +199,7 @@ class Harness:
 
     @cached_property
     def _jinja(self) -> jinja2.Environment:
-        return jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+        return environment(trim_blocks=False)
 
     # validation
 

@@ -3,21 +3,14 @@
 from pathlib import Path
 from typing import Any
 
-import jinja2
+from harness_evo.templating import environment
 
 
 class RolePrompts:
     """The templates of one folder; an undefined variable is an error."""
 
     def __init__(self, folder: Path):
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(folder),
-            undefined=jinja2.StrictUndefined,
-            keep_trailing_newline=False,
-            autoescape=False,
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
+        self.env = environment(folder)
 
     def render(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context).strip()

@@ -4,12 +4,11 @@ import json
 import re
 from pathlib import Path
 
-import jinja2
 from pydantic import BaseModel, ValidationError
 
-_templates = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).parent), undefined=jinja2.StrictUndefined, keep_trailing_newline=True
-)
+from harness_evo.templating import environment
+
+_templates = environment(Path(__file__).parent)
 _FENCED = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
 
 

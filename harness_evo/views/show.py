@@ -88,8 +88,7 @@ def progress(store: RunStore, nodes: list[dict]) -> dict[str, Any]:
 
 def tool_use(store: RunStore, root: str, best: str) -> list[dict[str, Any]]:
     """How the agent ran each tool of the best harness in the train rollouts of the best and the starting harness: a
-    tool it reaches for outside the tasks the tool was made for can cost more than it brings (a run's accepted `sqlite3`
-    was run on text and log files in a sixth of its harness's rollouts, all of them failed)."""
+    tool it reaches for outside the tasks the tool was made for can cost more than it brings."""
     tools = [tool.name for tool in query.harness_of(store, best).tools]
     if not tools:
         return []

@@ -9,13 +9,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import yaml
 
 from harness_evo.errors import UserError
 from harness_evo.harness.folder import Harness, split_frontmatter
 from harness_evo.harness.formats.base import TEMPLATES, Exported, Imported
 from harness_evo.harness.paths import safe_relative
+from harness_evo.templating import environment
 
 NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 MAX_NAME = 64
@@ -144,7 +144,8 @@ def instructions(harness: Harness, skills_root: str) -> str:
 
 def render(harness: Harness, template: str, context: dict) -> str:
     """A prompt rendered outside the agent loop: variables only the loop knows render as nothing."""
-    return jinja2.Environment(keep_trailing_newline=True).from_string(harness.components[f"prompts/{template}"]).render(context).strip()
+    prompt = environment(strict=False, trim_blocks=False).from_string(harness.components[f"prompts/{template}"])
+    return prompt.render(context).strip()
 
 
 def lost_prompts(harness: Harness, why: str) -> list[str]:

@@ -4,20 +4,14 @@ import time
 from pathlib import Path
 from typing import Protocol
 
-import jinja2
 from pydantic import BaseModel, Field
 
 from harness_evo.errors import UserError
 from harness_evo.harness.folder import Harness
 from harness_evo.harness.paths import safe_relative
+from harness_evo.templating import environment
 
-TEMPLATES = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).parent),
-    undefined=jinja2.StrictUndefined,
-    keep_trailing_newline=True,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
+TEMPLATES = environment(Path(__file__).parent)
 """The text files these formats generate (EXPORT.md, generated SKILL.md, CLAUDE.md) are templates beside this module."""
 
 

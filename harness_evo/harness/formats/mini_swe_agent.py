@@ -27,6 +27,7 @@ from harness_evo.errors import UserError
 from harness_evo.harness.folder import AgentSettings, Harness
 from harness_evo.harness.formats.agent_skills import skill_folders
 from harness_evo.harness.formats.base import Exported, Imported
+from harness_evo.templating import environment
 
 DONE = "TASK_DONE"
 """Our finish marker: the last line of the output of the agent's final command."""
@@ -178,7 +179,7 @@ def folded_skill_list(harness: Harness) -> list[dict[str, str]]:
 
 def folded_skills(header: str) -> list[dict[str, str]]:
     """The skills an exported system template carries in its header."""
-    for node in jinja2.Environment().parse(header).find_all(jinja2.nodes.Assign):
+    for node in environment(trim_blocks=False).parse(header).find_all(jinja2.nodes.Assign):
         if isinstance(node.target, jinja2.nodes.Name) and node.target.name == "skills":
             try:
                 return [skill for skill in node.node.as_const() if {"folder", "text"} <= set(skill)]
@@ -240,7 +241,7 @@ def import_header(where: str, text: str, notes: list[str]) -> str:
 def template_variables(text: str, where: str) -> tuple[set[str], set[str]]:
     """(variables a template reads from its context, those it reads only after testing `is defined`)."""
     try:
-        tree = jinja2.Environment().parse(text)
+        tree = environment(trim_blocks=False).parse(text)
     except jinja2.TemplateSyntaxError as e:
         raise UserError(f"{where} is not a valid Jinja2 template: {e}") from None
     optional = {test.node.name for test in tree.find_all(jinja2.nodes.Test)
