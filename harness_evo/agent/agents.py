@@ -6,10 +6,11 @@ import time
 from collections.abc import Iterable
 from typing import Protocol
 
-from harness_evo.agent.actions import STOP_SEQUENCES, FormatError, closed, parse_bash_block, says_done
+from harness_evo.agent.actions import STOP_SEQUENCES, closed, says_done
 from harness_evo.agent.trajectory import ExitReason, Step, Trajectory
 from harness_evo.errors import HarnessError
 from harness_evo.harness import Harness, Tool
+from harness_evo.harness.actions import FormatError, parse_bash_block
 from harness_evo.harness.folder import SANDBOX_ROOT
 from harness_evo.llm import ContextTooLong
 from harness_evo.sandbox import Sandbox
