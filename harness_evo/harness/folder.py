@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import jinja2
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness_evo.config import one_line
 from harness_evo.errors import HarnessError
 from harness_evo.harness.edit import Edit
+from harness_evo.harness.frontmatter import split_frontmatter
 from harness_evo.harness.paths import safe_relative
 
 REQUIRED_TEMPLATES = ("system.md.j2", "instance.md.j2", "observation.md.j2", "format_error.md.j2")
@@ -253,17 +253,3 @@ TEMPLATE_VARIABLES = {
 }
 """What the agent loop passes to each template; a template using anything else fails at load time."""
 
-
-def split_frontmatter(text: str, where: str) -> tuple[dict[str, Any], str]:
-    """(frontmatter, body) of a markdown file that starts with a `---` YAML block."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---" or "---" not in [line.strip() for line in lines[1:]]:
-        raise HarnessError(f"{where}: missing `---` frontmatter with name and description")
-    end = [line.strip() for line in lines[1:]].index("---") + 1
-    try:
-        front = yaml.safe_load("\n".join(lines[1:end])) or {}
-    except yaml.YAMLError as e:
-        raise HarnessError(f"{where}: bad frontmatter: {str(e).splitlines()[0]}") from None
-    if not isinstance(front, dict):
-        raise HarnessError(f"{where}: frontmatter must be a mapping")
-    return front, "\n".join(lines[end + 1 :]).strip() + "\n"

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
 
 from harness_evo.errors import UserError
-from harness_evo.harness.folder import Harness, split_frontmatter
+from harness_evo.harness.folder import Harness
 from harness_evo.harness.formats.base import TEMPLATES, Exported, Imported
+from harness_evo.harness.frontmatter import frontmatter, split_frontmatter
 from harness_evo.harness.paths import safe_relative
 
 NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -79,10 +79,6 @@ def skill_name(name: str) -> str:
     if not valid:
         raise UserError(f"skill or tool name {name!r} has no letters or digits to make an Agent Skills name from")
     return valid
-
-
-def frontmatter(fields: dict[str, Any], body: str) -> str:
-    return "---\n" + yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, width=float("inf")) + "---\n" + body
 
 
 def skill_folders(harness: Harness) -> dict[str, dict[str, str]]:
