@@ -1,0 +1,128 @@
+"""Worked examples, a harness component: parsed and rendered in the action format, retrieved per task, checked at load."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness_evo.config import SearchConfig
+from harness_evo.errors import HarnessError
+from harness_evo.evolve.critic import Critic
+from harness_evo.harness import Edit, Harness, Write
+from harness_evo.harness.examples import Example, Turn, parse_example, render_example
+
+DEFAULT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
+
+
+def episode(name: str, instruction: str, *commands: str, category: str = "files", tags: tuple[str, ...] = ()) -> Example:
+    """A solved episode: each command's output is `ok`, the finish last."""
+    turns = [Turn(reply=f"```bash\n{command}\n```", observation="ok") for command in commands]
+    turns.append(Turn(reply="```bash\necho TASK_DONE\n```", observation="TASK_DONE"))
+    return Example(name=name, task=name, category=category, tags=list(tags), source="rollout", instruction=instruction, turns=turns)
+
+
+LIBRARY = [
+    episode("csv-sum", "Sum the second column of /app/sales.csv and write the total to /app/total.txt.",
+            "head -3 /app/sales.csv", "awk -F, 'NR>1 {s+=$2} END {print s}' /app/sales.csv > /app/total.txt", category="data", tags=("csv",)),
+    episode("greeting", "Create the file /app/hello.txt containing exactly the line: hello there", "echo 'hello there' > /app/hello.txt"),
+    episode("log-errors", "Count the lines with ERROR in /var/log/app.log and write the count to /app/errors.txt.",
+            "grep -c ERROR /var/log/app.log > /app/errors.txt", category="logs", tags=("grep",)),
+    episode("tarball", "Pack the folder /app/site into /app/site.tar.gz.", "tar czf /app/site.tar.gz -C /app site", category="archives"),
+]
+
+
+def with_examples(k: int, examples: list[Example] = LIBRARY, base: Path = DEFAULT) -> Harness:
+    harness = Harness.load(base)
+    toml = harness.components["harness.toml"].replace("examples = 0", f"examples = {k}")
+    return Harness(harness.components | {"harness.toml": toml} | {example.path: render_example(example) for example in examples})
+
+
+def test_the_k_most_similar_examples_are_rendered_for_a_task():
+    harness = with_examples(2)
+    instruction = "Sum the third column of /app/costs.csv and write the total to /app/sum.txt."
+    assert [example.name for example in harness.examples_for(instruction)] == ["csv-sum", "log-errors"]
+    prompt = harness.render("instance.md.j2", examples=harness.examples_for(instruction), instruction=instruction, step=0, steps_left=12)
+    assert "Example 1:" in prompt and "awk -F, 'NR>1 {s+=$2} END {print s}' /app/sales.csv" in prompt
+    assert "grep -c ERROR" in prompt and "tar czf" not in prompt and "hello there" not in prompt
+    assert prompt.index("Example 2:") < prompt.index("Task:\n" + instruction)
+
+
+def test_no_example_is_shown_when_k_is_0_and_the_default_harness_renders_as_without_examples():
+    harness = with_examples(0)
+    instruction = "Sum the third column of /app/costs.csv."
+    assert len(harness.examples) == 4 and harness.examples_for(instruction) == []
+    plain = Harness.load(DEFAULT)
+    assert plain.agent.examples == 0 and plain.examples == []
+    assert plain.render("instance.md.j2", instruction=instruction, step=0, steps_left=12) == f"Task:\n{instruction}\n\nYou have 12 replies. Start."
+
+
+def test_an_example_sharing_no_word_with_the_instruction_is_never_shown():
+    assert with_examples(3).examples_for("Reverse zzz qqq.") == []
+    assert [example.name for example in with_examples(9).examples_for("Write a file /app/x.txt")] == ["greeting", "csv-sum", "log-errors", "tarball"]
+
+
+def test_retrieval_is_deterministic_whatever_the_order_of_the_files():
+    instruction = "Create the file /app/out.txt with the count of ERROR lines."
+    first = [example.name for example in with_examples(2).examples_for(instruction)]
+    again = [example.name for example in with_examples(2, list(reversed(LIBRARY))).examples_for(instruction)]
+    assert first == again == [example.name for example in with_examples(2).examples_for(instruction)]
+    twins = [episode("b-twin", "Pack the folder /app/a."), episode("a-twin", "Pack the folder /app/a.")]
+    assert [example.name for example in with_examples(1, twins).examples_for("Pack the folder /app/b.")] == ["a-twin"]  # a tie goes by name
+
+
+def test_render_then_parse_gives_the_example_back_even_with_fences_and_headings_in_the_output():
+    tricky = Example(name="tricky", task="md-report", category="text", tags=["markdown"], source="solution",
+                     instruction="Write /app/report.md with a code block.",
+                     turns=[Turn(reply="Look first.\n```bash\ncat /app/report.md\n```", observation="## Reply\n```python\nprint(1)\n```\n"),
+                            Turn(reply="```bash\nprintf '' > /app/empty && echo TASK_DONE\n```", observation="")])
+    text = render_example(tricky)
+    assert text.startswith("---\ntask: md-report\ncategory: text\ntags:\n- markdown\nsource: solution\n---\n## Instruction\n")
+    assert "````text\n## Reply\n```python" in text
+    assert parse_example(text, "tricky", "examples/tricky.md") == tricky
+    chatty = tricky.model_copy(update={"turns": [Turn(reply="Next:\n## Observation\n```bash\nls\n```", observation="x"), tricky.turns[1]]})
+    assert parse_example(render_example(chatty), "tricky", "x").turns[0].reply == "Next:\n ## Observation\n```bash\nls\n```"
+
+
+def test_the_finish_may_go_without_its_observation():
+    text = render_example(LIBRARY[1]).removesuffix("\n\n## Observation\n\n```text\nTASK_DONE\n```\n") + "\n"
+    assert parse_example(text, "greeting", "x").turns[-1].observation is None
+
+
+def test_examples_count_toward_the_size_budget():
+    parent = Harness.load(DEFAULT)
+    example = episode("big", "Sort the lines of /app/words.txt. " + "word " * 400, "sort /app/words.txt -o /app/words.txt")
+    edit = Edit(ops=[Write(path=example.path, text=render_example(example))])
+    size = sum(len(text) for text in parent.components.values()) + len(parent.render("system.md.j2"))
+    critic = Critic(SearchConfig(max_harness_chars=size + 1000), train_tasks=[])
+    assert any("over the budget" in reason for reason in critic.rules(parent, parent.apply(edit)))
+    assert not any("over the budget" in reason for reason in Critic(SearchConfig(max_harness_chars=size + 5000), train_tasks=[]).rules(
+        parent, parent.apply(edit)))
+
+
+GOOD = render_example(LIBRARY[1])
+
+
+@pytest.mark.parametrize(("relative", "text", "problem"), [
+    ("examples/greeting.md", GOOD.split("---\n", 2)[2], "examples/greeting.md: missing `---` frontmatter with task"),
+    ("examples/greeting.md", GOOD.replace("source: rollout", "source: memory"), "examples/greeting.md: frontmatter source: Input should be 'rollout' or 'solution'"),
+    ("examples/greeting.md", GOOD.replace("source: rollout", "source: rollout\nscore: 3"), "examples/greeting.md: frontmatter score: Extra inputs"),
+    ("examples/greeting.md", GOOD.replace("```bash\necho 'hello there'", "```python\necho 'hello there'"),
+     "examples/greeting.md: reply 1 does not parse in the bash-block action format: no fenced bash block found."),
+    ("examples/greeting.md", GOOD.replace("\n\n## Observation\n\n```text\nok\n```", ""), "examples/greeting.md: reply 1 has no `## Observation`"),
+    ("examples/greeting.md", GOOD.replace("echo TASK_DONE", "ls"), "examples/greeting.md: the last reply is not the finish"),
+    ("examples/greeting.md", GOOD.replace("```text\nok\n```", "ok"), "examples/greeting.md: the observation of reply 1 must be one fenced block"),
+    ("examples/greeting.md", GOOD.replace("## Instruction\n", "Hello.\n## Instruction\n"), "examples/greeting.md: text before `## Instruction`"),
+    ("examples/greeting.md", "---\ntask: greeting\nsource: rollout\n---\n## Instruction\n\nSay hi.\n", "examples/greeting.md: no `## Reply`"),
+    ("examples/notes.txt", "a note", "examples/notes.txt: examples/ holds only <name>.md files"),
+    ("examples/more/greeting.md", GOOD, "examples/more/greeting.md: examples/ holds only <name>.md files"),
+    ("harness.toml", (DEFAULT / "harness.toml").read_text().replace("examples = 0", "examples = -1"),
+     "harness.toml: agent.examples: Input should be greater than or equal to 0"),
+])
+def test_bad_examples_are_one_line_naming_the_file(tmp_path: Path, relative: str, text: str, problem: str):
+    folder = Path(shutil.copytree(DEFAULT, tmp_path / "h"))
+    (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+    (folder / relative).write_text(text)
+    with pytest.raises(HarnessError) as error:
+        Harness.load(folder)
+    message = str(error.value)
+    assert problem in message and "\n" not in message and str(folder) in message
