@@ -3,13 +3,16 @@
 import shutil
 from pathlib import Path
 
+import jinja2
 import pytest
+import yaml
 
 from harness_evo.config import SearchConfig
 from harness_evo.errors import HarnessError
 from harness_evo.evolve.critic import Critic
 from harness_evo.harness import Edit, Harness, Write
 from harness_evo.harness.examples import Example, Turn, parse_example, render_example
+from harness_evo.harness.formats import export_harness, import_harness, skill_problems
 
 DEFAULT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
 
@@ -126,3 +129,55 @@ def test_bad_examples_are_one_line_naming_the_file(tmp_path: Path, relative: str
         Harness.load(folder)
     message = str(error.value)
     assert problem in message and "\n" not in message and str(folder) in message
+
+
+def exported(harness: Harness, format_name: str, out: Path) -> Path:
+    export_harness(harness, format_name, out)
+    return out
+
+
+def test_native_export_is_the_folder_with_its_examples(tmp_path: Path):
+    harness = with_examples(2)
+    out = exported(harness, "native", tmp_path / "native")
+    (out / "EXPORT.md").unlink()
+    back = Harness.load(out)
+    assert back.components == harness.components and [example.name for example in back.examples] == ["csv-sum", "greeting", "log-errors", "tarball"]
+
+
+def test_mini_swe_agent_export_renders_examples_into_the_instance_template_and_round_trips(tmp_path: Path):
+    harness = with_examples(2)
+    out = exported(harness, "mini-swe-agent", tmp_path / "mini")
+    config = yaml.safe_load((out / "config.yaml").read_text())
+    instance = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(config["agent"]["instance_template"])
+    prompt = instance.render(task="Sum a column of /app/x.csv.", step_limit=12, n_model_calls=0)
+    assert "Example 1:" in prompt and "awk -F, 'NR>1 {s+=$2} END {print s}' /app/sales.csv" in prompt  # csv-sum, first by name
+    assert "Example 2:" in prompt and "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in prompt and "Example 3:" not in prompt
+    assert "shows the first 2 by name" in (out / "EXPORT.md").read_text()
+
+    import_harness("mini-swe-agent", out / "config.yaml", tmp_path / "back", base=Harness.load(DEFAULT))
+    back = Harness.load(tmp_path / "back")
+    assert back.agent.examples == 2
+    assert {path: text for path, text in back.components.items() if path.startswith("examples/")} == {
+        example.path: harness.components[example.path] for example in LIBRARY}
+
+
+def test_skills_export_carries_a_skill_of_worked_examples_and_round_trips(tmp_path: Path):
+    harness = with_examples(2)
+    out = exported(harness, "skills", tmp_path / "skills")
+    assert skill_problems(out / "bash-agent-examples") == []
+    listing = (out / "bash-agent-examples" / "SKILL.md").read_text()
+    assert "- `examples/csv-sum.md` (data): Sum the second column of /app/sales.csv" in listing
+    assert (out / "bash-agent-examples" / "examples" / "tarball.md").read_text() == harness.components["examples/tarball.md"]
+
+    prompts_only = Harness({path: text for path, text in harness.components.items() if not path.startswith(("skills/", "tools/", "examples/"))})
+    imported = import_harness("skills", out, tmp_path / "back", base=prompts_only)
+    assert Harness.load(tmp_path / "back").components == harness.components
+    assert any("worked examples are the harness's examples/" in note for note in imported.notes)
+
+
+def test_claude_code_export_carries_the_skill_of_worked_examples(tmp_path: Path):
+    out = exported(with_examples(2), "claude-code", tmp_path / "project")
+    skill = out / ".claude" / "skills" / "bash-agent-examples"
+    assert skill_problems(skill) == [] and (skill / "examples" / "greeting.md").is_file()
+    assert "the skill `bash-agent-examples` holds all 4" in (out / "EXPORT.md").read_text()
+
