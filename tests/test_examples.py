@@ -1,20 +1,28 @@
 """Worked examples, a harness component: parsed and rendered in the action format, retrieved per task, checked at load."""
 
 import shutil
+import time
 from pathlib import Path
 
 import jinja2
 import pytest
 import yaml
 
-from harness_evo.config import SearchConfig
+from harness_evo.agent.episodes import as_example
+from harness_evo.agent.evaluate import evaluate
+from harness_evo.agent.trajectory import Step, Trajectory
+from harness_evo.config import RunConfig, SearchConfig
 from harness_evo.errors import HarnessError
 from harness_evo.evolve.critic import Critic
 from harness_evo.harness import Edit, Harness, Write
 from harness_evo.harness.examples import Example, Turn, parse_example, render_example
 from harness_evo.harness.formats import export_harness, import_harness, skill_problems
+from harness_evo.llm import LLM, scripted
+from harness_evo.store import RunStore
+from harness_evo.taskset import Task, load_suite
 
 DEFAULT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
+FIXTURES = Path(__file__).parents[1] / "tests" / "fixtures" / "eval-tasks"
 
 
 def episode(name: str, instruction: str, *commands: str, category: str = "files", tags: tuple[str, ...] = ()) -> Example:
@@ -181,3 +189,73 @@ def test_claude_code_export_carries_the_skill_of_worked_examples(tmp_path: Path)
     assert skill_problems(skill) == [] and (skill / "examples" / "greeting.md").is_file()
     assert "the skill `bash-agent-examples` holds all 4" in (out / "EXPORT.md").read_text()
 
+
+def test_a_passed_rollout_becomes_an_example_that_reads_back():
+    harness = Harness.load(DEFAULT)
+    task = Task(id="greeting", folder=Path("/nowhere"), instruction="Create the file /app/greeting.txt containing exactly the line: hello harness",
+                category="files", tags=["fixture"])
+    steps = [Step(index=0, reply="Look first.\n```bash\nls /app", action="ls /app", output="notes.txt\n", exit_code=0),
+             Step(index=1, reply="I am done.", format_error="no fenced bash block found."),
+             Step(index=2, reply="```bash\necho 'hello harness' > /app/greeting.txt\n```", action="echo 'hello harness' > /app/greeting.txt",
+                  output="x" * 5000, exit_code=0),
+             Step(index=3, reply="```bash\necho TASK_DONE\n```", action="echo TASK_DONE", output="TASK_DONE\n", exit_code=0),  # asked to confirm
+             Step(index=4, reply="```bash\ncat /app/greeting.txt && echo TASK_DONE\n```", action="cat /app/greeting.txt && echo TASK_DONE",
+                  output="hello harness\nTASK_DONE\n", exit_code=0, finished=True)]
+    trajectory = Trajectory(task_id="greeting", trial=0, harness_hash=harness.hash, model="scripted/x", steps=steps, reward=1.0, confirmations=1)
+
+    example = as_example(trajectory, task, harness)
+
+    assert [turn.command for turn in example.turns] == ["ls /app", "echo 'hello harness' > /app/greeting.txt", "cat /app/greeting.txt && echo TASK_DONE"]
+    assert example.turns[0].reply == "Look first.\n```bash\nls /app\n```"  # closed as the model meant it
+    assert example.turns[0].observation == "Exit code: 0\nOutput:\nnotes.txt"  # as the harness showed it
+    assert "characters cut" in example.turns[1].observation and len(example.turns[1].observation) < 700
+    assert (example.name, example.task, example.category, example.tags, example.source) == ("greeting", "greeting", "files", ["fixture"], "rollout")
+    assert parse_example(render_example(example), "greeting", "examples/greeting.md") == example
+    with pytest.raises(ValueError, match="did not pass"):
+        as_example(trajectory.model_copy(update={"reward": 0.0}), task, harness)
+
+
+def bash(command: str) -> str:
+    return f"```bash\n{command}\n```"
+
+
+def imitator(messages: list[dict]) -> str:
+    """A solver that solves the greeting task only when it is shown a solved task of writing a line to a file, as small
+    models do better with a worked example; otherwise it says it is done at once."""
+    replies = sum(message["role"] == "assistant" for message in messages)
+    if "welcome home" not in messages[1]["content"]:
+        return bash("echo TASK_DONE")
+    steps = [bash("ls /app"), bash("echo 'hello harness' > /app/greeting.txt"), bash("cat /app/greeting.txt && echo TASK_DONE")]
+    return steps[min(replies, len(steps) - 1)]
+
+
+def greeting_eval(tmp_path: Path, harness: Harness, label: str) -> Trajectory:
+    suite = tmp_path / "suite"
+    if not suite.exists():
+        shutil.copytree(FIXTURES / "greeting", suite / "greeting")
+        (suite / "suite.toml").write_text('[splits]\ntrain = ["greeting"]\ndev = []\ntest = []\n')
+    name = f"imitator-{label}-{time.monotonic_ns()}"
+    scripted.register(name, imitator)
+    config = RunConfig(harness=harness.save(tmp_path / label), tasks=suite, split="train")
+    config.models.solver.model = f"scripted/{name}"
+    store = RunStore.create(tmp_path / "runs", "eval")
+    with LLM(config.models, store=store) as llm:
+        evaluate(config, store, llm=llm)
+    [row] = store.rows("rollouts")
+    return Trajectory.model_validate(store.read_json(row["trajectory"]))
+
+
+@pytest.mark.docker
+def test_a_solver_that_needs_a_similar_solved_example_passes_with_examples_and_fails_without(tmp_path: Path):
+    library = [episode("welcome", "Create the file /app/welcome.txt containing exactly the line: welcome home",
+                       "echo 'welcome home' > /app/welcome.txt", "cat /app/welcome.txt"), LIBRARY[2], LIBRARY[3]]
+
+    shown = greeting_eval(tmp_path, with_examples(1, library), "k1")
+    hidden = greeting_eval(tmp_path, with_examples(0, library), "k0")
+
+    assert shown.passed and shown.examples == ["welcome"] and "Example 1:" in shown.messages[1]["content"]
+    assert "grep -c ERROR" not in shown.messages[1]["content"]
+    assert not hidden.passed and hidden.examples == [] and "Example 1:" not in hidden.messages[1]["content"]
+    harvested = as_example(shown, load_suite(tmp_path / "suite").tasks["greeting"], with_examples(1, library))
+    grown = with_examples(2, [*library, harvested])
+    assert {example.name for example in grown.examples_for("Create the file /app/x.txt containing exactly the line: x")} == {"greeting", "welcome"}
