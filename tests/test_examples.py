@@ -110,6 +110,15 @@ def test_examples_count_toward_the_size_budget():
         parent, parent.apply(edit)))
 
 
+def test_an_example_made_in_code_is_held_to_the_rules_of_a_file():
+    with pytest.raises(ValueError, match="does not parse in the bash-block action format"):
+        Turn(reply="I am done.")
+    with pytest.raises(ValueError, match="every reply but the finish needs its observation"):
+        Example(name="x", task="x", source="rollout", instruction="Do x.", turns=[Turn(reply="```bash\nls\n```"), LIBRARY[0].turns[-1]])
+    with pytest.raises(ValueError, match="the last reply is not the finish"):
+        Example(name="x", task="x", source="rollout", instruction="Do x.", turns=[Turn(reply="```bash\nls\n```", observation="")])
+
+
 GOOD = render_example(LIBRARY[1])
 
 
@@ -125,6 +134,7 @@ GOOD = render_example(LIBRARY[1])
     ("examples/greeting.md", GOOD.replace("## Instruction\n", "Hello.\n## Instruction\n"), "examples/greeting.md: text before `## Instruction`"),
     ("examples/greeting.md", "---\ntask: greeting\nsource: rollout\n---\n## Instruction\n\nSay hi.\n", "examples/greeting.md: no `## Reply`"),
     ("examples/notes.txt", "a note", "examples/notes.txt: examples/ holds only <name>.md files"),
+    ("examples/my greeting.md", GOOD, "examples/my greeting.md: name: Value error, example name 'my greeting' must be letters"),
     ("examples/more/greeting.md", GOOD, "examples/more/greeting.md: examples/ holds only <name>.md files"),
     ("harness.toml", (DEFAULT / "harness.toml").read_text().replace("examples = 0", "examples = -1"),
      "harness.toml: agent.examples: Input should be greater than or equal to 0"),

@@ -11,7 +11,7 @@
     ## Reply
     (a reply with one fenced bash block)
     ## Observation
-    (one fenced block: what the command printed, long outputs cut)
+    (one fenced block: what the agent was shown of the command's result, long outputs cut)
     ## Reply
     ...
     ## Reply
@@ -57,12 +57,16 @@ class Turn(BaseModel):
     reply: str
     """The reply, with one fenced bash block."""
     observation: str | None = None
-    """The command's output, cut; None only after the finish."""
+    """What the agent was shown of the command's result (for a rollout, its observation message), output cut; None only
+    after the finish."""
 
     @field_validator("reply")
     @classmethod
     def _runs(cls, reply: str) -> str:
-        parse_bash_block(reply.strip())  # a FormatError is a ValueError's message here
+        try:
+            parse_bash_block(reply.strip())
+        except FormatError as e:
+            raise ValueError(f"does not parse in the bash-block action format: {e}") from None
         return reply.strip()
 
     @field_validator("observation")
@@ -95,12 +99,16 @@ class Example(Frontmatter):
     @field_validator("instruction")
     @classmethod
     def _stripped(cls, instruction: str) -> str:
+        if not instruction.strip():
+            raise ValueError("an example needs the task's instruction")
         return instruction.strip()
 
     @model_validator(mode="after")
     def _finishes(self) -> "Example":
         if DONE_MARKER not in self.turns[-1].command:
             raise ValueError(f"the last reply is not the finish; its command must print {DONE_MARKER}")
+        if any(turn.observation is None for turn in self.turns[:-1]):
+            raise ValueError("every reply but the finish needs its observation")
         return self
 
     @property
@@ -153,7 +161,10 @@ def parse_example(text: str, name: str, where: str) -> Example:
         raise HarnessError(f"{where}: no `{REPLY}`; an example shows the turns that solved the task")
     if DONE_MARKER not in parse_bash_block(turns[-1]["reply"]):
         raise HarnessError(f"{where}: the last reply is not the finish; its command must print {DONE_MARKER}")
-    return Example(name=name, instruction=sections[0][1], turns=[Turn(**turn) for turn in turns], **info.model_dump())
+    try:
+        return Example(name=name, instruction=sections[0][1], turns=[Turn(**turn) for turn in turns], **info.model_dump())
+    except ValidationError as e:
+        raise HarnessError(f"{where}: {one_line(e)}") from None
 
 
 def split_sections(body: str, where: str) -> list[tuple[str, str]]:

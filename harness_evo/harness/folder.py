@@ -191,10 +191,7 @@ class Harness:
                 raise self._error(path, "examples/ holds only <name>.md files, one solved episode each")
             if self.agent.action_format != "bash-block":
                 raise self._error(path, f"examples are episodes in the bash-block action format, and this harness's is {self.agent.action_format!r}")
-            try:
-                examples.append(parse_example(text, name, self.where(path)))
-            except ValidationError as e:
-                raise self._error(path, one_line(e)) from None
+            examples.append(parse_example(text, name, self.where(path)))
         return examples
 
     def examples_for(self, instruction: str) -> list[Example]:
