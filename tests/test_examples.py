@@ -11,6 +11,7 @@ import yaml
 from harness_evo.agent.episodes import as_example
 from harness_evo.agent.evaluate import evaluate
 from harness_evo.agent.trajectory import Step, Trajectory
+from harness_evo.cli import main
 from harness_evo.config import RunConfig, SearchConfig
 from harness_evo.errors import HarnessError
 from harness_evo.evolve.critic import Critic
@@ -131,6 +132,7 @@ GOOD = render_example(LIBRARY[1])
     ("examples/greeting.md", GOOD.replace("\n\n## Observation\n\n```text\nok\n```", ""), "examples/greeting.md: reply 1 has no `## Observation`"),
     ("examples/greeting.md", GOOD.replace("echo TASK_DONE", "ls"), "examples/greeting.md: the last reply is not the finish"),
     ("examples/greeting.md", GOOD.replace("```text\nok\n```", "ok"), "examples/greeting.md: the observation of reply 1 must be one fenced block"),
+    ("examples/greeting.md", GOOD.removesuffix("```\n"), "examples/greeting.md: a ``` fence under the `## Observation` of reply 2 is never closed"),
     ("examples/greeting.md", GOOD.replace("## Instruction\n", "Hello.\n## Instruction\n"), "examples/greeting.md: text before `## Instruction`"),
     ("examples/greeting.md", "---\ntask: greeting\nsource: rollout\n---\n## Instruction\n\nSay hi.\n", "examples/greeting.md: no `## Reply`"),
     ("examples/notes.txt", "a note", "examples/notes.txt: examples/ holds only <name>.md files"),
@@ -199,6 +201,22 @@ def test_claude_code_export_carries_the_skill_of_worked_examples(tmp_path: Path)
     assert skill_problems(skill) == [] and (skill / "examples" / "greeting.md").is_file()
     assert "the skill `bash-agent-examples` holds all 4" in (out / "EXPORT.md").read_text()
 
+
+@pytest.mark.parametrize(("relative", "text", "problem"), [
+    ("examples/greeting.md", GOOD.replace("```bash\necho 'hello there' > /app/hello.txt\n```", "I wrote it."), "examples/greeting.md: reply 1 does not parse"),
+    ("harness.toml", (DEFAULT / "harness.toml").read_text().replace("examples = 0", "examples = -1"), "harness.toml: agent.examples"),
+])
+def test_eval_says_what_is_wrong_with_an_example_in_one_line(tmp_path: Path, monkeypatch, capsys, relative: str, text: str, problem: str):
+    folder = Path(shutil.copytree(DEFAULT, tmp_path / "h"))
+    (folder / "examples").mkdir()
+    (folder / "examples" / "greeting.md").write_text(GOOD)
+    (folder / relative).write_text(text)
+    monkeypatch.setattr("sys.argv", ["harness-evo", "eval", "--harness", str(folder), "--tasks", str(FIXTURES), "--runs", str(tmp_path / "runs")])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    error = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2 and problem in error and "\n" not in error and "Traceback" not in error
+    assert not (tmp_path / "runs").exists()
 
 def test_a_passed_rollout_becomes_an_example_that_reads_back():
     harness = Harness.load(DEFAULT)

@@ -170,7 +170,12 @@ def parse_example(text: str, name: str, where: str) -> Example:
 def split_sections(body: str, where: str) -> list[tuple[str, str]]:
     """(heading, text below it) of each heading line outside fenced blocks."""
     sections: list[tuple[str, list[str]]] = []
-    for line, heading in headings(body):
+    lines, unclosed = headings(body)
+    if unclosed:
+        above = [line.rstrip() for line, heading in lines[:unclosed] if heading]
+        place = f"`{above[-1]}` of reply {above.count(REPLY)}" if above and above.count(REPLY) else f"`{INSTRUCTION}`"
+        raise HarnessError(f"{where}: a ``` fence under the {place} is never closed")
+    for line, heading in lines:
         if heading:
             sections.append((line.rstrip(), []))
         elif sections:
@@ -180,18 +185,19 @@ def split_sections(body: str, where: str) -> list[tuple[str, str]]:
     return [(heading, "\n".join(lines)) for heading, lines in sections]
 
 
-def headings(text: str) -> list[tuple[str, bool]]:
-    """Each line of `text`, and whether it is a heading of the episode (one of HEADINGS, outside any fenced block)."""
-    lines, fence = [], 0
-    for line in text.splitlines():
+def headings(text: str) -> tuple[list[tuple[str, bool]], int]:
+    """Each line of `text` and whether it is a heading of the episode (one of HEADINGS, outside any fenced block); and the
+    number of the line that opens a fence left unclosed at the end, or 0."""
+    lines, fence, opened = [], 0, 0
+    for number, line in enumerate(text.splitlines(), 1):
         lines.append((line, not fence and line.rstrip() in HEADINGS))
         if match := _FENCE.match(line.strip()):
             ticks, info = match.groups()
             if not fence:
-                fence = len(ticks)
+                fence, opened = len(ticks), number
             elif len(ticks) >= fence and not info.strip():
                 fence = 0
-    return lines
+    return lines, opened if fence else 0
 
 
 def fenced(output: str) -> str:
@@ -211,7 +217,7 @@ def unfenced(content: str, where: str, turn: int) -> str:
 
 def unheaded(text: str) -> str:
     """`text` with any line that would read as a heading of the episode indented by a space."""
-    return "\n".join(f" {line}" if heading else line for line, heading in headings(text))
+    return "\n".join(f" {line}" if heading else line for line, heading in headings(text)[0])
 
 
 SAMPLE_EXAMPLE = Example(name="sample", task="sample", category="files", tags=["one-step"], source="solution",
