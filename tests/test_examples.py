@@ -218,6 +218,12 @@ def test_eval_says_what_is_wrong_with_an_example_in_one_line(tmp_path: Path, mon
     assert exit_.value.code == 2 and problem in error and "\n" not in error and "Traceback" not in error
     assert not (tmp_path / "runs").exists()
 
+def test_examples_are_refused_in_a_harness_whose_replies_are_tool_calls():
+    harness = with_examples(1, LIBRARY[:1])
+    toml = harness.components["harness.toml"].replace('action_format = "bash-block"', 'action_format = "tool-calls"')
+    with pytest.raises(HarnessError, match="examples/csv-sum.md: examples are episodes in the bash-block action format"):
+        Harness(harness.components | {"harness.toml": toml})
+
 def test_a_passed_rollout_becomes_an_example_that_reads_back():
     harness = Harness.load(DEFAULT)
     task = Task(id="greeting", folder=Path("/nowhere"), instruction="Create the file /app/greeting.txt containing exactly the line: hello harness",
