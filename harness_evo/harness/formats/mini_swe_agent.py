@@ -6,8 +6,9 @@ Both tools render templates with Jinja2, but with different variables: we give `
 `exit_code`, `agent`, `tools`, `skills`...; mini-swe-agent gives `task`, `output` (a dict), `step_limit`... An export
 keeps each template as it is and puts in front of it a header of `{% set %}` lines between two marker comments, so
 that an import can take the header off again and get the template back unchanged. Skills are folded into the
-system template (their text is in the header, and a loop at its end shows them). A config written by hand gets
-the opposite header on import: mini-swe-agent's variables defined from ours, and a refusal for the variables
+system template (their text is in the header, and a loop at its end shows them); examples ride in the instance
+template's header, all of them cut to the first K, as mini-swe-agent cannot choose them per task. A config written by
+hand gets the opposite header on import: mini-swe-agent's variables defined from ours, and a refusal for the variables
 we cannot give.
 """
 
