@@ -170,12 +170,12 @@ def parse_example(text: str, name: str, where: str) -> Example:
 def split_sections(body: str, where: str) -> list[tuple[str, str]]:
     """(heading, text below it) of each heading line outside fenced blocks."""
     sections: list[tuple[str, list[str]]] = []
-    lines, unclosed = headings(body)
+    marked, unclosed = headings(body)
     if unclosed:
-        above = [line.rstrip() for line, heading in lines[:unclosed] if heading]
+        above = [line.rstrip() for line, heading in marked[:unclosed] if heading]
         place = f"`{above[-1]}` of reply {above.count(REPLY)}" if above and above.count(REPLY) else f"`{INSTRUCTION}`"
         raise HarnessError(f"{where}: a ``` fence under the {place} is never closed")
-    for line, heading in lines:
+    for line, heading in marked:
         if heading:
             sections.append((line.rstrip(), []))
         elif sections:
@@ -203,7 +203,8 @@ def headings(text: str) -> tuple[list[tuple[str, bool]], int]:
 def fenced(output: str) -> str:
     """`output` in a fenced block whose fence is longer than any run of backticks inside."""
     ticks = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", output)), default=0))
-    return f"{ticks}text\n{output.rstrip(chr(10))}\n{ticks}" if output.strip("\n") else f"{ticks}text\n{ticks}"
+    inside = output.rstrip("\n")
+    return f"{ticks}text\n{inside}\n{ticks}" if inside.strip("\n") else f"{ticks}text\n{ticks}"
 
 
 def unfenced(content: str, where: str, turn: int) -> str:
