@@ -1,30 +1,12 @@
-"""Turning a model's reply into a command, and recognizing that the agent says it has finished."""
+"""What the agent loop reads in replies and outputs besides the action format (harness/actions.py): where generation
+stops, that the agent says it has finished, which programs a command runs."""
 
 import re
 
-DONE_MARKER = "TASK_DONE"
-"""A command whose output ends with this line says the task is complete."""
+from harness_evo.harness.actions import DONE_MARKER
 
 STOP_SEQUENCES = ["\n```\n"]
 """Generation stops after the first closed code block; the rest of a small model's reply is noise."""
-
-_BLOCK = re.compile(r"```(?P<lang>[A-Za-z0-9_+-]*)[ \t]*\n(?P<body>.*?)(?:\n?```|\Z)", re.DOTALL)
-SHELL_LANGUAGES = ("bash", "sh", "shell", "console", "")
-
-
-class FormatError(Exception):
-    """A reply the harness cannot run; the message is shown to the model through format_error.md.j2."""
-
-
-def parse_bash_block(reply: str) -> str:
-    """The command of the first fenced shell block (a block cut off by a stop sequence counts)."""
-    for match in _BLOCK.finditer(reply):
-        if match.group("lang").lower() in SHELL_LANGUAGES:
-            command = match.group("body").strip()
-            if command:
-                return command
-            raise FormatError("the bash block is empty.")
-    raise FormatError("no fenced bash block found.")
 
 
 def closed(reply: str) -> str:

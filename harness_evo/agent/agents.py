@@ -6,10 +6,11 @@ import time
 from collections.abc import Iterable
 from typing import Protocol
 
-from harness_evo.agent.actions import STOP_SEQUENCES, FormatError, closed, parse_bash_block, says_done
+from harness_evo.agent.actions import STOP_SEQUENCES, closed, says_done
 from harness_evo.agent.trajectory import ExitReason, Step, Trajectory
 from harness_evo.errors import HarnessError
 from harness_evo.harness import Harness, Tool
+from harness_evo.harness.actions import FormatError, parse_bash_block
 from harness_evo.harness.folder import SANDBOX_ROOT
 from harness_evo.llm import ContextTooLong
 from harness_evo.sandbox import Sandbox
@@ -59,10 +60,13 @@ class ModelAgent:
             raise HarnessError(f"{harness.where('harness.toml')}: action_format {settings.action_format!r} is not supported by "
                                "the agent loop yet (neither embedded model makes native tool calls); use \"bash-block\"")
         install_harness(harness, sandbox)
+        examples = harness.examples_for(task.instruction)
+        trajectory.examples = [example.name for example in examples]
         messages = trajectory.messages
         messages += [
             {"role": "system", "content": harness.render("system.md.j2")},
-            {"role": "user", "content": harness.render("instance.md.j2", instruction=task.instruction, step=0, steps_left=settings.step_limit)},
+            {"role": "user", "content": harness.render("instance.md.j2", instruction=task.instruction, step=0,
+                                                       steps_left=settings.step_limit, examples=examples)},
         ]
         started, errors_in_a_row = time.monotonic(), 0
         try:

@@ -50,6 +50,8 @@ class Trajectory(BaseModel):
     harness_hash: str
     model: str
     messages: list[dict] = Field(default_factory=list)
+    examples: list[str] = Field(default_factory=list)
+    """Names of the worked examples the harness retrieved for the task into its prompts."""
     steps: list[Step] = Field(default_factory=list)
     exit_reason: ExitReason = "done"
     error: str | None = None

@@ -8,13 +8,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import jinja2
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness_evo.config import one_line
 from harness_evo.errors import HarnessError
 from harness_evo.harness.edit import Edit
+from harness_evo.harness.examples import SAMPLE_EXAMPLE, Example, parse_example
+from harness_evo.harness.frontmatter import split_frontmatter
 from harness_evo.harness.paths import safe_relative
+from harness_evo.harness.retrieval import ExampleIndex
 from harness_evo.templating import environment
 
 REQUIRED_TEMPLATES = ("system.md.j2", "instance.md.j2", "observation.md.j2", "format_error.md.j2")
@@ -43,6 +45,9 @@ class AgentSettings(Strict):
     """Command output shown to the model is cut to this many characters (head and tail kept)."""
     action_format: Literal["bash-block", "tool-calls"] = "bash-block"
     """`bash-block`: one fenced bash block per reply; `tool-calls`: native tool calls of the model."""
+    examples: int = Field(0, ge=0)
+    """Worked examples (`examples/<name>.md`) shown per task: the instance template's `examples` are this many, the most
+    similar to the task's instruction; 0: none."""
 
 
 class HarnessToml(Strict):
@@ -175,6 +180,29 @@ class Harness:
                 skills.append(Skill(name=front["name"], description=front["description"].strip(), body=body))
         return skills
 
+    @cached_property
+    def examples(self) -> list[Example]:
+        """Every `examples/<name>.md`, in name order."""
+        examples = []
+        for path, text in self.components.items():
+            if not path.startswith("examples/"):
+                continue
+            name = path.removeprefix("examples/").removesuffix(".md")
+            if not path.endswith(".md") or "/" in name:
+                raise self._error(path, "examples/ holds only <name>.md files, one solved episode each")
+            if self.agent.action_format != "bash-block":
+                raise self._error(path, f"examples are episodes in the bash-block action format, and this harness's is {self.agent.action_format!r}")
+            examples.append(parse_example(text, name, self.where(path)))
+        return examples
+
+    def examples_for(self, instruction: str) -> list[Example]:
+        """The `[agent] examples` examples most similar to `instruction` (none when it is 0)."""
+        return self._example_index.most_similar(instruction, self.agent.examples)
+
+    @cached_property
+    def _example_index(self) -> ExampleIndex:
+        return ExampleIndex(self.examples)
+
     def files_for_sandbox(self) -> dict[str, str]:
         """Sandbox path -> text of every tool and skill file, installed under /opt/harness."""
         return {f"{SANDBOX_ROOT}/{path}": text for path, text in self.components.items() if path.startswith(("tools/", "skills/"))}
@@ -186,8 +214,9 @@ class Harness:
         source = self.components.get(f"prompts/{template}")
         if source is None:
             raise self._error(f"prompts/{template}", "missing template")
+        defaults = {name: value for name, value in OPTIONAL_VARIABLES.items() if name in TEMPLATE_VARIABLES.get(template, ())}
         try:
-            return self._jinja.from_string(source).render(tools=self.tools, skills=self.skills, agent=self.agent, **context).strip()
+            return self._jinja.from_string(source).render(tools=self.tools, skills=self.skills, agent=self.agent, **defaults | context).strip()
         except jinja2.UndefinedError as e:
             known = ", ".join(["agent", "tools", "skills", *TEMPLATE_VARIABLES.get(template, ())])
             raise self._error(f"prompts/{template}", f"does not render: {e} (it can use {known})") from None
@@ -206,7 +235,7 @@ class Harness:
     def _validate(self) -> None:
         if "harness.toml" not in self.components:
             raise self._error("", "missing harness.toml")
-        self.settings, self.tools, self.skills  # noqa: B018 - parse everything now, so errors surface at load
+        self.settings, self.tools, self.skills, self.examples  # noqa: B018 - parse everything now, so errors surface at load
         for template in REQUIRED_TEMPLATES:
             if f"prompts/{template}" not in self.components:
                 raise self._error(f"prompts/{template}", "missing, and every harness needs this template")
@@ -243,28 +272,20 @@ SAMPLE_CONTEXT = {
     "step": 1,
     "steps_left": 9,
     "error": "No bash block found.",
+    "examples": [SAMPLE_EXAMPLE],
 }
-"""Sample values of the variables the agent loop passes to templates (besides `agent`, `tools` and `skills`)."""
+"""Sample values of the variables the agent loop passes to templates (besides `agent`, `tools` and `skills`). `examples`
+are the worked examples retrieved for the task, none when `[agent] examples` is 0; each has `text` (the episode as its
+file holds it), `instruction`, `turns` (each a `reply` and its `observation`), `task`, `category`, `tags`, `source`, `name`."""
 TEMPLATE_VARIABLES = {
     "system.md.j2": (),
-    "instance.md.j2": ("instruction", "step", "steps_left"),
+    "instance.md.j2": ("instruction", "step", "steps_left", "examples"),
     "observation.md.j2": ("output", "exit_code", "timed_out", "step", "steps_left"),
     "format_error.md.j2": ("error",),
     "confirm_done.md.j2": (),
 }
 """What the agent loop passes to each template; a template using anything else fails at load time."""
+OPTIONAL_VARIABLES: dict[str, Any] = {"examples": []}
+"""Variables a caller outside the agent loop may leave out, and their value then: a prompt rendered without a task shows
+no examples."""
 
-
-def split_frontmatter(text: str, where: str) -> tuple[dict[str, Any], str]:
-    """(frontmatter, body) of a markdown file that starts with a `---` YAML block."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---" or "---" not in [line.strip() for line in lines[1:]]:
-        raise HarnessError(f"{where}: missing `---` frontmatter with name and description")
-    end = [line.strip() for line in lines[1:]].index("---") + 1
-    try:
-        front = yaml.safe_load("\n".join(lines[1:end])) or {}
-    except yaml.YAMLError as e:
-        raise HarnessError(f"{where}: bad frontmatter: {str(e).splitlines()[0]}") from None
-    if not isinstance(front, dict):
-        raise HarnessError(f"{where}: frontmatter must be a mapping")
-    return front, "\n".join(lines[end + 1 :]).strip() + "\n"

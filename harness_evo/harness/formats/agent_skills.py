@@ -9,11 +9,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from harness_evo.errors import UserError
-from harness_evo.harness.folder import Harness, split_frontmatter
+from harness_evo.harness.folder import Harness
 from harness_evo.harness.formats.base import TEMPLATES, Exported, Imported
+from harness_evo.harness.frontmatter import frontmatter, split_frontmatter
 from harness_evo.harness.paths import safe_relative
 from harness_evo.templating import environment
 
@@ -26,6 +25,8 @@ TOOL_MARK = "harness-evo-tool"
 """Key of the frontmatter `metadata` that marks a skill made from a harness tool."""
 INSTRUCTIONS_MARK = "harness-evo-instructions"
 """Key of the frontmatter `metadata` that marks the skill holding the harness's rendered system prompt."""
+EXAMPLES_MARK = "harness-evo-examples"
+"""Key of the frontmatter `metadata` that marks the skill holding the harness's worked examples (`examples/<name>.md`)."""
 
 
 def frontmatter_problems(front: dict[str, Any], folder_name: str) -> list[str]:
@@ -81,10 +82,6 @@ def skill_name(name: str) -> str:
     return valid
 
 
-def frontmatter(fields: dict[str, Any], body: str) -> str:
-    return "---\n" + yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, width=float("inf")) + "---\n" + body
-
-
 def skill_folders(harness: Harness) -> dict[str, dict[str, str]]:
     """Folder name -> {relative path -> text} of each skill of the harness."""
     folders: dict[str, dict[str, str]] = {}
@@ -121,7 +118,23 @@ def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
         description = tool.description[:MAX_DESCRIPTION]
         files[f"{name}/SKILL.md"] = frontmatter({"name": name, "description": description, "metadata": {TOOL_MARK: "true"}}, body)
         files |= {f"{name}/{relative}": text for relative, text in harness.tool_files(tool).items()}
+    if harness.examples:
+        name = skill_name(f"{harness.name}-examples")
+        if any(path.startswith(f"{name}/") for path in files):
+            name = skill_name(f"{harness.name}-worked-examples")
+        files |= examples_skill(harness, name)
+        lost.append(f"examples: the skill `{name}` holds all {len(harness.examples)}, for the agent to read when one resembles its task; "
+                    f"harness-evo shows each task the {harness.agent.examples} most similar to its instruction in the instance prompt")
     return Exported(files=files, lost=lost)
+
+
+def examples_skill(harness: Harness, name: str) -> dict[str, str]:
+    """The files of a skill `name` of the harness's worked examples: a SKILL.md listing them, and the example files as they are."""
+    description = (f"Worked examples: {len(harness.examples)} terminal tasks solved step by step with the {harness.name} harness, "
+                   "each with its commands and their outputs. Read the one closest to your task before you start it.")
+    body = TEMPLATES.get_template("examples_skill.md.j2").render(examples=harness.examples)
+    files = {f"{name}/SKILL.md": frontmatter({"name": name, "description": description, "metadata": {EXAMPLES_MARK: "true"}}, body)}
+    return files | {f"{name}/{example.path}": harness.components[example.path] for example in harness.examples}
 
 
 def instructions(harness: Harness, skills_root: str) -> str:
@@ -198,6 +211,11 @@ class AgentSkills:
             if marks.get(INSTRUCTIONS_MARK) == "true":
                 notes.append(f"{folder.name} holds instructions exported from a harness; the prompts come from the base harness instead")
                 continue
+            if marks.get(EXAMPLES_MARK) == "true":
+                imported |= {path: text for path, text in files.items() if path.startswith("examples/")}
+                notes.append(f"{folder.name}: its worked examples are the harness's examples/; how many a task is shown "
+                             f"(`[agent] examples`, {base.agent.examples}) comes from the base harness")
+                continue
             if marks.get(TOOL_MARK) == "true":
                 if "tool.toml" not in files:
                     raise UserError(f"{folder}: marked as a harness-evo tool but has no tool.toml")
@@ -206,7 +224,9 @@ class AgentSkills:
                 imported |= {f"skills/{folder.name}/{path}": text for path, text in files.items()}
             notes += [f"{folder.name}: frontmatter `{key}` is kept in SKILL.md but harness-evo does not act on it" for key in ("allowed-tools", "compatibility") if key in front]
         replaced = {"/".join(path.split("/")[:2]) for path in imported}
-        kept = {path: text for path, text in base.components.items() if "/".join(path.split("/")[:2]) not in replaced}
+        replaced |= {"examples"} if any(path.startswith("examples/") for path in imported) else set()
+        kept = {path: text for path, text in base.components.items()
+                if "/".join(path.split("/")[:2]) not in replaced and path.split("/")[0] not in replaced}
         notes.append(f"prompts and agent settings come from the base harness {base.source}")
         if not imported:
             raise UserError(f"{source}: only exported instructions, no skill or tool to import")

@@ -6,8 +6,9 @@ Both tools render templates with Jinja2, but with different variables: we give `
 `exit_code`, `agent`, `tools`, `skills`...; mini-swe-agent gives `task`, `output` (a dict), `step_limit`... An export
 keeps each template as it is and puts in front of it a header of `{% set %}` lines between two marker comments, so
 that an import can take the header off again and get the template back unchanged. Skills are folded into the
-system template (their text is in the header, and a loop at its end shows them). A config written by hand gets
-the opposite header on import: mini-swe-agent's variables defined from ours, and a refusal for the variables
+system template (their text is in the header, and a loop at its end shows them); examples ride in the instance
+template's header, all of them cut to the first K, as mini-swe-agent cannot choose them per task. A config written by
+hand gets the opposite header on import: mini-swe-agent's variables defined from ours, and a refusal for the variables
 we cannot give.
 """
 
@@ -70,7 +71,7 @@ class MiniSweAgent:
             config["model"]["model_class"] = "litellm"
         config["environment"] = {"timeout": max(1, round(harness.agent.command_timeout_s))}
         config["harness_evo"] = {"name": harness.name, "description": harness.settings.harness.description,
-                                 "max_observation_chars": harness.agent.max_observation_chars}
+                                 "max_observation_chars": harness.agent.max_observation_chars, "examples": harness.agent.examples}
         files = {"config.yaml": dump_yaml(config)}
         lost.append(f"the finish marker: mini-swe-agent finishes when {MINI_DONE} is the first line of a command's output, "
                     f"harness-evo when {DONE} is the last; the templates now say {MINI_DONE}, check that their wording still fits")
@@ -81,6 +82,10 @@ class MiniSweAgent:
             files |= {f"tools/{tool.name}/{path}": text for path, text in harness.tool_files(tool).items()}
             lost.append(f"tool `{tool.name}`: mini-swe-agent has no tools besides bash; its files are in tools/{tool.name}/ "
                         "and the templates see no tools (install them in your environment and mention them in the prompt to use them)")
+        if harness.examples:
+            lost.append(f"examples: mini-swe-agent cannot choose them per task, so the instance template holds all {len(harness.examples)} "
+                        f"and shows the first {harness.agent.examples} by name (harness-evo shows the {harness.agent.examples} most similar "
+                        "to each task's instruction)")
         lost += [f"{path}: mini-swe-agent has no such step" for path in harness.components
                  if path.startswith("prompts/") and path not in PLACES]
         lost.append(f"the output cap of {harness.agent.max_observation_chars} characters is applied by the observation template's "
@@ -95,6 +100,7 @@ class MiniSweAgent:
         notes: list[str] = []
         templates: dict[str, str] = {}
         skills: list[dict[str, str]] = []
+        examples: list[dict[str, str]] = []
         fence = action_fence(config["model"].get("action_regex"))
         for component, (section, key) in PLACES.items():
             text = config[section].pop(key, None)
@@ -111,6 +117,8 @@ class MiniSweAgent:
                 if key == "system_template":
                     skills = folded_skills(header)
                     body = body.split(SKILLS_START, 1)[0]
+                if key == "instance_template":
+                    examples = folded_examples(header)
                 templates[component] = body.replace(MINI_DONE, DONE)
             else:
                 templates[component] = import_header(f"{section}.{key}", text, notes) + translate(text, fence)
@@ -123,6 +131,7 @@ class MiniSweAgent:
                 "description": str(extra.get("description") or f"Imported from the mini-swe-agent config {Path(source).name}.")}
         components = {"harness.toml": tomli_w.dumps({"harness": info, "agent": settings.model_dump()}), **templates}
         components |= {f"skills/{skill['folder']}/SKILL.md": skill["text"] for skill in skills}
+        components |= {f"examples/{example['name']}.md": example["file"] for example in examples}
         return Imported(harness=Harness(components, source=str(source)), notes=notes)
 
 
@@ -148,14 +157,15 @@ def export_header(key: str, used: set[str], harness: Harness, lost: list[str]) -
         "output": f'output.output if output.output | length <= {cut} else output.output[:{half}] ~ "\\n[... " ~ '
                   f'(output.output | length - {cut}) ~ " characters cut ...]\\n" ~ output.output[-{half}:]',
         "error": "error",
+        "examples": f"{jinja_literal(folded_example_list(harness))}[:{agent.examples}]",
     }
     given = {
         "system_template": {"agent", "tools", "skills", "instruction", "step", "steps_left"},
-        "instance_template": {"agent", "tools", "skills", "instruction", "step", "steps_left"},
+        "instance_template": {"agent", "tools", "skills", "instruction", "step", "steps_left", "examples"},
         "observation_template": set(definitions) - {"error"},
         "format_error_template": {"agent", "tools", "skills", "error"},
     }[key]
-    needed = used | ({"agent"} if "steps_left" in used else set())
+    needed = used | ({"agent"} if "steps_left" in used else set()) | ({"examples"} if key == "instance_template" and harness.examples else set())
     lines = []
     for name, expression in definitions.items():
         if name not in needed or (expression == name and name in given):
@@ -177,12 +187,33 @@ def folded_skill_list(harness: Harness) -> list[dict[str, str]]:
     return skills
 
 
+def folded_example_list(harness: Harness) -> list[dict[str, Any]]:
+    """The examples as the exported instance template sees them, in mini-swe-agent's terms; `file` lets an import restore them."""
+    def mini(text: str) -> str:
+        return text.replace(DONE, MINI_DONE)
+
+    return [example.model_dump() | {"text": mini(example.text), "file": harness.components[example.path],
+                                    "turns": [{"reply": mini(turn.reply), "observation": mini(turn.observation or "")} for turn in example.turns]}
+            for example in harness.examples]
+
+
 def folded_skills(header: str) -> list[dict[str, str]]:
     """The skills an exported system template carries in its header."""
+    return [skill for skill in header_list(header, "skills") if {"folder", "text"} <= set(skill)]
+
+
+def folded_examples(header: str) -> list[dict[str, str]]:
+    """The examples an exported instance template carries in its header (all of them, before the cut to the first K)."""
+    return [example for example in header_list(header, "examples") if {"name", "file"} <= set(example)]
+
+
+def header_list(header: str, name: str) -> list[dict]:
+    """The list of dicts a header assigns to `name` (a slice of it taken off), or none."""
     for node in environment(trim_blocks=False).parse(header).find_all(jinja2.nodes.Assign):
-        if isinstance(node.target, jinja2.nodes.Name) and node.target.name == "skills":
+        if isinstance(node.target, jinja2.nodes.Name) and node.target.name == name:
+            value = node.node.node if isinstance(node.node, jinja2.nodes.Getitem) else node.node
             try:
-                return [skill for skill in node.node.as_const() if {"folder", "text"} <= set(skill)]
+                return [item for item in value.as_const() if isinstance(item, dict)]
             except (jinja2.nodes.Impossible, TypeError):
                 return []
     return []
@@ -283,6 +314,7 @@ def agent_settings(config: dict[str, dict[str, Any]], extra: dict[str, Any], bas
         step_limit=step_limit,
         command_timeout_s=config["environment"].pop("timeout", base.agent.command_timeout_s),
         max_observation_chars=extra.get("max_observation_chars", base.agent.max_observation_chars),
+        examples=extra.get("examples", base.agent.examples),
     )
 
 
