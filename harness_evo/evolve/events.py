@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from harness_evo.evolve.budget import Estimate
+from harness_evo.store import Rollout
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class IterationStarted:
 class RolloutProgress:
     kind: str
     """started, finished or cached."""
-    row: dict
+    row: Rollout
 
 
 @dataclass(frozen=True)

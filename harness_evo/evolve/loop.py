@@ -32,7 +32,7 @@ from harness_evo.evolve.tree import BestNode, SearchTree, confirmed_best, node_s
 from harness_evo.evolve.tryout import SandboxTryout
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 from harness_evo.taskset import Suite, Task
 
 
@@ -180,7 +180,7 @@ class Evolution:
             self.emit_node(self.root)
             self.state.save(self.store)
 
-    def rollouts(self, node: str, tasks, trials: list[int], harness: Harness | None = None, split: str = "train") -> list[dict]:
+    def rollouts(self, node: str, tasks, trials: list[int], harness: Harness | None = None, split: str = "train") -> list[Rollout]:
         """Run (or fetch from the cache) rollouts of a node and add them to its scores."""
         self.budget.check()
         tasks = [self.suite.tasks[task] if isinstance(task, str) else task for task in tasks]
@@ -195,8 +195,8 @@ class Evolution:
     def train_outcomes(self, nodes) -> list[tuple[str, bool]]:
         """(task id, passed) of every scored train rollout of `nodes`, from the loop's state rather than the store, so a
         resumed iteration sees what the interrupted one saw."""
-        task_of = dict(self.store.db.execute("SELECT id, task_id FROM rollouts WHERE split = 'train'").fetchall())
-        return [(task_of[key], passed) for node in nodes if node in self.state.stats for key, passed in self.state.stats[node].train.items()]
+        return [(task, passed) for node in nodes if node in self.state.stats
+                for (task, _), passed in self.state.stats[node].outcomes("train").items()]
 
     def harness(self, node: str) -> Harness:
         if node not in self.harnesses:
@@ -209,8 +209,7 @@ class Evolution:
 
     def best(self) -> BestNode:
         """The root, unless a node beats it on the dev keys both ran by the paired test (see `confirmed_best`)."""
-        key_of = {key: (task, trial) for key, task, trial in self.store.db.execute("SELECT id, task_id, trial FROM rollouts WHERE split = 'dev'")}
-        dev = {node: {key_of[key]: float(passed) for key, passed in node_stats.dev.items() if key in key_of}
+        dev = {node: {key: float(passed) for key, passed in node_stats.outcomes("dev").items()}
                for node, node_stats in self.state.stats.items() if node in self.state.nodes}
         tokens = {node: row.get("tokens_per_rollout") for node, row in self.state.nodes.items()}
         return confirmed_best(self.root, dev, tokens, self.config.acceptance.alpha)

@@ -20,7 +20,7 @@ from harness_evo.evolve.loop import Evolution
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 from harness_evo.taskset import Suite, load_suite
 
 OPTIMIZER_ROLES = ("analyzer", "proposer", "critic")
@@ -170,8 +170,8 @@ def fork(source: RunStore, node: str, runs_dir: Path, config: RunConfig | None =
     config = config or load_run_config(source)
     harness = Harness.load(source.folder / "harnesses" / ids[0])
     store = start(config, runs_dir, harness=harness, forked_from={"run": source.id, "node": ids[0]})
-    for row in source.rows("rollouts", "harness_hash = ?", [ids[0]]):
-        if row.get("trajectory") and (source.folder / row["trajectory"]).is_file():
-            shutil.copyfile(source.folder / row["trajectory"], store.path(row["trajectory"]))
-        store.emit("rollout", row | {"node_id": ids[0]})
+    for row in source.records(Rollout, "harness_hash = ?", [ids[0]]):
+        if row.trajectory and (source.folder / row.trajectory).is_file():
+            shutil.copyfile(source.folder / row.trajectory, store.path(row.trajectory))
+        store.put(row.model_copy(update={"node_id": ids[0]}))
     return store

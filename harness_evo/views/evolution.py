@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness_evo.evolve import events as ev
+from harness_evo.store import Rollout
 from harness_evo.views import style
 
 RECENT = 6
@@ -29,7 +30,7 @@ class EvolutionView:
         self.console, self.quiet = console, quiet
         self.run_id, self.heading = "", ""
         self.iteration: ev.IterationStarted | None = None
-        self.in_flight: dict[str, dict] = {}
+        self.in_flight: dict[str, Rollout] = {}
         self.done = self.passed = self.reused = 0
         self.best_train: tuple[float, int] | None = None
         self.best_dev: tuple[float, int] | None = None
@@ -68,13 +69,13 @@ class EvolutionView:
                 self.iteration = event
                 return f"iteration {i}: arm {arm}, node {node[:12]}, tasks {', '.join(tasks)}"
             case ev.RolloutProgress("started", row):
-                self.in_flight[row["id"]] = row
+                self.in_flight[row.id] = row
             case ev.RolloutProgress("cached", row):
                 self.reused += 1
             case ev.RolloutProgress(_, row):
-                self.in_flight.pop(row["id"], None)
+                self.in_flight.pop(row.id, None)
                 self.done += 1
-                self.passed += bool(row.get("passed"))
+                self.passed += row.passed
             case ev.EditJudged(edit):
                 self.fates[edit["status"]] += edit["status"] != "proposed"
                 reason = f": {edit['reasons'][0]}" if edit.get("reasons") else ""
@@ -103,7 +104,7 @@ class EvolutionView:
             if self.iteration:
                 it = self.iteration
                 table.add_row("iteration", f"{it.iteration}  arm {it.arm}  node {it.node_id[:12]}")
-            flight = ", ".join(f"{row['task_id']}#{row['trial']}" for row in list(self.in_flight.values())[:6])
+            flight = ", ".join(f"{row.task_id}#{row.trial}" for row in list(self.in_flight.values())[:6])
             reused = f", {self.reused} reused from earlier" if self.reused else ""
             table.add_row("rollouts", f"{self.done} done ({self.passed} passed){reused}, {len(self.in_flight)} running {flight}")
             table.add_row("highest", f"train {style.score(*(self.best_train or (None, 0)))}  dev {style.score(*(self.best_dev or (None, 0)))}")

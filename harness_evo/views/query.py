@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from harness_evo import stats
-from harness_evo.agent.trajectory import INFRA_REASONS
 from harness_evo.errors import UserError
 from harness_evo.evolve.tree import SearchTree
 from harness_evo.harness import Harness
 from harness_evo.harness.formats import Origin
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 from harness_evo.views import style
 
 SPLITS = ("train", "dev", "test")
@@ -124,20 +123,19 @@ def score_facts(found: stats.Rate | None) -> dict[str, Any]:
     return (found or stats.rate(0, 0)).facts()
 
 
-def split_scores(store: RunStore, where: str = "1", params: list | None = None) -> dict[str, dict[str, Any]]:
-    """Per split: rollouts, scored (not infrastructure failures), passed, infra, reward sum, tokens, cost (SQL does the
-    counting) and the pass rate of the scored rollouts (`score_facts`)."""
-    have = columns(store, "rollouts")
-    if "split" not in have:
-        return {}
-    c = present(have)
-    infra = f"{c('exit_reason')} IN ({', '.join(repr(reason) for reason in INFRA_REASONS)})"
-    query = f"""
-        SELECT split, COUNT(*) AS rollouts, SUM(NOT {infra}) AS scored, SUM(COALESCE({c('passed')}, 0) AND NOT {infra}) AS passed,
-               SUM({infra}) AS infra, SUM(COALESCE({c('reward')}, 0)) AS reward,
-               SUM(COALESCE({c('tokens_in')}, 0) + COALESCE({c('tokens_out')}, 0)) AS tokens, SUM(COALESCE({c('cost')}, 0)) AS cost
-        FROM rollouts WHERE {where} GROUP BY split"""
-    found = {row.pop("split"): {key: value or 0 for key, value in row.items()} for row in store.db.query(query, params or [])}
+def split_scores(store: RunStore, where: str | None = None, params: list | None = None) -> dict[str, dict[str, Any]]:
+    """Per split: rollouts, scored (`Rollout.scored`), passed, infra, reward sum, tokens, cost and the pass rate of the
+    scored rollouts (`score_facts`)."""
+    found: dict[str, dict[str, Any]] = {}
+    for row in store.records(Rollout, where, params):
+        counts = found.setdefault(row.split, dict.fromkeys(("rollouts", "scored", "passed", "infra", "reward", "tokens", "cost"), 0))
+        counts["rollouts"] += 1
+        counts["scored"] += row.scored
+        counts["passed"] += row.scored and row.passed
+        counts["infra"] += row.infra
+        counts["reward"] += row.reward or 0
+        counts["tokens"] += row.tokens
+        counts["cost"] += row.cost
     for row in found.values():
         row["pass_rate"] = score_facts(stats.rate(row["passed"], row["scored"]))
     return {split: found[split] for split in sorted(found, key=lambda s: (SPLITS + (s,)).index(s))}

@@ -11,7 +11,7 @@ from rich.text import Text
 from harness_evo import stats
 from harness_evo.agent.actions import runs_program
 from harness_evo.evolve.tree import SearchTree
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 from harness_evo.views import query, style
 
 PATTERNS_SHOWN = 10
@@ -32,8 +32,7 @@ def collect(store: RunStore) -> dict[str, Any]:
         "progress": progress(store, nodes),
         "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()) if "status" in query.columns(store, "edits") else {},
         "splits": query.split_scores(store),
-        "exit_reasons": dict(store.db.execute("SELECT exit_reason, COUNT(*) FROM rollouts GROUP BY exit_reason ORDER BY 2 DESC, 1").fetchall())
-                        if "exit_reason" in query.columns(store, "rollouts") else {},
+        "exit_reasons": dict(store.db.execute("SELECT exit_reason, COUNT(*) FROM rollouts GROUP BY exit_reason ORDER BY 2 DESC, 1").fetchall()),
         "spend": query.spend(store),
         "patterns": patterns(store),
         "tools": tool_use(store, root, best) if info.get("kind") == "evolve" and root and best else [],
@@ -47,7 +46,7 @@ def models(store: RunStore) -> dict[str, str]:
     if "model" in query.columns(store, "llm_calls"):
         for role, model in store.db.execute("SELECT DISTINCT role, model FROM llm_calls"):
             found.setdefault(role, set()).add(model)
-    if "solver" not in found and "model" in query.columns(store, "rollouts"):
+    if "solver" not in found:
         found["solver"] = {model for (model,) in store.db.execute("SELECT DISTINCT model FROM rollouts") if model}
     return {role: ", ".join(sorted(names)) for role, names in sorted(found.items()) if names}
 
@@ -95,30 +94,30 @@ def tool_use(store: RunStore, root: str, best: str) -> list[dict[str, Any]]:
         return []
     rows = []
     for label, node in [("best", best)] + ([("start", root)] if root != best else []):
-        rollouts = [(rollout, steps_of(store, rollout)) for rollout in store.rows("rollouts", "harness_hash = ? AND split = 'train'", [node])]
+        rollouts = [(rollout, steps_of(store, rollout)) for rollout in store.records(Rollout, "harness_hash = ? AND split = 'train'", [node])]
         for tool in tools:
-            calls = {rollout["id"]: [step for step in steps if step.get("action") and runs_program(step["action"], tool)]
+            calls = {rollout.id: [step for step in steps if step.get("action") and runs_program(step["action"], tool)]
                      for rollout, steps in rollouts}
-            calling = [rollout for rollout, _ in rollouts if calls[rollout["id"]]]
-            others = [rollout for rollout, _ in rollouts if not calls[rollout["id"]]]
+            calling = [rollout for rollout, _ in rollouts if calls[rollout.id]]
+            others = [rollout for rollout, _ in rollouts if not calls[rollout.id]]
             steps = [step for found in calls.values() for step in found]
             rows.append({"tool": tool, "harness": label, "node": node, "rollouts": len(rollouts), "calling": len(calling),
-                         "tasks": len({rollout["task_id"] for rollout in calling}),
+                         "tasks": len({rollout.task_id for rollout in calling}),
                          "pass_calling": pass_rate(calling), "pass_others": pass_rate(others), "calls": len(steps),
                          "calls_failed": sum(step.get("exit_code") != 0 or bool(step.get("timed_out")) for step in steps)})
     return rows
 
 
-def steps_of(store: RunStore, rollout: dict) -> list[dict]:
+def steps_of(store: RunStore, rollout: Rollout) -> list[dict]:
     """The steps of a rollout's trajectory as stored (read without validating the whole trajectory: a view reads
     hundreds of them)."""
-    relative = rollout.get("trajectory")
+    relative = rollout.trajectory
     return store.read_json(relative).get("steps", []) if relative and (store.folder / relative).is_file() else []
 
 
-def pass_rate(rollouts: list[dict]) -> dict[str, Any]:
+def pass_rate(rollouts: list[Rollout]) -> dict[str, Any]:
     """The score facts of the rollouts that passed among `rollouts`."""
-    return query.score_facts(stats.rate(sum(bool(rollout["passed"]) for rollout in rollouts), len(rollouts)))
+    return query.score_facts(stats.rate(sum(rollout.passed for rollout in rollouts), len(rollouts)))
 
 
 def patterns(store: RunStore) -> dict[str, Any]:

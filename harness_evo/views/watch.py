@@ -9,8 +9,7 @@ from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
 
-from harness_evo.agent.trajectory import INFRA_REASONS
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 from harness_evo.store.run import decode_json
 from harness_evo.views import query, style
 
@@ -57,8 +56,9 @@ def collect(store: RunStore) -> dict[str, Any]:
 def tell(kind: str, data: dict[str, Any]) -> str | None:
     """One line for an event worth telling, else None."""
     if kind == "rollout" and data.get("exit_reason"):
-        verdict = "passed" if data.get("passed") else "infra" if data["exit_reason"] in INFRA_REASONS else "failed"
-        return f"rollout {data.get('task_id')}#{data.get('trial')} ({data.get('split')}) on {style.short(data.get('node_id'))}: {verdict}, {data['exit_reason']}"
+        rollout = Rollout.model_validate(data)
+        verdict = "passed" if rollout.passed else "infra" if rollout.infra else "failed"
+        return f"rollout {rollout.task_id}#{rollout.trial} ({rollout.split}) on {style.short(rollout.node_id)}: {verdict}, {rollout.exit_reason}"
     if kind == "edit" and data.get("status") and data.get("status") != "proposed":
         return f"edit {data.get('id')} [{data.get('pattern_id')}]: {data['status'].replace('_', ' ')}"
     if kind == "iteration":
