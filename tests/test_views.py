@@ -14,6 +14,7 @@ from harness_evo.cli import app
 from harness_evo.errors import UserError
 from harness_evo.evolve.state import NodeStats
 from harness_evo.harness import Edit, Harness, Write
+from harness_evo.store import Edit as LedgerEdit
 from harness_evo.store import Rollout, RunStore
 from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
 
@@ -45,24 +46,22 @@ def evolve_world(runs_dir: Path) -> dict:
                                    train_score=0.5, train_n=4, dev_score=0.5, dev_n=2))
     store.emit("node", node | dict(id=b.hash, parent_id=a.hash, edit_id="i2-r0-0", iteration=2, status="accepted",
                                    train_score=0.75, train_n=4, dev_score=1.0, dev_n=2))
-    edit = {"revision": 0, "prediction": "", "reasons": [], "gate": None, "ts": T0}
-    store.emit("edit", edit | dict(id="i0-r0-0", iteration=0, parent_id=root.hash, child_id=a.hash, pattern_id="P1", status="accepted",
-                                   ops=[{"op": "replace", "path": "prompts/system.md.j2", "old": "Run one command", "new": "Check your work, then run one command"}],
-                                   rationale="Make the agent check its output before finishing.",
-                                   prediction="csv tasks stop failing at the last step",
-                                   gate={"fixed": 3, "broken": 0, "ties": 1, "p_value": 0.125, "reason": "3 fixed and 0 broken", "pairs": 4, "tasks": ["t1", "t2"]}))
-    store.emit("edit", edit | dict(id="i0-r0-1", iteration=0, parent_id=root.hash, child_id=None, pattern_id="P1", status="rejected_static",
-                                   ops=[{"op": "write", "path": "prompts/instance.md.j2", "text": "Sum the csv column."}],
-                                   rationale="Tell it the answer.", reasons=["the edit names a training task's details (csv column)"]))
-    store.emit("edit", edit | dict(id="i1-r0-0", iteration=1, parent_id=a.hash, child_id="f" * 64, pattern_id="P1", status="rejected_empirical",
-                                   ops=[{"op": "delete", "path": "tools/view/view.py"}], rationale="Fewer tools, less confusion.",
-                                   gate={"fixed": 1, "broken": 2, "ties": 1, "p_value": 0.875, "reason": "more broken than fixed", "pairs": 4}))
-    store.emit("edit", edit | dict(id="i2-r0-0", iteration=2, parent_id=a.hash, child_id=b.hash, pattern_id="P2", status="accepted",
-                                   ops=[{"op": "write", "path": "skills/check-before-done/SKILL.md", "text": CHECK_SKILL}],
-                                   rationale="A skill for checking results.",
-                                   gate={"fixed": 2, "broken": 0, "ties": 2, "p_value": 0.25, "reason": "2 fixed and 0 broken", "pairs": 4}))
-    store.emit("edit", edit | dict(id="i2-r0-1", iteration=2, parent_id=a.hash, child_id=None, pattern_id="P2", status="invalid",
-                                   ops=[], rationale="", reasons=["replace: the old text occurs 0 times in prompts/system.md.j2"]))
+    store.put(LedgerEdit(id="i0-r0-0", iteration=0, parent_id=root.hash, child_id=a.hash, pattern_id="P1", status="accepted", ts=T0,
+                         ops=[{"op": "replace", "path": "prompts/system.md.j2", "old": "Run one command", "new": "Check your work, then run one command"}],
+                         rationale="Make the agent check its output before finishing.", prediction="csv tasks stop failing at the last step",
+                         gate={"fixed": 3, "broken": 0, "ties": 1, "p_value": 0.125, "reason": "3 fixed and 0 broken", "pairs": 4, "tasks": ["t1", "t2"]}))
+    store.put(LedgerEdit(id="i0-r0-1", iteration=0, parent_id=root.hash, pattern_id="P1", status="rejected_static", ts=T0,
+                         ops=[{"op": "write", "path": "prompts/instance.md.j2", "text": "Sum the csv column."}],
+                         rationale="Tell it the answer.", reasons=["the edit names a training task's details (csv column)"]))
+    store.put(LedgerEdit(id="i1-r0-0", iteration=1, parent_id=a.hash, child_id="f" * 64, pattern_id="P1", status="rejected_empirical", ts=T0,
+                         ops=[{"op": "delete", "path": "tools/view/view.py"}], rationale="Fewer tools, less confusion.",
+                         gate={"fixed": 1, "broken": 2, "ties": 1, "p_value": 0.875, "reason": "more broken than fixed", "pairs": 4}))
+    store.put(LedgerEdit(id="i2-r0-0", iteration=2, parent_id=a.hash, child_id=b.hash, pattern_id="P2", status="accepted", ts=T0,
+                         ops=[{"op": "write", "path": "skills/check-before-done/SKILL.md", "text": CHECK_SKILL}],
+                         rationale="A skill for checking results.",
+                         gate={"fixed": 2, "broken": 0, "ties": 2, "p_value": 0.25, "reason": "2 fixed and 0 broken", "pairs": 4}))
+    store.put(LedgerEdit(id="i2-r0-1", iteration=2, parent_id=a.hash, pattern_id="P2", status="invalid", ts=T0,
+                         rationale="", reasons=["replace: the old text occurs 0 times in prompts/system.md.j2"]))
     for i, (arm, outcome) in enumerate([("P1", "edit i0-r0-0 accepted"), ("P1", "edit i1-r0-0 rejected by the gate"), ("P2", "edit i2-r0-0 accepted")]):
         store.emit("iteration", id=i, arm=arm, node_id=root.hash, tasks=["t1", "t2"], started=T0 + i, finished=T0 + i + 1, outcome=outcome, spend={})
     trajectory = {"task_id": "csv-sum", "trial": 0, "harness_hash": root.hash, "model": "scripted/solver", "exit_reason": "done",

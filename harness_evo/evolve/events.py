@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from harness_evo.evolve.budget import Estimate
-from harness_evo.store import Rollout
+from harness_evo.store import Edit, Rollout
 
 
 @dataclass(frozen=True)
@@ -34,9 +34,9 @@ class RolloutProgress:
 
 @dataclass(frozen=True)
 class EditJudged:
-    """An edit reached a verdict: invalid, rejected_static, rejected_empirical or accepted (or proposed: passed the critic)."""
+    """An edit reached a verdict (or, still `proposed`, passed the critic)."""
 
-    edit: dict
+    edit: Edit
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from harness_evo.evolve.tree import BestNode, SearchTree, confirmed_best, node_s
 from harness_evo.evolve.tryout import SandboxTryout
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
-from harness_evo.store import Rollout, RunStore
+from harness_evo.store import Edit, EditStatus, Rollout, RunStore
 from harness_evo.taskset import Suite, Task
 
 
@@ -129,7 +129,7 @@ class Evolution:
         """Proposals that passed the static critic; rejected ones go back to the proposer with their reasons."""
         parent = self.harness(node)
         evidence = self.patterns.evidence(pattern["id"], self.config.search.evidence)
-        feedback: list[dict] = []
+        feedback: list[Edit] = []
         for revision in range(self.config.search.revisions + 1):
             self.budget.check()
             seed = self.config.seed * 10_000 + i * 10 + revision
@@ -140,11 +140,11 @@ class Evolution:
                 known = self.ledger.children(node) | {hash: "already a node of the tree" for hash in self.state.nodes}
                 judgement = self.critic.judge(parent, proposal.edit, pattern, seed, known) if proposal.edit else None
                 candidate = self.ledger.judged(candidate, judgement)
-                if candidate.status == "proposed":
+                if candidate.status is EditStatus.PROPOSED:
                     passed.append(candidate)
                     self.harnesses[candidate.child.hash] = candidate.child
                 else:
-                    feedback.append(candidate.row)
+                    feedback.append(candidate.edit)
             if passed:
                 return passed
         return []
@@ -158,11 +158,11 @@ class Evolution:
             verdict = self.look(node, child, gating, trials)
         self.ledger.gated(candidate, verdict, gating.tasks)
         if not verdict.accepted:
-            return verdict, f"edit {candidate.row['id']} rejected by the gate: {verdict.reason}"
-        self.state.put_node(self.store, child.hash, parent_id=node, edit_id=candidate.row["id"], iteration=i, status="accepted")
+            return verdict, f"edit {candidate.edit.id} rejected by the gate: {verdict.reason}"
+        self.state.put_node(self.store, child.hash, parent_id=node, edit_id=candidate.edit.id, iteration=i, status="accepted")
         self.rollouts(child.hash, self.dev, list(range(self.config.search.dev_trials)), split="dev")
         self.emit_node(child.hash)
-        return verdict, f"edit {candidate.row['id']} accepted: {verdict.reason}"
+        return verdict, f"edit {candidate.edit.id} accepted: {verdict.reason}"
 
     def look(self, node: str, child: Harness, gating: Gating, trials: list[int]) -> Verdict:
         """The gate's decision on child and parent rollouts over the gated tasks x `trials` (rollouts already run are not paid again)."""
@@ -223,7 +223,7 @@ class Evolution:
         tree = SearchTree(self.state.nodes.values())
         best = self.best()
         fates = self.ledger.fates()
-        gates = fates.get("accepted", 0) + fates.get("rejected_empirical", 0)
+        gates = sum(n for status, n in fates.items() if EditStatus(status).gated)
         start, end = tree.node(self.root), tree.node(best.node)
         return {
             "run_id": self.store.id, "stop": stop, "iterations": self.state.iteration, "root": self.root, "best_node": best.node,

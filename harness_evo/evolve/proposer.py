@@ -19,6 +19,8 @@ from harness_evo.evolve import templates
 from harness_evo.evolve.toolsmith import TOOL_COMMAND, Script, Toolsmith, Tryout, compiles, tool_components, usage_line
 from harness_evo.failures.triage import MissingProgram, scriptable
 from harness_evo.harness import Edit, Harness
+from harness_evo.store import Edit as TriedEdit
+from harness_evo.store import EditStatus
 
 MAX_COMPONENT_CHARS = 3000
 LEDGER_SHOWN = 8
@@ -94,8 +96,8 @@ class Proposer:
         self.config = config
         self.toolsmith = Toolsmith(llm, tryout, config.tool_attempts)
 
-    def propose(self, pattern: dict, evidence: list[dict], harness: Harness, ledger: list[dict],
-                feedback: list[dict] | None = None, seed: int = 0) -> list[Proposal]:
+    def propose(self, pattern: dict, evidence: list[dict], harness: Harness, ledger: list[TriedEdit],
+                feedback: list[TriedEdit] | None = None, seed: int = 0) -> list[Proposal]:
         """Candidate edits for `pattern` from its `evidence` (items of `pattern_evidence`); `ledger` holds the edits
         tried against it in earlier iterations, `feedback` the previous round's rejected edits with their reasons.
         A missing program the harness already supplies as a tool is not offered again, unless that tool crashed or
@@ -169,7 +171,7 @@ class Proposer:
         return draft.model_copy(update={"ops": ops})
 
 
-def supply_draft(missing: dict[str, MissingProgram], node: str, tried: list[dict]) -> EditDraft | None:
+def supply_draft(missing: dict[str, MissingProgram], node: str, tried: list[TriedEdit]) -> EditDraft | None:
     """A tool for the program the most of the pattern's failed tasks ran without its being installed, when a script
     can stand in for it and no edit of `node` against the pattern has offered it yet (`tried`: ledger rows), or each
     offer was refused before any rollout (the toolsmith's scripts all failed; a new seed writes new ones), fewer than
@@ -177,9 +179,9 @@ def supply_draft(missing: dict[str, MissingProgram], node: str, tried: list[dict
     one remedy measured to work on this pattern (a `sqlite3` tool took the sqlite tasks from 0 to 4 passes in 15), and
     the 1.5B proposer, told a script could stand in for `sqlite3` and not for `nano`, chose `nano` four times in a
     run. The toolsmith still writes the script."""
-    offers = [(name, row["status"]) for row in tried if row.get("parent_id", node) == node for name in tool_names(row.get("ops") or [])]
-    refused = Counter(name for name, status in offers if status == "invalid")
-    done = {name for name, status in offers if status != "invalid"} | {name for name, n in refused.items() if n >= SUPPLY_OFFERS}
+    offers = [(name, edit.status) for edit in tried if edit.parent_id == node for name in tool_names(edit.ops)]
+    refused = Counter(name for name, status in offers if status is EditStatus.INVALID)
+    done = {name for name, status in offers if status is not EditStatus.INVALID} | {name for name, n in refused.items() if n >= SUPPLY_OFFERS}
     program = next((program for program in missing.values() if program.scriptable and program.name not in done), None)
     if program is None:
         return None

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import sqlite_utils
 
 from harness_evo.errors import UserError
+from harness_evo.store.edit import Edit
 from harness_evo.store.record import Record
 from harness_evo.store.rollout import Rollout
 
@@ -38,7 +39,7 @@ INDEXES: dict[str, tuple[str, ...]] = {"rollouts": ("harness_hash", "node_id"), 
 
 R = TypeVar("R", bound=Record)
 
-RECORDS: tuple[type[Record], ...] = (Rollout,)
+RECORDS: tuple[type[Record], ...] = (Rollout, Edit)
 """Typed records; their tables are made from their fields when a run is opened (an older run's gain the new columns)."""
 
 

@@ -10,13 +10,13 @@ from rich.table import Table
 from rich.text import Text
 
 from harness_evo.evolve import events as ev
-from harness_evo.store import Rollout
+from harness_evo.store import EditStatus, Rollout
 from harness_evo.views import style
 
 RECENT = 6
 """Lines of recent happenings kept in the live panel."""
-FATES = {"proposed": "passed the critic", "invalid": "invalid", "rejected_static": "rejected statically",
-         "rejected_empirical": "rejected by the gate", "accepted": "accepted"}
+FATES = {EditStatus.PROPOSED: "passed the critic", EditStatus.INVALID: "invalid", EditStatus.REJECTED_STATIC: "rejected statically",
+         EditStatus.REJECTED_EMPIRICAL: "rejected by the gate", EditStatus.ACCEPTED: "accepted"}
 
 
 def dollars(spend: dict[str, float]) -> str:
@@ -77,11 +77,10 @@ class EvolutionView:
                 self.done += 1
                 self.passed += row.passed
             case ev.EditJudged(edit):
-                self.fates[edit["status"]] += edit["status"] != "proposed"
-                reason = f": {edit['reasons'][0]}" if edit.get("reasons") else ""
-                gate = f": {edit['gate']['reason']}" if edit.get("gate") else ""
-                fate = FATES[edit["status"]]
-                return f"edit {edit['id']} against {edit['pattern_id']}: {fate}{gate or reason}"
+                self.fates[edit.status.value] += edit.status.final
+                reason = f": {edit.reasons[0]}" if edit.reasons else ""
+                gate = f": {edit.gate['reason']}" if edit.gate else ""
+                return f"edit {edit.id} against {edit.pattern_id}: {FATES[edit.status]}{gate or reason}"
             case ev.NodeScored(node, best_id):
                 if node.get("train_score") is not None:
                     self.best_train = max(self.best_train or (0.0, 0), (node["train_score"], node.get("train_n") or 0))
@@ -121,9 +120,9 @@ def summary_panel(summary: dict) -> Panel:
     lines = [
         f"stopped because: {summary['stop']}",
         f"{summary['iterations']} iterations, {summary['rollouts']} rollouts, {summary['elapsed_s'] / 60:.1f} min",
-        f"proposals: {summary['proposals']} made, {fates.get('invalid', 0)} invalid, {fates.get('rejected_static', 0)} rejected statically, "
-        f"{fates.get('rejected_empirical', 0)} rejected empirically, {fates.get('accepted', 0)} accepted"
-        + (f", {fates['proposed']} not yet gated" if fates.get("proposed") else ""),
+        f"proposals: {summary['proposals']} made, {fates.get(EditStatus.INVALID, 0)} invalid, {fates.get(EditStatus.REJECTED_STATIC, 0)} rejected statically, "
+        f"{fates.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected empirically, {fates.get(EditStatus.ACCEPTED, 0)} accepted"
+        + (f", {fates[EditStatus.PROPOSED]} not yet gated" if fates.get(EditStatus.PROPOSED) else ""),
         f"dev pass@1: start {style.score(summary['start_dev'], summary.get('start_dev_n'))} -> best "
         f"{style.score(summary['best_dev'], summary.get('best_dev_n'))} ({summary['nodes']} node{'s' * (summary['nodes'] != 1)} in the tree)",
         *dev_lines(summary),
@@ -143,7 +142,7 @@ def dev_lines(summary: dict) -> list[str]:
         lines.append("the run has not shown a gain over the starting harness on dev"
                      + (f" (closest: {comparison['verdict']})" if comparison else ""))
     if "gates" in summary:
-        lines.append(f"gated {summary['gates']} edits and accepted {summary['fates'].get('accepted', 0)}; edits that change "
+        lines.append(f"gated {summary['gates']} edits and accepted {summary['fates'].get(EditStatus.ACCEPTED, 0)}; edits that change "
                      f"nothing would get at most {summary['expected_false_accepts']:g} accepts from noise alone")
     return lines
 

@@ -16,7 +16,6 @@ from harness_evo.store import Rollout, RunStore
 from harness_evo.views import style
 
 SPLITS = ("train", "dev", "test")
-REJECTED = ("rejected_static", "rejected_empirical", "invalid")
 QUIET_S = 600
 """A running run with no event for this long has probably lost its process (killed, machine rebooted)."""
 

@@ -11,7 +11,7 @@ from rich.text import Text
 from harness_evo import stats
 from harness_evo.agent.actions import runs_program
 from harness_evo.evolve.tree import SearchTree
-from harness_evo.store import Rollout, RunStore
+from harness_evo.store import Edit, EditStatus, Rollout, RunStore
 from harness_evo.views import query, style
 
 PATTERNS_SHOWN = 10
@@ -30,7 +30,7 @@ def collect(store: RunStore) -> dict[str, Any]:
         "best": node_facts(store, best) if best else None,
         "lineage": lineage(store, nodes, best),
         "progress": progress(store, nodes),
-        "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()) if "status" in query.columns(store, "edits") else {},
+        "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()),
         "splits": query.split_scores(store),
         "exit_reasons": dict(store.db.execute("SELECT exit_reason, COUNT(*) FROM rollouts GROUP BY exit_reason ORDER BY 2 DESC, 1").fetchall()),
         "spend": query.spend(store),
@@ -64,8 +64,8 @@ def lineage(store: RunStore, nodes: list[dict], best: str | None) -> list[dict[s
     tree = SearchTree(nodes)
     steps = []
     for node in tree.lineage(best)[1:]:
-        edit = store.get("edits", tree.node(node).get("edit_id")) or {} if "edits" in store.db.table_names() else {}
-        steps.append({"node": node, "edit": edit.get("id"), "pattern": edit.get("pattern_id"), "rationale": edit.get("rationale")})
+        edit = store.record(Edit, tree.node(node).get("edit_id"))
+        steps.append({"node": node, "edit": edit and edit.id, "pattern": edit and edit.pattern_id, "rationale": edit and edit.rationale})
     return steps
 
 
@@ -189,9 +189,9 @@ def progress_text(facts: dict[str, Any]) -> Text:
         known = [point for point in progress["scores"][split] if point is not None]
         ends = f"{style.score_of(known[0])} → {style.score_of(known[-1])}" if known else "not scored"
         text.append(f"  {split:<5} ").append(style.sparkline(progress[split]), style="cyan").append(f"  {ends}\n")
-    text.append(f"edits: {sum(edits.values())} proposed, {edits.get('accepted', 0)} accepted, "
-                f"{edits.get('rejected_static', 0)} rejected by the critic, {edits.get('rejected_empirical', 0)} rejected by the gate, "
-                f"{edits.get('invalid', 0)} invalid")
+    text.append(f"edits: {sum(edits.values())} proposed, {edits.get(EditStatus.ACCEPTED, 0)} accepted, "
+                f"{edits.get(EditStatus.REJECTED_STATIC, 0)} rejected by the critic, {edits.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected by the gate, "
+                f"{edits.get(EditStatus.INVALID, 0)} invalid")
     return text
 
 
