@@ -6,19 +6,19 @@ from pathlib import Path
 from harness_evo.config import SearchConfig
 from harness_evo.evolve.gate import across_categories, pattern_sample, same_category
 from harness_evo.evolve.tree import UCB, Greedy, SearchTree, confirmed_best, node_selector
-from harness_evo.store import Rollout, RunStore
+from harness_evo.store import Node, Rollout, RunStore
 from harness_evo.taskset import Task
 
 
-def node(id: str, parent: str | None = None, train=None, dev=None, tokens=100.0, expansions=0, created=0.0) -> dict:
-    return {"id": id, "parent_id": parent, "train_score": train, "dev_score": dev, "tokens_per_rollout": tokens,
-            "expansions": expansions, "created": created, "iteration": -1 if parent is None else 0}
+def node(id: str, parent: str | None = None, train=None, dev=None, tokens=100.0, expansions=0, created=0.0) -> Node:
+    return Node(id=id, parent_id=parent, train_score=train, dev_score=dev, tokens_per_rollout=tokens, expansions=expansions, created=created,
+                iteration=-1 if parent is None else 0)
 
 
 def test_the_tree_is_rebuilt_from_the_nodes_table(tmp_path):
     store = RunStore.create(tmp_path, "evolve")
     for row in (node("root"), node("a", "root", created=1.0), node("b", "a", created=2.0)):
-        store.emit("node", row)
+        store.put(row)
     tree = SearchTree.load(store)
     assert tree.root == "root" and len(tree) == 3
     assert tree.lineage("b") == ["root", "a", "b"]

@@ -5,7 +5,7 @@ from rich.console import Console
 
 from harness_evo.evolve import events as ev
 from harness_evo.evolve.budget import Estimate
-from harness_evo.store import Edit, Rollout
+from harness_evo.store import Edit, Node, Rollout
 from harness_evo.views.evolution import EvolutionView, next_steps, summary_panel
 
 ROOT, CHILD = "a" * 64, "b" * 64
@@ -21,7 +21,7 @@ EVENTS = [
     ev.RolloutProgress("cached", ROW.model_copy(update={"id": "r0", "passed": True})),
     ev.EditJudged(Edit(id="i0-r0-0", iteration=0, parent_id=ROOT, pattern_id="P1", status="rejected_static", reasons=["names the training task fruit"])),
     ev.EditJudged(Edit(id="i0-r1-0", iteration=0, parent_id=ROOT, pattern_id="P1", status="accepted", gate={"reason": "6 fixed vs 0 broken"})),
-    ev.NodeScored({"id": CHILD, "train_score": 1.0, "train_n": 8, "dev_score": 0.75, "dev_n": 4}, CHILD),
+    ev.NodeScored(Node(id=CHILD, train_score=1.0, train_n=8, dev_score=0.75, dev_n=4), CHILD),
     ev.IterationFinished(0, "edit i0-r1-0 accepted", {"proposer": 0.0123}),
 ]
 

@@ -15,7 +15,7 @@ from harness_evo.errors import UserError
 from harness_evo.evolve.state import NodeStats
 from harness_evo.harness import Edit, Harness, Write
 from harness_evo.store import Edit as LedgerEdit
-from harness_evo.store import Rollout, RunStore
+from harness_evo.store import Node, NodeStatus, Rollout, RunStore
 from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
 
 BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
@@ -39,13 +39,12 @@ def evolve_world(runs_dir: Path) -> dict:
     for harness in (root, a, b):
         harness.save(store.folder / "harnesses" / harness.hash)
     store.emit("run", id=store.id, started=T0, harness="harnesses/bash-agent", root=root.hash, tasks="tasks/core", config={"seed": 0})
-    node = {"expansions": 1, "tokens_per_rollout": 900.0, "created": T0}
-    store.emit("node", node | dict(id=root.hash, parent_id=None, edit_id=None, iteration=-1, status="root",
-                                   train_score=0.25, train_n=4, dev_score=0.5, dev_n=2))
-    store.emit("node", node | dict(id=a.hash, parent_id=root.hash, edit_id="i0-r0-0", iteration=0, status="accepted",
-                                   train_score=0.5, train_n=4, dev_score=0.5, dev_n=2))
-    store.emit("node", node | dict(id=b.hash, parent_id=a.hash, edit_id="i2-r0-0", iteration=2, status="accepted",
-                                   train_score=0.75, train_n=4, dev_score=1.0, dev_n=2))
+    node = Node(id="", expansions=1, tokens_per_rollout=900.0, created=T0)
+    store.put(node.model_copy(update=dict(id=root.hash, iteration=-1, status=NodeStatus.ROOT, train_score=0.25, train_n=4, dev_score=0.5, dev_n=2)))
+    store.put(node.model_copy(update=dict(id=a.hash, parent_id=root.hash, edit_id="i0-r0-0", iteration=0, status=NodeStatus.ACCEPTED,
+                                          train_score=0.5, train_n=4, dev_score=0.5, dev_n=2)))
+    store.put(node.model_copy(update=dict(id=b.hash, parent_id=a.hash, edit_id="i2-r0-0", iteration=2, status=NodeStatus.ACCEPTED,
+                                          train_score=0.75, train_n=4, dev_score=1.0, dev_n=2)))
     store.put(LedgerEdit(id="i0-r0-0", iteration=0, parent_id=root.hash, child_id=a.hash, pattern_id="P1", status="accepted", ts=T0,
                          ops=[{"op": "replace", "path": "prompts/system.md.j2", "old": "Run one command", "new": "Check your work, then run one command"}],
                          rationale="Make the agent check its output before finishing.", prediction="csv tasks stop failing at the last step",
@@ -212,8 +211,7 @@ def scored_world(runs_dir: Path) -> tuple[RunStore, str]:
         store.put(row)
     node_stats = NodeStats()
     node_stats.add(rows, "dev")
-    store.emit("node", id=harness.hash, parent_id=None, edit_id=None, iteration=-1, status="root", expansions=0, created=T0,
-               **node_stats.fields())
+    store.put(Node(id=harness.hash, iteration=-1, status=NodeStatus.ROOT, created=T0, **node_stats.fields()))
     store.set_status("finished", finished=T0 + 60, best_node=harness.hash)
     return store, harness.hash
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from harness_evo.evolve.budget import Estimate
-from harness_evo.store import Edit, Rollout
+from harness_evo.store import Edit, Node, Rollout
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class EditJudged:
 
 @dataclass(frozen=True)
 class NodeScored:
-    node: dict
+    node: Node
     best_id: str
 
 

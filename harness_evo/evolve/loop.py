@@ -32,7 +32,7 @@ from harness_evo.evolve.tree import BestNode, SearchTree, confirmed_best, node_s
 from harness_evo.evolve.tryout import SandboxTryout
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
-from harness_evo.store import Edit, EditStatus, Rollout, RunStore
+from harness_evo.store import Edit, EditStatus, NodeStatus, Rollout, RunStore
 from harness_evo.taskset import Suite, Task
 
 
@@ -101,7 +101,7 @@ class Evolution:
         self.store.emit("arm", self.curriculum.state.arms[arm.id].model_dump(mode="json"))
         tree = SearchTree(self.state.nodes.values())
         node = self.selector.select(tree)                                                    # 2
-        self.state.put_node(self.store, node, expansions=self.state.nodes[node]["expansions"] + 1)
+        self.state.put_node(self.store, node, expansions=self.state.nodes[node].expansions + 1)
         self.store.emit("iteration", id=i, arm=arm.id, node_id=node, tasks=tasks, started=started)
         self.emit(ev.IterationStarted(i, arm.id, node, tasks))
         rows = self.rollouts(node, tasks, [0])                                               # 3
@@ -159,7 +159,7 @@ class Evolution:
         self.ledger.gated(candidate, verdict, gating.tasks)
         if not verdict.accepted:
             return verdict, f"edit {candidate.edit.id} rejected by the gate: {verdict.reason}"
-        self.state.put_node(self.store, child.hash, parent_id=node, edit_id=candidate.edit.id, iteration=i, status="accepted")
+        self.state.put_node(self.store, child.hash, parent_id=node, edit_id=candidate.edit.id, iteration=i, status=NodeStatus.ACCEPTED)
         self.rollouts(child.hash, self.dev, list(range(self.config.search.dev_trials)), split="dev")
         self.emit_node(child.hash)
         return verdict, f"edit {candidate.edit.id} accepted: {verdict.reason}"
@@ -175,7 +175,7 @@ class Evolution:
 
     def score_root(self) -> None:
         if self.root not in self.state.nodes:
-            self.state.put_node(self.store, self.root, parent_id=None, iteration=-1, status="root")
+            self.state.put_node(self.store, self.root, parent_id=None, iteration=-1, status=NodeStatus.ROOT)
             self.rollouts(self.root, self.dev, list(range(self.config.search.dev_trials)), split="dev")
             self.emit_node(self.root)
             self.state.save(self.store)
@@ -211,7 +211,7 @@ class Evolution:
         """The root, unless a node beats it on the dev keys both ran by the paired test (see `confirmed_best`)."""
         dev = {node: {key: float(passed) for key, passed in node_stats.outcomes("dev").items()}
                for node, node_stats in self.state.stats.items() if node in self.state.nodes}
-        tokens = {node: row.get("tokens_per_rollout") for node, row in self.state.nodes.items()}
+        tokens = {node: row.tokens_per_rollout for node, row in self.state.nodes.items()}
         return confirmed_best(self.root, dev, tokens, self.config.acceptance.alpha)
 
     def emit_node(self, node: str) -> None:

@@ -10,7 +10,7 @@ from statistics import fmean
 from pydantic import BaseModel, Field
 
 from harness_evo.curriculum import CurriculumState
-from harness_evo.store import Rollout, RunStore
+from harness_evo.store import Node, Rollout, RunStore
 
 
 class NodeStats(BaseModel):
@@ -57,8 +57,7 @@ class LoopState(BaseModel):
     elapsed_s: float = 0.0
     """Wall time spent by the run so far, over all its sessions."""
     curriculum: CurriculumState | None = None
-    nodes: dict[str, dict] = Field(default_factory=dict)
-    """Node id -> its `nodes` row."""
+    nodes: dict[str, Node] = Field(default_factory=dict)
     stats: dict[str, NodeStats] = Field(default_factory=dict)
 
     def save(self, store: RunStore) -> None:
@@ -84,9 +83,10 @@ class LoopState(BaseModel):
         for stats in self.stats.values():
             stats.keys |= {key: found[key] for key in [*stats.train, *stats.dev] if key in found}
 
-    def put_node(self, store: RunStore, node_id: str, **fields) -> dict:
-        """Update a node's row (in memory and in the store) with `fields` and its current scores."""
-        row = self.nodes.setdefault(node_id, {"id": node_id, "created": time.time(), "expansions": 0})
-        row.update(fields, **self.stats.setdefault(node_id, NodeStats()).fields())
-        store.emit("node", row)
-        return row
+    def put_node(self, store: RunStore, node_id: str, **fields) -> Node:
+        """Update a node (in memory and in the store) with `fields` and its current scores."""
+        known = self.nodes.get(node_id) or Node(id=node_id, created=time.time())
+        node = Node.model_validate(known.model_dump() | fields | self.stats.setdefault(node_id, NodeStats()).fields())
+        self.nodes[node_id] = node
+        store.put(node)
+        return node

@@ -17,6 +17,7 @@ import sqlite_utils
 
 from harness_evo.errors import UserError
 from harness_evo.store.edit import Edit
+from harness_evo.store.node import Node
 from harness_evo.store.record import Record
 from harness_evo.store.rollout import Rollout
 
@@ -39,7 +40,7 @@ INDEXES: dict[str, tuple[str, ...]] = {"rollouts": ("harness_hash", "node_id"), 
 
 R = TypeVar("R", bound=Record)
 
-RECORDS: tuple[type[Record], ...] = (Rollout, Edit)
+RECORDS: tuple[type[Record], ...] = (Rollout, Edit, Node)
 """Typed records; their tables are made from their fields when a run is opened (an older run's gain the new columns)."""
 
 

@@ -82,12 +82,12 @@ class EvolutionView:
                 gate = f": {edit.gate['reason']}" if edit.gate else ""
                 return f"edit {edit.id} against {edit.pattern_id}: {FATES[edit.status]}{gate or reason}"
             case ev.NodeScored(node, best_id):
-                if node.get("train_score") is not None:
-                    self.best_train = max(self.best_train or (0.0, 0), (node["train_score"], node.get("train_n") or 0))
-                if node.get("dev_score") is not None:
-                    self.best_dev = max(self.best_dev or (0.0, 0), (node["dev_score"], node.get("dev_n") or 0))
-                return (f"node {node['id'][:12]}: train {style.score(node.get('train_score'), node.get('train_n'))}, "
-                        f"dev {style.score(node.get('dev_score'), node.get('dev_n'))}; best {best_id[:12]}")
+                if node.train_score is not None:
+                    self.best_train = max(self.best_train or (0.0, 0), (node.train_score, node.train_n))
+                if node.dev_score is not None:
+                    self.best_dev = max(self.best_dev or (0.0, 0), (node.dev_score, node.dev_n))
+                return (f"node {node.id[:12]}: train {style.score(node.train_score, node.train_n)}, "
+                        f"dev {style.score(node.dev_score, node.dev_n)}; best {best_id[:12]}")
             case ev.IterationFinished(i, outcome, spend):
                 self.spend = spend
                 return f"iteration {i} done: {outcome}"

@@ -12,7 +12,7 @@ from harness_evo.errors import UserError
 from harness_evo.evolve.tree import SearchTree
 from harness_evo.harness import Harness
 from harness_evo.harness.formats import Origin
-from harness_evo.store import Rollout, RunStore
+from harness_evo.store import Node, Rollout, RunStore
 from harness_evo.views import style
 
 SPLITS = ("train", "dev", "test")
@@ -55,7 +55,7 @@ def snapshot_ids(store: RunStore) -> list[str]:
 
 def node_ids(store: RunStore) -> list[str]:
     """Every harness version a run knows: its tree's nodes and the snapshots in its folder."""
-    known = {row["id"] for row in store.db.query("SELECT id FROM nodes")} if "nodes" in store.db.table_names() else set()
+    known = {node.id for node in store.records(Node)}
     evaluated = store.info.get("harness_hash")
     return sorted(known | set(snapshot_ids(store)) | ({evaluated} if evaluated else set()))
 
@@ -65,7 +65,7 @@ def best_node(store: RunStore) -> str | None:
     info = store.info
     if info.get("best_node"):
         return info["best_node"]
-    nodes = store.rows("nodes")
+    nodes = store.records(Node)
     if nodes:
         return SearchTree(nodes).best()
     return info.get("harness_hash") or info.get("root")
@@ -73,7 +73,7 @@ def best_node(store: RunStore) -> str | None:
 
 def root_node(store: RunStore) -> str | None:
     info = store.info
-    roots = [row["id"] for row in store.rows("nodes", "parent_id IS NULL")] if "parent_id" in columns(store, "nodes") else []
+    roots = [node.id for node in store.records(Node, "parent_id IS NULL")]
     return info.get("root") or (roots[0] if roots else None) or info.get("harness_hash")
 
 
@@ -106,9 +106,9 @@ def harness_of(store: RunStore, node: str) -> Harness:
 
 def scores(store: RunStore, node: str) -> dict[str, tuple[float | None, int]]:
     """Split -> (pass rate, rollouts) of a node: the tree's own numbers, else its rollouts that say something about the harness."""
-    row = store.get("nodes", node) if "nodes" in store.db.table_names() else None
+    row = store.record(Node, node)
     if row is not None:
-        return {split: (row.get(f"{split}_score"), row.get(f"{split}_n") or 0) for split in ("train", "dev") if row.get(f"{split}_n")}
+        return {split: (score, n) for split, score, n in (("train", row.train_score, row.train_n), ("dev", row.dev_score, row.dev_n)) if n}
     return {split: (score["pass_rate"]["score"], score["scored"]) for split, score in split_scores(store, "harness_hash = ?", [node]).items()}
 
 
@@ -161,7 +161,7 @@ def present(have: set[str]):
 def origin(store: RunStore, node: str) -> Origin:
     """Where a node's harness comes from, for EXPORT.md."""
     info = store.info
-    row = store.get("nodes", node) if "nodes" in store.db.table_names() else None
-    status = (row or {}).get("status") or ("evaluated" if node == info.get("harness_hash") else None)
+    row = store.record(Node, node)
+    status = (row and row.status) or ("evaluated" if node == info.get("harness_hash") else None)
     return Origin(run=store.id, kind=info.get("kind"), node=node, status=status,
-                  iteration=(row or {}).get("iteration"), scores=scores(store, node))
+                  iteration=row and row.iteration, scores=scores(store, node))

@@ -11,7 +11,7 @@ from rich.text import Text
 from harness_evo import stats
 from harness_evo.agent.actions import runs_program
 from harness_evo.evolve.tree import SearchTree
-from harness_evo.store import Edit, EditStatus, Rollout, RunStore
+from harness_evo.store import Edit, EditStatus, Node, Rollout, RunStore
 from harness_evo.views import query, style
 
 PATTERNS_SHOWN = 10
@@ -19,7 +19,7 @@ PATTERNS_SHOWN = 10
 
 def collect(store: RunStore) -> dict[str, Any]:
     info = store.info
-    nodes = store.rows("nodes")
+    nodes = store.records(Node)
     root, best = query.root_node(store), query.best_node(store)
     facts: dict[str, Any] = {
         **query.run_facts(store), "harness": info.get("harness"),
@@ -52,14 +52,14 @@ def models(store: RunStore) -> dict[str, str]:
 
 
 def node_facts(store: RunStore, node: str) -> dict[str, Any]:
-    row = (store.get("nodes", node) if "nodes" in store.db.table_names() else None) or {}
-    return {"id": node, "iteration": row.get("iteration"), "status": row.get("status"), "tokens_per_rollout": row.get("tokens_per_rollout"),
+    row = store.record(Node, node) or Node(id=node)
+    return {"id": node, "iteration": row.iteration, "status": row.status, "tokens_per_rollout": row.tokens_per_rollout,
             "scores": query.node_scores(store, node)}
 
 
-def lineage(store: RunStore, nodes: list[dict], best: str | None) -> list[dict[str, Any]]:
+def lineage(store: RunStore, nodes: list[Node], best: str | None) -> list[dict[str, Any]]:
     """The accepted edits that lead from the root to the best node."""
-    if not nodes or best not in {row["id"] for row in nodes}:
+    if not nodes or best not in {row.id for row in nodes}:
         return []
     tree = SearchTree(nodes)
     steps = []
@@ -69,19 +69,19 @@ def lineage(store: RunStore, nodes: list[dict], best: str | None) -> list[dict[s
     return steps
 
 
-def progress(store: RunStore, nodes: list[dict]) -> dict[str, Any]:
+def progress(store: RunStore, nodes: list[Node]) -> dict[str, Any]:
     """Best score so far at the end of each iteration, per split (train and dev are never combined): the curve of
     values, and under `scores` each point's score facts (of the node with the most rollouts among those tied best)."""
-    last = max([row["id"] for row in store.rows("iterations")] + [style.iteration(row.get("iteration")) for row in nodes], default=-1)
+    last = max([row["id"] for row in store.rows("iterations")] + [style.iteration(row.iteration) for row in nodes], default=-1)
     curves: dict[str, list[float | None]] = {"train": [], "dev": []}
     points: dict[str, list[dict[str, Any] | None]] = {"train": [], "dev": []}
     for i in range(-1, last + 1):
-        known = [row for row in nodes if style.iteration(row.get("iteration")) <= i]
+        known = [row.model_dump() for row in nodes if style.iteration(row.iteration) <= i]
         for split in curves:
-            scored = [row for row in known if row.get(f"{split}_score") is not None]
-            top = max(scored, key=lambda row: (row[f"{split}_score"], row.get(f"{split}_n") or 0), default=None)
+            scored = [row for row in known if row[f"{split}_score"] is not None]
+            top = max(scored, key=lambda row: (row[f"{split}_score"], row[f"{split}_n"]), default=None)
             curves[split].append(top[f"{split}_score"] if top else None)
-            points[split].append(query.score_facts(stats.rate_of(top[f"{split}_score"], top.get(f"{split}_n"))) if top else None)
+            points[split].append(query.score_facts(stats.rate_of(top[f"{split}_score"], top[f"{split}_n"])) if top else None)
     return {"iterations": last + 1, **curves, "scores": points}
 
 

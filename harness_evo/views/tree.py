@@ -7,12 +7,12 @@ from rich.text import Text
 from rich.tree import Tree
 
 from harness_evo import stats
-from harness_evo.store import Edit, EditStatus, RunStore
+from harness_evo.store import Edit, EditStatus, Node, NodeStatus, RunStore
 from harness_evo.views import query, style
 
 
 def collect(store: RunStore) -> dict[str, Any]:
-    nodes = store.rows("nodes", order_by="rowid")
+    nodes = [node.model_dump(mode="json") for node in store.records(Node, order_by="rowid")]
     edits = {edit.id: edit for edit in store.records(Edit)}
     rejected: dict[str, Counter] = defaultdict(Counter)
     for edit in edits.values():
@@ -59,7 +59,7 @@ def label(node: dict[str, Any]) -> Text:
     if node["edit"]:
         text.append(f"  ← {node['edit']['id']} [{node['edit']['pattern_id'] or '-'}] ", style="dim")
         text.append(style.clip(node["edit"]["rationale"], 60), style="dim")
-    elif node["status"] == "root":
+    elif node["status"] == NodeStatus.ROOT:
         text.append("  (starting harness)", style="dim")
     if node["rejected"]:
         counts = node["rejected"]
