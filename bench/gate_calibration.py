@@ -38,10 +38,10 @@ from rich.console import Console
 from rich.table import Table
 
 from harness_evo import stats
-from harness_evo.agent.trajectory import INFRA_REASONS
 from harness_evo.config import AcceptanceConfig, RunConfig
 from harness_evo.evolve.acceptance import AcceptanceRule, Pair, Verdict, make_gate, pair_rollouts
 from harness_evo.evolve.gate import across_categories, pattern_sample
+from harness_evo.store import Rollout
 from harness_evo.taskset import Task
 
 ACCEPTANCE = AcceptanceConfig()
@@ -273,19 +273,20 @@ class Pool:
 def history(runs_dir: Path, model: str) -> dict[str, list[int]]:
     """Train task -> [passed, scored] over every run's rollouts with this solver (read-only: runs may be running)."""
     seen: dict[str, list[int]] = {}
-    infra = ", ".join(f"'{reason}'" for reason in INFRA_REASONS)
     for db in sorted(Path(runs_dir).glob("*/run.db")):
         try:
             connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
-            rows = connection.execute(f"SELECT task_id, passed FROM rollouts WHERE model = ? AND split = 'train' "
-                                      f"AND reward IS NOT NULL AND exit_reason NOT IN ({infra})", [model]).fetchall()
+            connection.row_factory = sqlite3.Row
+            rows = [Rollout.model_validate(dict(row))
+                    for row in connection.execute("SELECT * FROM rollouts WHERE model = ? AND split = 'train'", [model])]
             connection.close()
         except sqlite3.Error:
             continue
-        for task_id, passed in rows:
-            counts = seen.setdefault(task_id, [0, 0])
-            counts[0] += bool(passed)
-            counts[1] += 1
+        for row in rows:
+            if row.scored:
+                counts = seen.setdefault(row.task_id, [0, 0])
+                counts[0] += row.passed
+                counts[1] += 1
     return seen
 
 
@@ -340,14 +341,14 @@ def fill(pool: Pool, executor, console: Console) -> None:
             executor.run(harness, pool.tasks, [trial], node_id=harness.hash)
 
 
-def pool_gates(pool: Pool, rows: list[dict], gates: int, seed: int) -> tuple[list[Gated], int]:
+def pool_gates(pool: Pool, rows: list[Rollout], gates: int, seed: int) -> tuple[list[Gated], int]:
     """Gates drawn from the pool: the parent's `first_trial` makes its tasks pattern (failed) or regression (passed)
     tasks, each gate takes them as `try_candidate` does and draws the trials of each task (without replacement) that
     stand for trials 1, 2, 3 (and 4, 5, 6 on a second look). Returns the gates and the distinct rollouts they used."""
-    by_key = {(row["harness_hash"], row["task_id"], row["trial"]): row for row in rows}
+    by_key = {(row.harness_hash, row.task_id, row.trial): row for row in rows}
     chose = [by_key.get((pool.parent.hash, task.id, pool.first_trial)) for task in pool.tasks]
-    passing = sorted(task.id for task, row in zip(pool.tasks, chose) if row and row["passed"])
-    failing = {"task_ids": sorted(task.id for task, row in zip(pool.tasks, chose) if row and not row["passed"])}
+    passing = sorted(task.id for task, row in zip(pool.tasks, chose) if row and row.passed)
+    failing = {"task_ids": sorted(task.id for task, row in zip(pool.tasks, chose) if row and not row.passed)}
     gate, used, results = make_gate(ACCEPTANCE), set(), []
     for g in range(gates):
         rng = random.Random(f"{seed}:pool:{g}")
@@ -359,7 +360,7 @@ def pool_gates(pool: Pool, rows: list[dict], gates: int, seed: int) -> tuple[lis
             keys = [(task, trial) for task in tasks for trial in order[task][:n]]
             sides = [[by_key[key] for task, trial in keys if (key := (harness.hash, task, trial)) in by_key]
                      for harness in (pool.parent, pool.child)]
-            used.update((row["harness_hash"], row["task_id"], row["trial"]) for side in sides for row in side)
+            used.update((row.harness_hash, row.task_id, row.trial) for side in sides for row in side)
             return pair_rollouts(*sides)
 
         results.append(two_looks(gate, look, regression))
@@ -392,12 +393,12 @@ def embedded(options: argparse.Namespace, console: Console) -> None:
                   f"{len(pool.tasks) * (2 * pool.trials + 1)} rollouts in all; child = parent + one blank line in {SYSTEM}")
     started, paid = time.perf_counter(), []
 
-    def progress(kind: str, row: dict) -> None:
+    def progress(kind: str, row: Rollout) -> None:
         if kind == "finished":
-            paid.append(row["duration_s"] or 0.0)
-            side = "parent" if row["harness_hash"] == pool.parent.hash else "child "
-            outcome = "pass" if row["passed"] else f"fail ({row['exit_reason']})"
-            console.print(f"  [{len(paid)}] {side} {row['task_id']} trial {row['trial']}: {outcome}, {row['duration_s']:.0f} s, "
+            paid.append(row.duration_s)
+            side = "parent" if row.harness_hash == pool.parent.hash else "child "
+            outcome = "pass" if row.passed else f"fail ({row.exit_reason})"
+            console.print(f"  [{len(paid)}] {side} {row.task_id} trial {row.trial}: {outcome}, {row.duration_s:.0f} s, "
                           f"{(time.perf_counter() - started) / 60:.1f} min so far")
 
     store.set_status("running")
@@ -410,16 +411,15 @@ def embedded(options: argparse.Namespace, console: Console) -> None:
         console.print(f"stopped; continue with --run {store.id}")
         raise SystemExit(130) from None
     elapsed = time.perf_counter() - started
-    rows = [row for row in store.rows("rollouts") if row["harness_hash"] in (pool.parent.hash, pool.child.hash)
-            and row["task_id"] in {task.id for task in pool.tasks}]
+    rows = [row for row in store.records(Rollout) if row.harness_hash in (pool.parent.hash, pool.child.hash)
+            and row.task_id in {task.id for task in pool.tasks}]
     report_pool(pool, rows, paid, elapsed, options, console)
     store.set_status("finished", finished=time.time(), summary=pool.spec())
 
 
-def report_pool(pool: Pool, rows: list[dict], paid: list[float], elapsed: float, options: argparse.Namespace, console: Console) -> None:
-    scored = {(row["harness_hash"], row["task_id"], row["trial"]): float(row["reward"]) for row in rows
-              if row["reward"] is not None and row["exit_reason"] not in INFRA_REASONS}
-    durations = [row["duration_s"] for row in rows if row["duration_s"]]
+def report_pool(pool: Pool, rows: list[Rollout], paid: list[float], elapsed: float, options: argparse.Namespace, console: Console) -> None:
+    scored = {(row.harness_hash, row.task_id, row.trial): row.reward for row in rows if row.scored}
+    durations = [row.duration_s for row in rows if row.duration_s]
     console.print(f"  {len(paid)} rollouts paid now in {elapsed / 60:.1f} min ({statistics.fmean(paid) if paid else 0:.0f} s each); "
                   f"the pool holds {len(rows)} ({len(rows) - len(scored)} infrastructure failures), "
                   f"median {statistics.median(durations) if durations else 0:.0f} s, mean {statistics.fmean(durations) if durations else 0:.0f} s")

@@ -22,13 +22,13 @@ from rich.console import Console
 from rich.table import Table
 
 from harness_evo.harness import Edit, Harness, Write
-from harness_evo.store import RunStore
+from harness_evo.store import EditStatus, RunStore
 from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
 
 BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
 TASKS = [f"task-{k:03d}" for k in range(60)]
 SPLIT = {task: "dev" if k % 4 == 0 else "train" for k, task in enumerate(TASKS)}
-STATUSES = ["rejected_static", "rejected_empirical", "invalid"]
+STATUSES = [EditStatus.REJECTED_STATIC, EditStatus.REJECTED_EMPIRICAL, EditStatus.INVALID]
 FIRST = hashlib.sha256(b"0").hexdigest()[:16]
 """Id of the first rollout, the one with a trajectory file."""
 

@@ -15,13 +15,12 @@ from typing import Any
 
 from harness_evo import stats
 from harness_evo.agent.executor import Executor, ProgressCallback, rollout_id
-from harness_evo.agent.trajectory import INFRA_REASONS
 from harness_evo.config import ConfigError, RunConfig
 from harness_evo.errors import HarnessError, UserError
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 from harness_evo.taskset import Suite, Task, load_suite
 from harness_evo.views import query
 
@@ -38,7 +37,7 @@ class Contender:
     spec: str
     harness: Harness
     origin: Path | None = None
-    rows: list[dict] = field(default_factory=list)
+    rows: list[Rollout] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -94,11 +93,10 @@ def reuse(store: RunStore, config: RunConfig, contender: Contender, tasks: list[
         if not same_settings(folder, config):
             continue
         for row in read_rollouts(folder, wanted):
-            trajectory = row.get("trajectory")
-            if trajectory and (folder / trajectory).is_file():
-                shutil.copyfile(folder / trajectory, store.path(trajectory))
-            store.emit("rollout", row | {"node_id": contender.harness.hash, "reused_from": folder.name})
-            wanted.discard(row["id"])
+            if row.trajectory and (folder / row.trajectory).is_file():
+                shutil.copyfile(folder / row.trajectory, store.path(row.trajectory))
+            store.put(row.model_copy(update={"node_id": contender.harness.hash, "reused_from": folder.name}))
+            wanted.discard(row.id)
             copied += 1
     return copied
 
@@ -113,7 +111,7 @@ def same_settings(folder: Path, config: RunConfig) -> bool:
             and other.agent == config.agent and Path(other.tasks).resolve() == Path(config.tasks).resolve())
 
 
-def read_rollouts(folder: Path, ids: set[str]) -> list[dict]:
+def read_rollouts(folder: Path, ids: set[str]) -> list[Rollout]:
     """The scored rollouts of `ids` in the run.db of `folder`, read without writing to it (another process may own it)."""
     try:
         connection = sqlite3.connect(f"file:{folder / 'run.db'}?mode=ro", uri=True, timeout=30)
@@ -127,13 +125,12 @@ def read_rollouts(folder: Path, ids: set[str]) -> list[dict]:
         return []
     finally:
         connection.close()
-    return [row for row in rows if row.get("exit_reason") not in INFRA_REASONS and row.get("reward") is not None]
+    return [rollout for rollout in map(Rollout.model_validate, rows) if rollout.scored]
 
 
-def scored(rows: list[dict]) -> dict[tuple[str, int], float]:
+def scored(rows: list[Rollout]) -> dict[tuple[str, int], float]:
     """(task, trial) -> reward of the rollouts that say something about the harness."""
-    return {(row["task_id"], row["trial"]): float(row["reward"] or 0.0) for row in rows
-            if row["exit_reason"] not in INFRA_REASONS and row["reward"] is not None}
+    return {(row.task_id, row.trial): row.reward for row in rows if row.scored}
 
 
 def split_tasks(suite: Suite, split: str) -> list[Task]:
@@ -177,7 +174,7 @@ def summarize(store: RunStore, found: list[Contender], tasks: list[Task], trials
             "letter": contender.letter, "spec": contender.spec, "hash": contender.harness.hash,
             "pass_at_1": rate.facts(),
             "infra": len(contender.rows) - len(mine), "reused": reused.get(contender.letter, 0),
-            "paid": sum(1 for row in contender.rows if not row.get("reused_from")),
+            "paid": sum(1 for row in contender.rows if not row.reused_from),
         })
     per_task = []
     for task in tasks:

@@ -4,6 +4,7 @@ import random
 
 from harness_evo.config import AcceptanceConfig
 from harness_evo.evolve.acceptance import Pair, SignTestGate, StrictSumGate, make_gate, pair_rollouts
+from harness_evo.store import Rollout
 
 
 def pairs(fixed: int = 0, broken: int = 0, ties: int = 0) -> list[Pair]:
@@ -84,7 +85,7 @@ def test_losing_a_protected_task_rejects_an_otherwise_clear_improvement():
 
 def test_rollout_rows_pair_on_identical_keys_and_skip_what_is_not_the_agents_fault():
     def row(task_id, trial, reward, exit_reason="done"):
-        return {"task_id": task_id, "trial": trial, "reward": reward, "exit_reason": exit_reason}
+        return Rollout(id=f"{task_id}{trial}", task_id=task_id, split="train", trial=trial, reward=reward, exit_reason=exit_reason)
 
     parent = [row("a", 0, 0.0), row("a", 1, 1.0), row("b", 0, 0.0), row("c", 0, 1.0)]
     child = [row("a", 0, 1.0), row("a", 1, 1.0), row("b", 0, None, "infra_error"), row("d", 0, 1.0)]

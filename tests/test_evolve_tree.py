@@ -6,19 +6,19 @@ from pathlib import Path
 from harness_evo.config import SearchConfig
 from harness_evo.evolve.gate import across_categories, pattern_sample, same_category
 from harness_evo.evolve.tree import UCB, Greedy, SearchTree, confirmed_best, node_selector
-from harness_evo.store import RunStore
+from harness_evo.store import Node, Rollout, RunStore
 from harness_evo.taskset import Task
 
 
-def node(id: str, parent: str | None = None, train=None, dev=None, tokens=100.0, expansions=0, created=0.0) -> dict:
-    return {"id": id, "parent_id": parent, "train_score": train, "dev_score": dev, "tokens_per_rollout": tokens,
-            "expansions": expansions, "created": created, "iteration": -1 if parent is None else 0}
+def node(id: str, parent: str | None = None, train=None, dev=None, tokens=100.0, expansions=0, created=0.0) -> Node:
+    return Node(id=id, parent_id=parent, train_score=train, dev_score=dev, tokens_per_rollout=tokens, expansions=expansions, created=created,
+                iteration=-1 if parent is None else 0)
 
 
 def test_the_tree_is_rebuilt_from_the_nodes_table(tmp_path):
     store = RunStore.create(tmp_path, "evolve")
     for row in (node("root"), node("a", "root", created=1.0), node("b", "a", created=2.0)):
-        store.emit("node", row)
+        store.put(row)
     tree = SearchTree.load(store)
     assert tree.root == "root" and len(tree) == 3
     assert tree.lineage("b") == ["root", "a", "b"]
@@ -114,12 +114,12 @@ def test_an_explore_iteration_works_on_the_pattern_it_touched_that_the_curriculu
     for rollout, pattern in (("r1", "P1"), ("r2", "P2")):
         store.emit("pattern_member", failure_id=f"f-{rollout}", pattern_id=pattern, rollout_id=rollout, task_id=rollout)
     patterns = Patterns(store, None, RunConfig(), None)
-    touched = [{"id": "r1"}, {"id": "r2"}]
+    touched = [Rollout(id=rollout, task_id=rollout, split="train", trial=0) for rollout in ("r1", "r2")]
 
     assert patterns.target(EXPLORE, touched, {})["id"] == "P1", "among equals, the best supported"
     assert patterns.target(EXPLORE, touched, {"P1": 0.1, "P2": 0.3, "P3": 0.6})["id"] == "P2", "P3 was not touched"
     assert patterns.target("P3", touched, {"P1": 0.9})["id"] == "P3", "a pattern arm works on its own pattern"
-    assert patterns.target(EXPLORE, [{"id": "r9"}], {"P1": 1.0}) is None
+    assert patterns.target(EXPLORE, [Rollout(id="r9", task_id="r9", split="train", trial=0)], {"P1": 1.0}) is None
 
 
 def dev_of(passes: list[int], trials: int = 1) -> dict[tuple[str, int], float]:

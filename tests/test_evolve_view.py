@@ -5,22 +5,23 @@ from rich.console import Console
 
 from harness_evo.evolve import events as ev
 from harness_evo.evolve.budget import Estimate
+from harness_evo.store import Edit, Node, Rollout
 from harness_evo.views.evolution import EvolutionView, next_steps, summary_panel
 
 ROOT, CHILD = "a" * 64, "b" * 64
 ESTIMATE = Estimate(iterations=3, rollouts=40, dev_rollouts=12, model_calls={"solver": 200, "proposer": 3}, dollars={"solver": 0.0, "proposer": 0.0},
                     wall_minutes=15)
-ROW = {"id": "r1", "task_id": "fruit", "trial": 0}
+ROW = Rollout(id="r1", task_id="fruit", split="train", trial=0)
 EVENTS = [
     ev.RunStarted("evolve-1", ESTIMATE),
     ev.IterationStarted(0, "explore", ROOT, ["fruit", "color"]),
     ev.RolloutProgress("started", ROW),
-    ev.RolloutProgress("started", ROW | {"id": "r2", "task_id": "color"}),
-    ev.RolloutProgress("finished", ROW | {"passed": True}),
-    ev.RolloutProgress("cached", ROW | {"id": "r0", "passed": True}),
-    ev.EditJudged({"id": "i0-r0-0", "pattern_id": "P1", "status": "rejected_static", "reasons": ["names the training task fruit"]}),
-    ev.EditJudged({"id": "i0-r1-0", "pattern_id": "P1", "status": "accepted", "reasons": [], "gate": {"reason": "6 fixed vs 0 broken"}}),
-    ev.NodeScored({"id": CHILD, "train_score": 1.0, "train_n": 8, "dev_score": 0.75, "dev_n": 4}, CHILD),
+    ev.RolloutProgress("started", ROW.model_copy(update={"id": "r2", "task_id": "color"})),
+    ev.RolloutProgress("finished", ROW.model_copy(update={"passed": True})),
+    ev.RolloutProgress("cached", ROW.model_copy(update={"id": "r0", "passed": True})),
+    ev.EditJudged(Edit(id="i0-r0-0", iteration=0, parent_id=ROOT, pattern_id="P1", status="rejected_static", reasons=["names the training task fruit"])),
+    ev.EditJudged(Edit(id="i0-r1-0", iteration=0, parent_id=ROOT, pattern_id="P1", status="accepted", gate={"reason": "6 fixed vs 0 broken"})),
+    ev.NodeScored(Node(id=CHILD, train_score=1.0, train_n=8, dev_score=0.75, dev_n=4), CHILD),
     ev.IterationFinished(0, "edit i0-r1-0 accepted", {"proposer": 0.0123}),
 ]
 

@@ -20,7 +20,7 @@ from harness_evo.failures import FailureAnalysis, digest, pattern_evidence, patt
 from harness_evo.failures.digest import count_tokens
 from harness_evo.llm import LLM, scripted
 from harness_evo.standins.missing import missed_calls, missing_programs, pattern_missing_programs, scriptable
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 
 VERIFIED_NOTHING = {"category": "no-verification", "pattern": "finishes without looking at the file it wrote", "blame": "harness"}
 NEAR_DUPLICATE = {"category": "no-verification", "pattern": "finishes without ever checking the output file it wrote", "blame": "harness"}
@@ -442,7 +442,7 @@ def test_expanding_a_node_also_explains_the_failures_its_earlier_gates_ran_on_it
     rollout(store, "json-merge", trial=1, node="child")
     minibatch = [rollout(store, "yaml-fix"), rollout(store, "sum-ok", reward=1.0)]
 
-    Patterns(store, LLM(config.models, store=store), config, None).analyze(minibatch, "n0")
+    Patterns(store, LLM(config.models, store=store), config, None).analyze([Rollout.model_validate(row) for row in minibatch], "n0")
 
     assert sorted(row["rollout_id"] for row in store.rows("failures")) == sorted(row["id"] for row in [*gated, minibatch[0]])
     [pattern] = live(store)

@@ -11,6 +11,7 @@ from harness_evo.harness import Harness, Replace
 from harness_evo.llm import LLM, scripted
 from harness_evo.standins.missing import MissingProgram
 from harness_evo.standins.toolsmith import piped_input, program_args, usage_line
+from harness_evo.store import Edit as TriedEdit
 
 HARNESS = Harness.load(Path(__file__).parent / "fixtures" / "wrong-folder-harness")
 DEFECT = "Save every file you create under /tmp/work/ (the shared output folder)."
@@ -179,10 +180,10 @@ def test_a_tool_whose_name_is_no_command_is_a_problem():
 SQLITE_SCRIPT = '"""sqlite3 DB SQL: run SQL on DB."""\nimport sqlite3, sys\nprint(sqlite3.connect(sys.argv[1]))\n'
 
 
-def offered(program: str, parent_id: str = HARNESS.hash, status: str = "rejected_empirical") -> dict:
-    """A ledger row of an edit of `parent_id` that supplied `program` as a tool, with its fate."""
-    return {"parent_id": parent_id, "status": status, "rationale": f"supply {program}", "reasons": [], "gate": None,
-            "ops": [{"op": "write", "path": f"tools/{program}/tool.toml", "text": ""}, {"op": "write", "path": f"tools/{program}/tool.py", "text": ""}]}
+def offered(program: str, parent_id: str = HARNESS.hash, status: str = "rejected_empirical") -> TriedEdit:
+    """A ledger edit of `parent_id` that supplied `program` as a tool, with its fate."""
+    return TriedEdit(id=f"offer-{program}", iteration=0, parent_id=parent_id, status=status, rationale=f"supply {program}",
+                     ops=[{"op": "write", "path": f"tools/{program}/tool.toml", "text": ""}, {"op": "write", "path": f"tools/{program}/tool.py", "text": ""}])
 
 
 def test_a_program_several_failed_tasks_missed_is_supplied_as_a_tool_without_asking_the_proposer():
@@ -351,9 +352,10 @@ def test_no_more_candidates_than_configured_are_taken():
 
 
 def test_the_ledger_and_the_critics_reasons_reach_the_proposer():
-    ledger = [{"status": "rejected_empirical", "rationale": "tell it to double-check", "ops": [{"path": "prompts/system.md.j2"}],
-               "reasons": [], "gate": {"reason": "0 fixed vs 2 broken (4 ties)"}}]
-    feedback = [{"rationale": "hard-code the fruit", "reasons": ['quotes the tests of training task fruit: "crunchy-apple-42"']}]
+    ledger = [TriedEdit(id="i0-r0-0", iteration=0, parent_id=HARNESS.hash, status="rejected_empirical", rationale="tell it to double-check",
+                        ops=[{"path": "prompts/system.md.j2"}], gate={"reason": "0 fixed vs 2 broken (4 ties)"})]
+    feedback = [TriedEdit(id="i1-r0-0", iteration=1, parent_id=HARNESS.hash, status="rejected_static", rationale="hard-code the fruit",
+                          reasons=['quotes the tests of training task fruit: "crunchy-apple-42"'])]
     _, [messages] = propose([json.dumps({"edits": [edit_json()]})], ledger=ledger, feedback=feedback)
     prompt = messages[-1]["content"]
     assert "rejected_empirical: tell it to double-check" in prompt and "0 fixed vs 2 broken" in prompt

@@ -7,20 +7,43 @@ from pathlib import Path
 import pytest
 
 from harness_evo.errors import UserError
-from harness_evo.store import RunStore
+from harness_evo.store import Edit, EditStatus, Rollout, RunStore
 
 
 def test_emitted_rows_land_in_their_table_and_survive_a_rebuild(tmp_path: Path):
     store = RunStore.create(tmp_path, "eval")
-    store.emit("rollout", id="r1", task_id="a", reward=0.0, exit_reason="step_limit", tags=["x"])
-    store.emit("rollout", id="r1", reward=1.0)  # an update keeps the other columns
+    store.emit("failure", id="r1", task_id="a", reward=0.0, exit_reason="step_limit", tags=["x"])
+    store.emit("failure", id="r1", reward=1.0)  # an update keeps the other columns
     store.emit("iteration_note", text="only logged")
-    before = store.rows("rollouts")
+    before = store.rows("failures")
     assert before == [{"id": "r1", "task_id": "a", "reward": 1.0, "exit_reason": "step_limit", "tags": ["x"]}]
-    store.db["rollouts"].delete_where()
+    store.db["failures"].delete_where()
     store.rebuild()
-    assert store.rows("rollouts") == before
-    assert [e["kind"] for e in store.events()] == ["run", "rollout", "rollout", "iteration_note"]
+    assert store.rows("failures") == before
+    assert [e["kind"] for e in store.events()] == ["run", "failure", "failure", "iteration_note"]
+
+
+def test_records_go_in_and_come_back_typed_and_a_run_from_before_a_column_reads_it_as_its_default(tmp_path: Path):
+    store = RunStore.create(tmp_path, "eval", run_id="old")
+    store.put(Rollout(id="r1", task_id="a", split="dev", trial=0, reward=1.0, passed=True, exit_reason="done", tokens_in=7))
+    assert store.record(Rollout, "r1") == Rollout(id="r1", task_id="a", split="dev", trial=0, reward=1.0, passed=True, exit_reason="done", tokens_in=7)
+    store.db["rollouts"].transform(drop={"tokens_in", "reused_from"})  # as a run written before these columns were
+    store.close()
+
+    again = RunStore(tmp_path / "old")
+    assert {"tokens_in", "reused_from"} <= set(again.db["rollouts"].columns_dict)
+    [rollout] = again.records(Rollout)
+    assert (rollout.tokens_in, rollout.reused_from, rollout.scored) == (0, None, True)
+
+
+def test_an_edit_row_of_a_run_from_before_its_table_had_every_column_reads_with_the_fields_defaults(tmp_path: Path):
+    store = RunStore.create(tmp_path, "evolve", run_id="old")
+    store.db["edits"].drop()
+    store.db["edits"].insert({"id": "i0-r0-0", "iteration": 0, "parent_id": "n0", "pattern_id": "P1", "status": "invalid"}, pk="id")
+    store.close()
+
+    [edit] = RunStore(tmp_path / "old").records(Edit)
+    assert (edit.status, edit.reasons, edit.gate, edit.child_id, edit.status.final) == (EditStatus.INVALID, [], None, None, True)
 
 
 def test_reopened_run_sees_everything_written(tmp_path: Path):
@@ -39,7 +62,7 @@ def test_a_folder_without_run_db_is_a_user_error(tmp_path: Path):
 
 WRITER = """
 import sys
-from harness_evo.store import RunStore
+from harness_evo.store import Edit, EditStatus, Rollout, RunStore
 for i in range(100):
     store = RunStore.create(sys.argv[1], "eval", run_id=f"r{i:03d}")
     store.emit("rollout", id="r1", task_id="a")

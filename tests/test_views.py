@@ -14,7 +14,8 @@ from harness_evo.cli import app
 from harness_evo.errors import UserError
 from harness_evo.evolve.state import NodeStats
 from harness_evo.harness import Edit, Harness, Write
-from harness_evo.store import RunStore
+from harness_evo.store import Edit as LedgerEdit
+from harness_evo.store import Node, NodeStatus, Rollout, RunStore
 from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
 
 BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
@@ -38,31 +39,28 @@ def evolve_world(runs_dir: Path) -> dict:
     for harness in (root, a, b):
         harness.save(store.folder / "harnesses" / harness.hash)
     store.emit("run", id=store.id, started=T0, harness="harnesses/bash-agent", root=root.hash, tasks="tasks/core", config={"seed": 0})
-    node = {"expansions": 1, "tokens_per_rollout": 900.0, "created": T0}
-    store.emit("node", node | dict(id=root.hash, parent_id=None, edit_id=None, iteration=-1, status="root",
-                                   train_score=0.25, train_n=4, dev_score=0.5, dev_n=2))
-    store.emit("node", node | dict(id=a.hash, parent_id=root.hash, edit_id="i0-r0-0", iteration=0, status="accepted",
-                                   train_score=0.5, train_n=4, dev_score=0.5, dev_n=2))
-    store.emit("node", node | dict(id=b.hash, parent_id=a.hash, edit_id="i2-r0-0", iteration=2, status="accepted",
-                                   train_score=0.75, train_n=4, dev_score=1.0, dev_n=2))
-    edit = {"revision": 0, "prediction": "", "reasons": [], "gate": None, "ts": T0}
-    store.emit("edit", edit | dict(id="i0-r0-0", iteration=0, parent_id=root.hash, child_id=a.hash, pattern_id="P1", status="accepted",
-                                   ops=[{"op": "replace", "path": "prompts/system.md.j2", "old": "Run one command", "new": "Check your work, then run one command"}],
-                                   rationale="Make the agent check its output before finishing.",
-                                   prediction="csv tasks stop failing at the last step",
-                                   gate={"fixed": 3, "broken": 0, "ties": 1, "p_value": 0.125, "reason": "3 fixed and 0 broken", "pairs": 4, "tasks": ["t1", "t2"]}))
-    store.emit("edit", edit | dict(id="i0-r0-1", iteration=0, parent_id=root.hash, child_id=None, pattern_id="P1", status="rejected_static",
-                                   ops=[{"op": "write", "path": "prompts/instance.md.j2", "text": "Sum the csv column."}],
-                                   rationale="Tell it the answer.", reasons=["the edit names a training task's details (csv column)"]))
-    store.emit("edit", edit | dict(id="i1-r0-0", iteration=1, parent_id=a.hash, child_id="f" * 64, pattern_id="P1", status="rejected_empirical",
-                                   ops=[{"op": "delete", "path": "tools/view/view.py"}], rationale="Fewer tools, less confusion.",
-                                   gate={"fixed": 1, "broken": 2, "ties": 1, "p_value": 0.875, "reason": "more broken than fixed", "pairs": 4}))
-    store.emit("edit", edit | dict(id="i2-r0-0", iteration=2, parent_id=a.hash, child_id=b.hash, pattern_id="P2", status="accepted",
-                                   ops=[{"op": "write", "path": "skills/check-before-done/SKILL.md", "text": CHECK_SKILL}],
-                                   rationale="A skill for checking results.",
-                                   gate={"fixed": 2, "broken": 0, "ties": 2, "p_value": 0.25, "reason": "2 fixed and 0 broken", "pairs": 4}))
-    store.emit("edit", edit | dict(id="i2-r0-1", iteration=2, parent_id=a.hash, child_id=None, pattern_id="P2", status="invalid",
-                                   ops=[], rationale="", reasons=["replace: the old text occurs 0 times in prompts/system.md.j2"]))
+    node = Node(id="", expansions=1, tokens_per_rollout=900.0, created=T0)
+    store.put(node.model_copy(update=dict(id=root.hash, iteration=-1, status=NodeStatus.ROOT, train_score=0.25, train_n=4, dev_score=0.5, dev_n=2)))
+    store.put(node.model_copy(update=dict(id=a.hash, parent_id=root.hash, edit_id="i0-r0-0", iteration=0, status=NodeStatus.ACCEPTED,
+                                          train_score=0.5, train_n=4, dev_score=0.5, dev_n=2)))
+    store.put(node.model_copy(update=dict(id=b.hash, parent_id=a.hash, edit_id="i2-r0-0", iteration=2, status=NodeStatus.ACCEPTED,
+                                          train_score=0.75, train_n=4, dev_score=1.0, dev_n=2)))
+    store.put(LedgerEdit(id="i0-r0-0", iteration=0, parent_id=root.hash, child_id=a.hash, pattern_id="P1", status="accepted", ts=T0,
+                         ops=[{"op": "replace", "path": "prompts/system.md.j2", "old": "Run one command", "new": "Check your work, then run one command"}],
+                         rationale="Make the agent check its output before finishing.", prediction="csv tasks stop failing at the last step",
+                         gate={"fixed": 3, "broken": 0, "ties": 1, "p_value": 0.125, "reason": "3 fixed and 0 broken", "pairs": 4, "tasks": ["t1", "t2"]}))
+    store.put(LedgerEdit(id="i0-r0-1", iteration=0, parent_id=root.hash, pattern_id="P1", status="rejected_static", ts=T0,
+                         ops=[{"op": "write", "path": "prompts/instance.md.j2", "text": "Sum the csv column."}],
+                         rationale="Tell it the answer.", reasons=["the edit names a training task's details (csv column)"]))
+    store.put(LedgerEdit(id="i1-r0-0", iteration=1, parent_id=a.hash, child_id="f" * 64, pattern_id="P1", status="rejected_empirical", ts=T0,
+                         ops=[{"op": "delete", "path": "tools/view/view.py"}], rationale="Fewer tools, less confusion.",
+                         gate={"fixed": 1, "broken": 2, "ties": 1, "p_value": 0.875, "reason": "more broken than fixed", "pairs": 4}))
+    store.put(LedgerEdit(id="i2-r0-0", iteration=2, parent_id=a.hash, child_id=b.hash, pattern_id="P2", status="accepted", ts=T0,
+                         ops=[{"op": "write", "path": "skills/check-before-done/SKILL.md", "text": CHECK_SKILL}],
+                         rationale="A skill for checking results.",
+                         gate={"fixed": 2, "broken": 0, "ties": 2, "p_value": 0.25, "reason": "2 fixed and 0 broken", "pairs": 4}))
+    store.put(LedgerEdit(id="i2-r0-1", iteration=2, parent_id=a.hash, pattern_id="P2", status="invalid", ts=T0,
+                         rationale="", reasons=["replace: the old text occurs 0 times in prompts/system.md.j2"]))
     for i, (arm, outcome) in enumerate([("P1", "edit i0-r0-0 accepted"), ("P1", "edit i1-r0-0 rejected by the gate"), ("P2", "edit i2-r0-0 accepted")]):
         store.emit("iteration", id=i, arm=arm, node_id=root.hash, tasks=["t1", "t2"], started=T0 + i, finished=T0 + i + 1, outcome=outcome, spend={})
     trajectory = {"task_id": "csv-sum", "trial": 0, "harness_hash": root.hash, "model": "scripted/solver", "exit_reason": "done",
@@ -72,14 +70,13 @@ def evolve_world(runs_dir: Path) -> dict:
                       {"index": 2, "reply": "```bash\nawk ...\n```", "action": "awk -F, '{s+=$2} END {print s}' data.csv > total.txt && echo TASK_DONE",
                        "output": "TASK_DONE\n", "exit_code": 0, "duration_s": 0.1, "model_s": 1.1, "finished": True}]}
     store.write_json("rollouts/abc123def4560001.json", trajectory)
-    rollout = {"node_id": root.hash, "harness_hash": root.hash, "model": "scripted/solver", "format_errors": 0, "tokens_in": 500, "tokens_out": 100,
-               "cost": 0.0, "duration_s": 3.0, "started": T0, "finished": T0 + 3, "error": None}
-    store.emit("rollout", rollout | dict(id="abc123def4560001", task_id="csv-sum", split="train", trial=0, reward=0.0, passed=False,
-                                         exit_reason="done", steps=3, format_errors=1, trajectory="rollouts/abc123def4560001.json"))
-    store.emit("rollout", rollout | dict(id="abc999000", task_id="log-count", split="train", trial=0, reward=1.0, passed=True, exit_reason="done", steps=2))
-    store.emit("rollout", rollout | dict(id="dev0001", task_id="git-tag", split="dev", trial=0, reward=1.0, passed=True, exit_reason="done", steps=4))
-    store.emit("rollout", rollout | dict(id="dev0002", task_id="git-log", split="dev", trial=0, reward=None, passed=False, exit_reason="infra_error",
-                                         steps=0, error="container died"))
+    rollout = Rollout(id="", task_id="", split="train", trial=0, node_id=root.hash, harness_hash=root.hash, model="scripted/solver",
+                      tokens_in=500, tokens_out=100, duration_s=3.0, started=T0, finished=T0 + 3)
+    store.put(rollout.model_copy(update=dict(id="abc123def4560001", task_id="csv-sum", reward=0.0, exit_reason="done", steps=3, format_errors=1,
+                                             trajectory="rollouts/abc123def4560001.json")))
+    store.put(rollout.model_copy(update=dict(id="abc999000", task_id="log-count", reward=1.0, passed=True, exit_reason="done", steps=2)))
+    store.put(rollout.model_copy(update=dict(id="dev0001", task_id="git-tag", split="dev", reward=1.0, passed=True, exit_reason="done", steps=4)))
+    store.put(rollout.model_copy(update=dict(id="dev0002", task_id="git-log", split="dev", exit_reason="infra_error", error="container died")))
     store.emit("failure", id="abc123def4560001", rollout_id="abc123def4560001", task_id="csv-sum", node_id=root.hash, split="train",
                source="analyzer", category="no-verification", pattern="declares done without looking at its output",
                root_cause="It wrote total.txt and said TASK_DONE without checking the sum.", critical_step=2,
@@ -101,8 +98,8 @@ def eval_world(runs_dir: Path) -> RunStore:
     harness = Harness.load(BASH_AGENT)
     store.emit("run", id=store.id, started=T0 - 100, harness=str(BASH_AGENT), harness_hash=harness.hash, tasks="tasks/core", split="dev", trials=1)
     for k, passed in enumerate([True, True, False, False]):
-        store.emit("rollout", id=f"e{k}", node_id=None, harness_hash=harness.hash, task_id=f"t{k}", split="dev", trial=0, model="scripted/solver",
-                   reward=float(passed), passed=passed, exit_reason="done" if passed else "step_limit", steps=5, tokens_in=10, tokens_out=5, cost=0.01)
+        store.put(Rollout(id=f"e{k}", harness_hash=harness.hash, task_id=f"t{k}", split="dev", trial=0, model="scripted/solver",
+                          reward=float(passed), passed=passed, exit_reason="done" if passed else "step_limit", steps=5, tokens_in=10, tokens_out=5, cost=0.01))
     store.set_status("finished", finished=T0 - 40, best_node=harness.hash)
     return store
 
@@ -150,8 +147,8 @@ def test_show_tells_how_the_agent_ran_each_tool_of_the_best_harness_against_the_
             ("t1", "echo view is not run here", 0, 1.0), ("t3", "apt-get install view", 100, 1.0)]
     for k, (task, action, exit_code, reward) in enumerate(runs):
         store.write_json(f"rollouts/b{k}.json", {"steps": [{"index": 0, "reply": "", "action": action, "output": "", "exit_code": exit_code}]})
-        store.emit("rollout", id=f"b{k}", node_id=best, harness_hash=best, task_id=task, split="train", trial=k, model="scripted/solver",
-                   reward=reward, passed=reward == 1.0, exit_reason="done", steps=1, trajectory=f"rollouts/b{k}.json")
+        store.put(Rollout(id=f"b{k}", node_id=best, harness_hash=best, task_id=task, split="train", trial=k, model="scripted/solver",
+                          reward=reward, passed=reward == 1.0, exit_reason="done", steps=1, trajectory=f"rollouts/b{k}.json"))
 
     screen = text_of(show.render(show.collect(store)))
     rows = {line.split("│")[2].split()[0]: [cell.strip() for cell in line.split("│")[3:8]] for line in screen.splitlines() if line.startswith("│ view")}
@@ -171,7 +168,7 @@ def test_show_of_a_run_interrupted_after_a_resume_gives_no_reason_left_from_its_
 
 def test_a_running_run_that_went_quiet_is_flagged(tmp_path: Path):
     store = RunStore.create(tmp_path, "evolve", run_id="killed")
-    store.emit("rollout", id="r1", task_id="t1", trial=0, split="train", passed=False, reward=0.0, exit_reason="step_limit")
+    store.put(Rollout(id="r1", task_id="t1", trial=0, split="train", reward=0.0, exit_reason="step_limit"))
     store.db.execute("UPDATE events SET ts = ts - 3600")  # its process was killed an hour ago
     store.db.conn.commit()
     line = next(line for line in text_of(runs.render(runs.collect(tmp_path), tmp_path)).splitlines() if "killed" in line)
@@ -207,15 +204,14 @@ def scored_world(runs_dir: Path) -> tuple[RunStore, str]:
     harness = Harness.load(BASH_AGENT)
     harness.save(store.folder / "harnesses" / harness.hash)
     store.emit("run", id=store.id, started=T0, harness="harnesses/bash-agent", root=harness.hash, tasks="tasks/core")
-    rows = [{"id": f"d{k}", "task_id": f"t{k}", "split": "dev", "trial": 0, "node_id": harness.hash, "harness_hash": harness.hash,
-             "passed": passed is True, "reward": float(passed is True), "exit_reason": "infra_error" if passed is None else "done",
-             "tokens_in": 10, "tokens_out": 5} for k, passed in enumerate([True] * 3 + [False] * 4 + [None] * 2)]
+    rows = [Rollout(id=f"d{k}", task_id=f"t{k}", split="dev", trial=0, node_id=harness.hash, harness_hash=harness.hash,
+                    passed=passed is True, reward=float(passed is True), exit_reason="infra_error" if passed is None else "done",
+                    tokens_in=10, tokens_out=5) for k, passed in enumerate([True] * 3 + [False] * 4 + [None] * 2)]
     for row in rows:
-        store.emit("rollout", row)
+        store.put(row)
     node_stats = NodeStats()
     node_stats.add(rows, "dev")
-    store.emit("node", id=harness.hash, parent_id=None, edit_id=None, iteration=-1, status="root", expansions=0, created=T0,
-               **node_stats.fields())
+    store.put(Node(id=harness.hash, iteration=-1, status=NodeStatus.ROOT, created=T0, **node_stats.fields()))
     store.set_status("finished", finished=T0 + 60, best_node=harness.hash)
     return store, harness.hash
 
@@ -290,8 +286,7 @@ def test_rollout_folds_a_loop_of_identical_steps_unless_full(tmp_path: Path):
     same = {"reply": "```bash\nls -la\n```", "action": "ls -la", "output": "project\n", "exit_code": 0}
     steps = [same | {"index": i} for i in range(3)] + [{"index": 3, "reply": "x", "action": "echo TASK_DONE", "output": "TASK_DONE\n", "exit_code": 0}]
     store.write_json("rollouts/loop1.json", {"task_id": "t", "trial": 0, "harness_hash": "h", "model": "m", "steps": steps, "exit_reason": "done"})
-    store.emit("rollout", id="loop1", task_id="t", split="dev", trial=0, passed=False, reward=0.0, exit_reason="done", steps=4,
-               trajectory="rollouts/loop1.json")
+    store.put(Rollout(id="loop1", task_id="t", split="dev", trial=0, reward=0.0, exit_reason="done", steps=4, trajectory="rollouts/loop1.json"))
     folded = text_of(rollout.render(rollout.collect(store, "loop")))
     assert "steps 1-2 repeat step 0 exactly (2 times" in folded and "step 1:" not in folded and "step 3:" in folded
     full = text_of(rollout.render(rollout.collect(store, "loop"), full=True))
@@ -303,7 +298,7 @@ def test_watch_refreshes_until_the_run_stops(tmp_path: Path):
     frames = watch.frames(RunStore(store.folder), interval=0)
     first = text_of(next(frames))
     assert "running" in first and "no rollout finished yet" in first
-    store.emit("rollout", id="r1", task_id="t1", trial=0, split="dev", node_id=None, passed=True, reward=1.0, exit_reason="done")
+    store.put(Rollout(id="r1", task_id="t1", trial=0, split="dev", passed=True, reward=1.0, exit_reason="done"))
     second = text_of(next(frames))
     assert "dev   rollouts     1: 1 passed, 0 failed" in second and "rollout t1#0 (dev)" in second
     store.set_status("finished", finished=time.time())

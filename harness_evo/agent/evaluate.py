@@ -8,12 +8,11 @@ from statistics import mean
 
 from harness_evo import stats
 from harness_evo.agent.executor import Executor, ProgressCallback
-from harness_evo.agent.trajectory import INFRA_REASONS
 from harness_evo.config import RunConfig
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 from harness_evo.taskset import load_suite
 
 
@@ -61,18 +60,18 @@ class EvalResult:
         return sum(task.reward for task in self.tasks) / self.scored if self.scored else None
 
 
-def score_rollouts(rows: list[dict]) -> list[TaskScore]:
+def score_rollouts(rows: list[Rollout]) -> list[TaskScore]:
     scores: dict[str, TaskScore] = {}
     for row in rows:
-        score = scores.setdefault(row["task_id"], TaskScore(row["task_id"], row["split"]))
+        score = scores.setdefault(row.task_id, TaskScore(row.task_id, row.split))
         score.rollouts += 1
-        score.exit_reasons[row["exit_reason"]] += 1
-        score.tokens += (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
-        score.wall_s += row["duration_s"] or 0.0
-        if row["exit_reason"] not in INFRA_REASONS:
+        score.exit_reasons[row.exit_reason] += 1
+        score.tokens += row.tokens
+        score.wall_s += row.duration_s
+        if row.scored:
             score.scored += 1
-            score.passed += bool(row["passed"])
-            score.reward += row.get("reward") or 0.0
+            score.passed += row.passed
+            score.reward += row.reward
     return list(scores.values())
 
 
@@ -92,7 +91,7 @@ def evaluate(config: RunConfig, store: RunStore, on_progress: ProgressCallback |
     store.set_status("finished", finished=time.time(), best_node=harness.hash, summary={
         "split": config.split, **rate.facts(), "pass_at_1": rate.value,
         "mean_reward": result.mean_reward, "infra_failures": result.infra_failures,
-        "tokens_per_rollout": mean([(r["tokens_in"] or 0) + (r["tokens_out"] or 0) for r in rows]) if rows else 0,
+        "tokens_per_rollout": mean([row.tokens for row in rows]) if rows else 0,
     })
     return result
 

@@ -10,20 +10,19 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any
 
 from harness_evo.agent.agents import Agent, Interrupted, ModelAgent, NoopAgent, OracleAgent
-from harness_evo.agent.trajectory import INFRA_REASONS, Trajectory
+from harness_evo.agent.trajectory import Trajectory
 from harness_evo.agent.verify import verify
 from harness_evo.errors import HarnessError, InfraError
 from harness_evo.harness import Harness
 from harness_evo.llm import ModelUnavailable
 from harness_evo.sandbox import Sandbox, SandboxBackend
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 from harness_evo.taskset import Suite, Task
 
-ProgressCallback = Callable[[str, dict[str, Any]], None]
-"""Called with ("started" | "finished" | "cached", rollout row) from worker threads."""
+ProgressCallback = Callable[[str, Rollout], None]
+"""Called with ("started" | "finished" | "cached", the rollout) from worker threads."""
 
 
 def rollout_id(harness_hash: str, task_id: str, trial: int, model: str) -> str:
@@ -44,17 +43,17 @@ class Executor:
         self._open: set[Sandbox] = set()
         self._lock = threading.Lock()
 
-    def run(self, harness: Harness, tasks: Iterable[Task], trials: int | Iterable[int], node_id: str | None = None) -> list[dict]:
-        """Rollout rows for every (task, trial), in that order; finished ones come from the store."""
+    def run(self, harness: Harness, tasks: Iterable[Task], trials: int | Iterable[int], node_id: str | None = None) -> list[Rollout]:
+        """The rollouts of every (task, trial), in that order; finished ones come from the store."""
         trial_ids = list(range(trials)) if isinstance(trials, int) else list(trials)
         keys = [(task, trial) for task in tasks for trial in trial_ids]
         self.save_snapshot(harness)
-        results: dict[str, dict] = {}
+        results: dict[str, Rollout] = {}
         todo = []
         for task, trial in keys:
             key = rollout_id(harness.hash, task.id, trial, self.model)
-            row = self.store.get("rollouts", key)
-            if row and row["exit_reason"] not in INFRA_REASONS:
+            row = self.store.record(Rollout, key)
+            if row and not row.infra:
                 results[key] = row
                 self.on_progress("cached", row)
             else:
@@ -64,7 +63,7 @@ class Executor:
         return [results[rollout_id(harness.hash, task.id, trial, self.model)] for task, trial in keys
                 if rollout_id(harness.hash, task.id, trial, self.model) in results]
 
-    def _run_all(self, harness: Harness, todo: list[tuple[str, Task, int]], node_id: str | None) -> dict[str, dict]:
+    def _run_all(self, harness: Harness, todo: list[tuple[str, Task, int]], node_id: str | None) -> dict[str, Rollout]:
         results = {}
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="rollout")
         futures: dict[Future, str] = {pool.submit(self._rollout, harness, task, trial, key, node_id): key for key, task, trial in todo}
@@ -95,11 +94,11 @@ class Executor:
         for sandbox in sandboxes:
             sandbox.close()
 
-    def _rollout(self, harness: Harness, task: Task, trial: int, key: str, node_id: str | None) -> dict | None:
+    def _rollout(self, harness: Harness, task: Task, trial: int, key: str, node_id: str | None) -> Rollout | None:
         if self.stop.is_set():
             return None
-        row = {"id": key, "node_id": node_id, "harness_hash": harness.hash, "task_id": task.id,
-               "split": self.suite.split_of(task.id), "trial": trial, "model": self.model, "started": time.time()}
+        row = Rollout(id=key, node_id=node_id, harness_hash=harness.hash, task_id=task.id, split=self.suite.split_of(task.id),
+                      trial=trial, model=self.model, started=time.time())
         self.on_progress("started", row)
         trajectory = Trajectory(task_id=task.id, trial=trial, harness_hash=harness.hash, model=self.model)
         clock = time.monotonic()
@@ -126,8 +125,8 @@ class Executor:
         if self.stop.is_set():
             return None
         trajectory.duration_s = time.monotonic() - clock
-        row |= self._record(key, trajectory)
-        self.store.emit("rollout", row)
+        row = row.model_copy(update=self._record(key, trajectory))
+        self.store.put(row)
         self.on_progress("finished", row)
         return row
 

@@ -1,21 +1,8 @@
 """What happened in one rollout, step by step."""
 
-from typing import Literal
-
 from pydantic import BaseModel, Field
 
-ExitReason = Literal[
-    "done",  # the agent said it had finished
-    "step_limit",  # it used all its replies
-    "time_limit",  # the task's agent timeout ran out
-    "context_limit",  # the conversation outgrew the model's context window
-    "format_errors",  # too many replies in a row that could not be parsed
-    "model_error",  # the model could not be reached or failed (not the harness's fault)
-    "infra_error",  # image build, container death, verifier without a reward
-    "interrupted",  # Ctrl-C or a stop of the run
-]
-INFRA_REASONS = ("infra_error", "model_error", "interrupted")
-"""Exit reasons that say nothing about the harness: never analyzed as the agent's failures."""
+from harness_evo.store.rollout import INFRA_REASONS, ExitReason, says_something
 
 
 class Step(BaseModel):
@@ -80,3 +67,8 @@ class Trajectory(BaseModel):
     @property
     def infra_failure(self) -> bool:
         return self.exit_reason in INFRA_REASONS
+
+    @property
+    def scored(self) -> bool:
+        """It says something about the harness (`says_something`)."""
+        return says_something(self.exit_reason, self.reward)

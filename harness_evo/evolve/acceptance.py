@@ -20,8 +20,8 @@ from typing import Protocol
 from pydantic import BaseModel
 from scipy.stats import binomtest
 
-from harness_evo.agent.trajectory import INFRA_REASONS
 from harness_evo.config import AcceptanceConfig
+from harness_evo.store import Rollout
 
 
 class Pair(BaseModel):
@@ -56,13 +56,11 @@ class AcceptanceRule(Protocol):
         ...
 
 
-def pair_rollouts(parent: Iterable[dict], child: Iterable[dict]) -> list[Pair]:
-    """Pairs from two sides' `rollouts` rows on the keys both have; rollouts that failed through no fault of the
-    agent (infrastructure, model, interruption) say nothing about the harness and are left out."""
+def pair_rollouts(parent: Iterable[Rollout], child: Iterable[Rollout]) -> list[Pair]:
+    """Pairs from two sides' rollouts on the keys both have; only scored rollouts (`Rollout.scored`) are paired."""
 
-    def scored(rows: Iterable[dict]) -> dict[tuple[str, int], float]:
-        return {(row["task_id"], row["trial"]): float(row["reward"]) for row in rows
-                if row["reward"] is not None and row["exit_reason"] not in INFRA_REASONS}
+    def scored(rows: Iterable[Rollout]) -> dict[tuple[str, int], float]:
+        return {(row.task_id, row.trial): row.reward for row in rows if row.scored}
 
     parents, children = scored(parent), scored(child)
     return [Pair(task_id=task_id, trial=trial, parent=parents[task_id, trial], child=children[task_id, trial])

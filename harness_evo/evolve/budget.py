@@ -40,7 +40,7 @@ class Budget:
         return max(0.0, self.config.max_wall_s - self.elapsed_s)
 
     def rollouts(self) -> int:
-        return self.store.db.execute("SELECT count(*) FROM rollouts").fetchone()[0] if "rollouts" in self.store.db.table_names() else 0
+        return self.store.db.execute("SELECT count(*) FROM rollouts").fetchone()[0]
 
     def spend(self) -> dict[str, float]:
         """Dollars spent per role."""

@@ -20,6 +20,7 @@ from harness_evo.evolve.leakage import LeakIndex
 from harness_evo.harness import Edit, EditError, Harness
 from harness_evo.harness.folder import SAMPLE_CONTEXT
 from harness_evo.sandbox import SandboxBackend
+from harness_evo.store import EditStatus
 from harness_evo.taskset import Task
 
 CRASH = re.compile(r"SyntaxError|IndentationError|NameError|ImportError|ModuleNotFoundError|syntax error|command not found|can't open file")
@@ -32,7 +33,7 @@ class Judgement(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    status: Literal["invalid", "rejected_static", "passed"]
+    status: Literal[EditStatus.INVALID, EditStatus.REJECTED_STATIC, "passed"]
     reasons: list[str] = Field(default_factory=list)
     child: Harness | None = None
 
@@ -68,19 +69,19 @@ class Critic:
         try:
             child = parent.apply(edit)
         except EditError as e:
-            return Judgement(status="invalid", reasons=[str(e)])
+            return Judgement(status=EditStatus.INVALID, reasons=[str(e)])
         except UserError as e:
-            return Judgement(status="rejected_static", reasons=[f"the edited harness does not load: {e}"])
+            return Judgement(status=EditStatus.REJECTED_STATIC, reasons=[f"the edited harness does not load: {e}"])
         if child.hash == parent.hash:
-            return Judgement(status="invalid", reasons=["the edit changes nothing"])
+            return Judgement(status=EditStatus.INVALID, reasons=["the edit changes nothing"])
         if child.hash in known:
-            return Judgement(status="invalid", reasons=[f"the edited harness is {known[child.hash]}: propose a different edit"])
+            return Judgement(status=EditStatus.INVALID, reasons=[f"the edited harness is {known[child.hash]}: propose a different edit"])
         if renders_as_before(parent, child):
-            return Judgement(status="invalid", reasons=["the edit changes nothing the agent sees: the changed templates render as before"])
+            return Judgement(status=EditStatus.INVALID, reasons=["the edit changes nothing the agent sees: the changed templates render as before"])
         reasons = self.rules(parent, child)
         if not reasons and self.llm is not None:
             reasons = self.review(parent, edit, pattern, seed)
-        return Judgement(status="rejected_static" if reasons else "passed", reasons=reasons, child=child)
+        return Judgement(status=EditStatus.REJECTED_STATIC if reasons else "passed", reasons=reasons, child=child)
 
     def rules(self, parent: Harness, child: Harness) -> list[str]:
         reasons = []

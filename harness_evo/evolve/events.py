@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from harness_evo.evolve.budget import Estimate
+from harness_evo.store import Edit, Node, Rollout
 
 
 @dataclass(frozen=True)
@@ -28,19 +29,19 @@ class IterationStarted:
 class RolloutProgress:
     kind: str
     """started, finished or cached."""
-    row: dict
+    row: Rollout
 
 
 @dataclass(frozen=True)
 class EditJudged:
-    """An edit reached a verdict: invalid, rejected_static, rejected_empirical or accepted (or proposed: passed the critic)."""
+    """An edit reached a verdict (or, still `proposed`, passed the critic)."""
 
-    edit: dict
+    edit: Edit
 
 
 @dataclass(frozen=True)
 class NodeScored:
-    node: dict
+    node: Node
     best_id: str
 
 

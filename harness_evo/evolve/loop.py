@@ -32,7 +32,7 @@ from harness_evo.evolve.tree import BestNode, SearchTree, confirmed_best, node_s
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
 from harness_evo.standins import SandboxTryout
-from harness_evo.store import RunStore
+from harness_evo.store import Edit, EditStatus, NodeStatus, Rollout, RunStore
 from harness_evo.taskset import Suite, Task
 
 
@@ -101,7 +101,7 @@ class Evolution:
         self.store.emit("arm", self.curriculum.state.arms[arm.id].model_dump(mode="json"))
         tree = SearchTree(self.state.nodes.values())
         node = self.selector.select(tree)                                                    # 2
-        self.state.put_node(self.store, node, expansions=self.state.nodes[node]["expansions"] + 1)
+        self.state.put_node(self.store, node, expansions=self.state.nodes[node].expansions + 1)
         self.store.emit("iteration", id=i, arm=arm.id, node_id=node, tasks=tasks, started=started)
         self.emit(ev.IterationStarted(i, arm.id, node, tasks))
         rows = self.rollouts(node, tasks, [0])                                               # 3
@@ -129,7 +129,7 @@ class Evolution:
         """Proposals that passed the static critic; rejected ones go back to the proposer with their reasons."""
         parent = self.harness(node)
         evidence = self.patterns.evidence(pattern["id"], self.config.search.evidence)
-        feedback: list[dict] = []
+        feedback: list[Edit] = []
         for revision in range(self.config.search.revisions + 1):
             self.budget.check()
             seed = self.config.seed * 10_000 + i * 10 + revision
@@ -140,11 +140,11 @@ class Evolution:
                 known = self.ledger.children(node) | {hash: "already a node of the tree" for hash in self.state.nodes}
                 judgement = self.critic.judge(parent, proposal.edit, pattern, seed, known) if proposal.edit else None
                 candidate = self.ledger.judged(candidate, judgement)
-                if candidate.status == "proposed":
+                if candidate.status is EditStatus.PROPOSED:
                     passed.append(candidate)
                     self.harnesses[candidate.child.hash] = candidate.child
                 else:
-                    feedback.append(candidate.row)
+                    feedback.append(candidate.edit)
             if passed:
                 return passed
         return []
@@ -158,11 +158,11 @@ class Evolution:
             verdict = self.look(node, child, gating, trials)
         self.ledger.gated(candidate, verdict, gating.tasks)
         if not verdict.accepted:
-            return verdict, f"edit {candidate.row['id']} rejected by the gate: {verdict.reason}"
-        self.state.put_node(self.store, child.hash, parent_id=node, edit_id=candidate.row["id"], iteration=i, status="accepted")
+            return verdict, f"edit {candidate.edit.id} rejected by the gate: {verdict.reason}"
+        self.state.put_node(self.store, child.hash, parent_id=node, edit_id=candidate.edit.id, iteration=i, status=NodeStatus.ACCEPTED)
         self.rollouts(child.hash, self.dev, list(range(self.config.search.dev_trials)), split="dev")
         self.emit_node(child.hash)
-        return verdict, f"edit {candidate.row['id']} accepted: {verdict.reason}"
+        return verdict, f"edit {candidate.edit.id} accepted: {verdict.reason}"
 
     def look(self, node: str, child: Harness, gating: Gating, trials: list[int]) -> Verdict:
         """The gate's decision on child and parent rollouts over the gated tasks x `trials` (rollouts already run are not paid again)."""
@@ -175,12 +175,12 @@ class Evolution:
 
     def score_root(self) -> None:
         if self.root not in self.state.nodes:
-            self.state.put_node(self.store, self.root, parent_id=None, iteration=-1, status="root")
+            self.state.put_node(self.store, self.root, parent_id=None, iteration=-1, status=NodeStatus.ROOT)
             self.rollouts(self.root, self.dev, list(range(self.config.search.dev_trials)), split="dev")
             self.emit_node(self.root)
             self.state.save(self.store)
 
-    def rollouts(self, node: str, tasks, trials: list[int], harness: Harness | None = None, split: str = "train") -> list[dict]:
+    def rollouts(self, node: str, tasks, trials: list[int], harness: Harness | None = None, split: str = "train") -> list[Rollout]:
         """Run (or fetch from the cache) rollouts of a node and add them to its scores."""
         self.budget.check()
         tasks = [self.suite.tasks[task] if isinstance(task, str) else task for task in tasks]
@@ -195,8 +195,8 @@ class Evolution:
     def train_outcomes(self, nodes) -> list[tuple[str, bool]]:
         """(task id, passed) of every scored train rollout of `nodes`, from the loop's state rather than the store, so a
         resumed iteration sees what the interrupted one saw."""
-        task_of = dict(self.store.db.execute("SELECT id, task_id FROM rollouts WHERE split = 'train'").fetchall())
-        return [(task_of[key], passed) for node in nodes if node in self.state.stats for key, passed in self.state.stats[node].train.items()]
+        return [(task, passed) for node in nodes if node in self.state.stats
+                for (task, _), passed in self.state.stats[node].outcomes("train").items()]
 
     def harness(self, node: str) -> Harness:
         if node not in self.harnesses:
@@ -209,10 +209,9 @@ class Evolution:
 
     def best(self) -> BestNode:
         """The root, unless a node beats it on the dev keys both ran by the paired test (see `confirmed_best`)."""
-        key_of = {key: (task, trial) for key, task, trial in self.store.db.execute("SELECT id, task_id, trial FROM rollouts WHERE split = 'dev'")}
-        dev = {node: {key_of[key]: float(passed) for key, passed in node_stats.dev.items() if key in key_of}
+        dev = {node: {key: float(passed) for key, passed in node_stats.outcomes("dev").items()}
                for node, node_stats in self.state.stats.items() if node in self.state.nodes}
-        tokens = {node: row.get("tokens_per_rollout") for node, row in self.state.nodes.items()}
+        tokens = {node: row.tokens_per_rollout for node, row in self.state.nodes.items()}
         return confirmed_best(self.root, dev, tokens, self.config.acceptance.alpha)
 
     def emit_node(self, node: str) -> None:
@@ -224,7 +223,7 @@ class Evolution:
         tree = SearchTree(self.state.nodes.values())
         best = self.best()
         fates = self.ledger.fates()
-        gates = fates.get("accepted", 0) + fates.get("rejected_empirical", 0)
+        gates = sum(n for status, n in fates.items() if EditStatus(status).gated)
         start, end = tree.node(self.root), tree.node(best.node)
         return {
             "run_id": self.store.id, "stop": stop, "iterations": self.state.iteration, "root": self.root, "best_node": best.node,

@@ -10,7 +10,7 @@ from harness_evo.config import RunConfig
 from harness_evo.curriculum import EXPLORE, PatternView
 from harness_evo.failures import FailureAnalysis, pattern_evidence, patterns
 from harness_evo.standins import MissingProgram, pattern_missing_programs
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 from harness_evo.taskset import Suite
 
 NEUTRAL = 0.5
@@ -23,20 +23,20 @@ class Patterns:
         self.analysis = FailureAnalysis(store, llm, config.failures, suite)
         self.budget = config.failures.trace_token_budget
 
-    def analyze(self, rollouts: list[dict], node: str) -> None:
+    def analyze(self, rollouts: list[Rollout], node: str) -> None:
         """Explain the failed train rollouts of `node` not yet explained and aggregate them into patterns: this
         iteration's `rollouts`, and the ones earlier gates ran on `node` as the parent, which are as much its failures
         and about six times as many (the rules file nine in ten of them, so few need the analyzer). A pattern whose
         tasks were among `rollouts` and that did not recur on this node is resolved."""
-        train = [row for row in rollouts if row["split"] == "train"]
+        train = [row for row in rollouts if row.split == "train"]
         self.analysis.process(self.store.rows("rollouts", "node_id = ? AND split = 'train' AND NOT passed", [node], order_by="rowid"))
-        self.analysis.resolve([node], sorted({row["task_id"] for row in train}))
+        self.analysis.resolve([node], sorted({row.task_id for row in train}))
 
     def views(self) -> list[PatternView]:
         """Every live pattern as the curriculum sees it."""
         return [view(row) for row in patterns(self.store) if row.get("task_ids")]
 
-    def target(self, arm_id: str, rollouts: list[dict], preference: dict[str, float]) -> dict[str, Any] | None:
+    def target(self, arm_id: str, rollouts: list[Rollout], preference: dict[str, float]) -> dict[str, Any] | None:
         """The promoted pattern to propose edits against: the arm's own, or for the explore arm the promoted pattern
         that this iteration's rollouts fell into whose arm the curriculum now prefers (`preference`: arm id -> its
         probability), the best supported first among equals (by support alone, explore keeps picking the broadest)."""
@@ -46,9 +46,9 @@ class Patterns:
         touched = [row for row in promoted if row["id"] in self._patterns_of(rollouts)]
         return max(touched, key=lambda row: preference.get(row["id"], 0.0), default=None)
 
-    def promoted_share(self, rollouts: list[dict]) -> float:
+    def promoted_share(self, rollouts: list[Rollout]) -> float:
         """Share of the rollouts' tasks whose failures joined a promoted pattern: what exploring found."""
-        tasks = {row["task_id"] for row in rollouts}
+        tasks = {row.task_id for row in rollouts}
         promoted = {row["id"] for row in patterns(self.store) if row["status"] == "promoted"}
         members = self._members(rollouts)
         found = {member["task_id"] for member in members if member["pattern_id"] in promoted}
@@ -62,13 +62,13 @@ class Patterns:
         """The programs the pattern's failures ran without their being installed (see `pattern_missing_programs`)."""
         return pattern_missing_programs(self.store, pattern_id)
 
-    def _members(self, rollouts: list[dict]) -> list[dict]:
-        ids = [row["id"] for row in rollouts]
+    def _members(self, rollouts: list[Rollout]) -> list[dict]:
+        ids = [row.id for row in rollouts]
         if not ids:
             return []
         return self.store.rows("pattern_members", f"rollout_id IN ({', '.join('?' for _ in ids)})", ids)
 
-    def _patterns_of(self, rollouts: list[dict]) -> set[str]:
+    def _patterns_of(self, rollouts: list[Rollout]) -> set[str]:
         return {member["pattern_id"] for member in self._members(rollouts)}
 
 

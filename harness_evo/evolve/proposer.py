@@ -16,6 +16,7 @@ from harness_evo.errors import UserError
 from harness_evo.evolve import templates
 from harness_evo.harness import Edit, Harness
 from harness_evo.standins import Needs, StandIns, Tryout, compiles, scriptable, tool_components, usage_line
+from harness_evo.store import Edit as TriedEdit
 
 MAX_COMPONENT_CHARS = 3000
 LEDGER_SHOWN = 8
@@ -89,8 +90,8 @@ class Proposer:
         self.config = config
         self.standins = StandIns(llm, tryout, config.tool_attempts)
 
-    def propose(self, pattern: dict, evidence: list[dict], harness: Harness, ledger: list[dict],
-                feedback: list[dict] | None = None, seed: int = 0) -> list[Proposal]:
+    def propose(self, pattern: dict, evidence: list[dict], harness: Harness, ledger: list[TriedEdit],
+                feedback: list[TriedEdit] | None = None, seed: int = 0) -> list[Proposal]:
         """Candidate edits for `pattern` from its `evidence` (items of `pattern_evidence`); `ledger` holds the edits
         tried against it in earlier iterations, `feedback` the previous round's rejected edits with their reasons.
         A missing program is offered as the stand-in step says (see `StandIns.needs`)."""

@@ -20,7 +20,7 @@ from harness_evo.evolve.loop import Evolution
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
-from harness_evo.store import RunStore
+from harness_evo.store import Node, Rollout, RunStore
 from harness_evo.taskset import Suite, load_suite
 
 OPTIMIZER_ROLES = ("analyzer", "proposer", "critic")
@@ -163,15 +163,15 @@ def fork(source: RunStore, node: str, runs_dir: Path, config: RunConfig | None =
     """A new run that starts from a node of `source` (a hash prefix or `best`), with the source's configuration (or
     `config`); the node's rollouts come along, so they are not paid for again."""
     node = source.info.get("best_node") or "" if node == "best" else node
-    ids = [row["id"] for row in source.rows("nodes") if node and row["id"].startswith(node)]
+    ids = [row.id for row in source.records(Node) if node and row.id.startswith(node)]
     if len(ids) != 1:
         raise UserError(f"{'no node' if not ids else f'{len(ids)} nodes'} starting with {node!r} in run {source.id}; "
                         f"`harness-evo tree {source.id}` lists them")
     config = config or load_run_config(source)
     harness = Harness.load(source.folder / "harnesses" / ids[0])
     store = start(config, runs_dir, harness=harness, forked_from={"run": source.id, "node": ids[0]})
-    for row in source.rows("rollouts", "harness_hash = ?", [ids[0]]):
-        if row.get("trajectory") and (source.folder / row["trajectory"]).is_file():
-            shutil.copyfile(source.folder / row["trajectory"], store.path(row["trajectory"]))
-        store.emit("rollout", row | {"node_id": ids[0]})
+    for row in source.records(Rollout, "harness_hash = ?", [ids[0]]):
+        if row.trajectory and (source.folder / row.trajectory).is_file():
+            shutil.copyfile(source.folder / row.trajectory, store.path(row.trajectory))
+        store.put(row.model_copy(update={"node_id": ids[0]}))
     return store

@@ -9,23 +9,31 @@ from statistics import fmean
 
 from pydantic import BaseModel, Field
 
-from harness_evo.agent.trajectory import INFRA_REASONS
 from harness_evo.curriculum import CurriculumState
-from harness_evo.store import RunStore
+from harness_evo.store import Node, Rollout, RunStore
 
 
 class NodeStats(BaseModel):
     """The scored rollouts of one node, by rollout id (a cached rollout seen twice counts once)."""
 
     train: dict[str, bool] = Field(default_factory=dict)
+    """Rollout id -> passed, of the train rollouts."""
     dev: dict[str, bool] = Field(default_factory=dict)
+    """Rollout id -> passed, of the dev rollouts."""
     tokens: dict[str, int] = Field(default_factory=dict)
+    keys: dict[str, tuple[str, int]] = Field(default_factory=dict)
+    """Rollout id -> its (task, trial)."""
 
-    def add(self, rows: list[dict], split: str) -> None:
+    def add(self, rows: list[Rollout], split: str) -> None:
         for row in rows:
-            if row["exit_reason"] not in INFRA_REASONS and row["split"] == split:
-                getattr(self, split)[row["id"]] = bool(row["passed"])
-                self.tokens[row["id"]] = (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
+            if row.scored and row.split == split:
+                getattr(self, split)[row.id] = row.passed
+                self.tokens[row.id] = row.tokens
+                self.keys[row.id] = (row.task_id, row.trial)
+
+    def outcomes(self, split: str) -> dict[tuple[str, int], bool]:
+        """(task, trial) -> passed, of the split's rollouts."""
+        return {self.keys[key]: passed for key, passed in getattr(self, split).items() if key in self.keys}
 
     def score(self, split: str) -> tuple[float | None, int]:
         outcomes = list(getattr(self, split).values())
@@ -49,8 +57,7 @@ class LoopState(BaseModel):
     elapsed_s: float = 0.0
     """Wall time spent by the run so far, over all its sessions."""
     curriculum: CurriculumState | None = None
-    nodes: dict[str, dict] = Field(default_factory=dict)
-    """Node id -> its `nodes` row."""
+    nodes: dict[str, Node] = Field(default_factory=dict)
     stats: dict[str, NodeStats] = Field(default_factory=dict)
 
     def save(self, store: RunStore) -> None:
@@ -63,11 +70,23 @@ class LoopState(BaseModel):
             found = event
         if found is None:
             return None
-        return cls.model_validate(found["data"])
+        state = cls.model_validate(found["data"])
+        state.fill_keys(store)
+        return state
 
-    def put_node(self, store: RunStore, node_id: str, **fields) -> dict:
-        """Update a node's row (in memory and in the store) with `fields` and its current scores."""
-        row = self.nodes.setdefault(node_id, {"id": node_id, "created": time.time(), "expansions": 0})
-        row.update(fields, **self.stats.setdefault(node_id, NodeStats()).fields())
-        store.emit("node", row)
-        return row
+    def fill_keys(self, store: RunStore) -> None:
+        """Give a checkpoint from before `NodeStats.keys` the (task, trial) of its rollouts."""
+        missing = {key for stats in self.stats.values() for key in [*stats.train, *stats.dev] if key not in stats.keys}
+        if not missing:
+            return
+        found = {row.id: (row.task_id, row.trial) for row in store.records(Rollout)}
+        for stats in self.stats.values():
+            stats.keys |= {key: found[key] for key in [*stats.train, *stats.dev] if key in found}
+
+    def put_node(self, store: RunStore, node_id: str, **fields) -> Node:
+        """Update a node (in memory and in the store) with `fields` and its current scores."""
+        known = self.nodes.get(node_id) or Node(id=node_id, created=time.time())
+        node = Node.model_validate(known.model_dump() | fields | self.stats.setdefault(node_id, NodeStats()).fields())
+        self.nodes[node_id] = node
+        store.put(node)
+        return node

@@ -5,7 +5,7 @@ expanded next is a policy (`NodeSelector`), chosen by name in `SearchConfig.stra
 """
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -13,28 +13,27 @@ import networkx as nx
 
 from harness_evo import stats
 from harness_evo.config import SearchConfig
-from harness_evo.store import RunStore
+from harness_evo.store import Node, RunStore
 
 
 class SearchTree:
-    def __init__(self, rows: list[dict] = ()):
+    def __init__(self, nodes: Iterable[Node] = ()):
         self.graph = nx.DiGraph()
-        for row in rows:
-            self.add(row)
+        for node in nodes:
+            self.add(node)
 
     @classmethod
     def load(cls, store: RunStore) -> "SearchTree":
-        return cls(store.rows("nodes", order_by="created"))
+        return cls(store.records(Node, order_by="created"))
 
-    def add(self, row: dict) -> None:
-        """Add or update a node from its `nodes` row."""
-        node = row["id"]
-        if node in self.graph:
-            self.graph.nodes[node].update(row)
+    def add(self, node: Node) -> None:
+        """Add or update a node; the graph keeps its fields as the node's attributes."""
+        if node.id in self.graph:
+            self.graph.nodes[node.id].update(node.model_dump())
         else:
-            self.graph.add_node(node, **row)
-        if row.get("parent_id"):
-            self.graph.add_edge(row["parent_id"], node, edit_id=row.get("edit_id"))
+            self.graph.add_node(node.id, **node.model_dump())
+        if node.parent_id:
+            self.graph.add_edge(node.parent_id, node.id, edit_id=node.edit_id)
 
     def __contains__(self, node: str) -> bool:
         return node in self.graph

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness_evo.agent.actions import DONE_MARKER, command_lines, running
-from harness_evo.agent.trajectory import INFRA_REASONS, Step, Trajectory
+from harness_evo.agent.trajectory import Step, Trajectory
 from harness_evo.failures.digest import cut, step_key
 from harness_evo.failures.record import Blame, FailureRecord
 from harness_evo.failures.repeats import longest_loop
@@ -49,7 +49,7 @@ def triage(rollout: dict[str, Any], trajectory: Trajectory, loop_repeats: int) -
 
 
 def infrastructure(trajectory: Trajectory) -> Triage | None:
-    if trajectory.exit_reason not in INFRA_REASONS and trajectory.reward is not None:
+    if trajectory.scored:
         return None
     what = (trajectory.error or "").strip().splitlines()[:1] or ["the verifier wrote no reward"]
     message = what[0].replace(trajectory.task_id, "<task>")

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from harness_evo.harness import Harness
 from harness_evo.standins.missing import MissingProgram
 from harness_evo.standins.toolsmith import TOOL_COMMAND, Script, Toolsmith, Tryout
+from harness_evo.store import Edit, EditStatus
 
 SUPPLY_OFFERS = 3
 """Times a tool for one missing program is offered to one node while the toolsmith's scripts for it all fail."""
@@ -59,15 +60,15 @@ class StandIns:
         return {name: Script(text=script, description=tools[name].description, tried=self.toolsmith.tryout.run(name, script, program.calls))
                 for name, program in programs.items() if name in tools and (script := harness.components.get(f"tools/{name}/tool.py"))}
 
-    def offer(self, needs: Needs, node: str, tried: list[dict]) -> Offer | None:
+    def offer(self, needs: Needs, node: str, tried: list[Edit]) -> Offer | None:
         """A tool for the program the most of the pattern's failed tasks ran without its being installed, when a script
-        can stand in for it and no edit of `node` against the pattern has offered it yet (`tried`: ledger rows), or each
+        can stand in for it and no edit of `node` against the pattern has offered it yet (`tried`: the ledger's edits), or each
         offer was refused before any rollout (the toolsmith's scripts all failed; a new seed writes new ones), fewer than
         `SUPPLY_OFFERS` times. Supplying the program is the remedy that fits, and a small proposer model does not reliably
         choose it. The toolsmith still writes the script."""
-        offers = [(name, row["status"]) for row in tried if row.get("parent_id", node) == node for name in tool_names(row.get("ops") or [])]
-        refused = Counter(name for name, status in offers if status == "invalid")
-        done = {name for name, status in offers if status != "invalid"} | {name for name, n in refused.items() if n >= SUPPLY_OFFERS}
+        offers = [(name, edit.status) for edit in tried if edit.parent_id == node for name in tool_names(edit.ops)]
+        refused = Counter(name for name, status in offers if status is EditStatus.INVALID)
+        done = {name for name, status in offers if status is not EditStatus.INVALID} | {name for name, n in refused.items() if n >= SUPPLY_OFFERS}
         program = next((program for program in needs.missing.values() if program.scriptable and program.name not in done), None)
         if program is None:
             return None

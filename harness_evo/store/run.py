@@ -12,11 +12,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlite_utils
 
 from harness_evo.errors import UserError
+from harness_evo.store.edit import Edit
+from harness_evo.store.node import Node
+from harness_evo.store.record import Record
+from harness_evo.store.rollout import Rollout
 
 PROJECTIONS: dict[str, tuple[str, str | tuple[str, ...]]] = {
     "run": ("run", "id"),
@@ -34,6 +38,11 @@ PROJECTIONS: dict[str, tuple[str, str | tuple[str, ...]]] = {
 
 INDEXES: dict[str, tuple[str, ...]] = {"rollouts": ("harness_hash", "node_id"), "failures": ("rollout_id",), "edits": ("parent_id",)}
 """Columns looked up often (a node's rollouts, a rollout's failure, a node's edits); indexed when a run is opened."""
+
+R = TypeVar("R", bound=Record)
+
+RECORDS: tuple[type[Record], ...] = (Rollout, Edit, Node)
+"""Typed records; their tables are made from their fields when a run is opened (an older run's gain the new columns)."""
 
 
 class RunStore:
@@ -85,6 +94,7 @@ class RunStore:
         with connection:
             connection.execute("BEGIN IMMEDIATE")
             connection.execute('CREATE TABLE IF NOT EXISTS "events" ("seq" INTEGER PRIMARY KEY, "ts" REAL, "kind" TEXT, "data" TEXT)')
+            make_tables(db)
             for table, indexed in {"events": ("kind",), **INDEXES}.items():
                 present = db[table].columns_dict if db[table].exists() else {}
                 for column in indexed:
@@ -132,6 +142,7 @@ class RunStore:
             for table, _ in PROJECTIONS.values():
                 if table in self.db.table_names():
                     self.db[table].drop()
+            make_tables(self.db)
             # read the log first: sqlite-utils may drop a probe table while projecting, which an open cursor forbids
             for event in list(self.events(list(PROJECTIONS))):
                 self._project(event["kind"], event["data"])
@@ -141,6 +152,19 @@ class RunStore:
         if table not in self.db.table_names():
             return []
         return [decode_json(row) for row in self.db[table].rows_where(where, params or [], order_by=order_by)]
+
+    def put(self, record: Record) -> int:
+        """Append a record as an event of its kind (its row in its table)."""
+        return self.emit(record.kind, record.model_dump(mode="json"))
+
+    def records(self, model: type[R], where: str | None = None, params: Any = None, order_by: str | None = None) -> list[R]:
+        """The rows of a record's table, as records."""
+        return [model.model_validate(row) for row in self.rows(model.table, where, params, order_by)]
+
+    def record(self, model: type[R], pk: Any) -> R | None:
+        """One record by its primary key, or None."""
+        row = self.get(model.table, pk)
+        return model.model_validate(row) if row is not None else None
 
     def get(self, table: str, pk: Any) -> dict[str, Any] | None:
         rows = self.rows(table, f"{PROJECTIONS_BY_TABLE[table]} = ?", [pk])
@@ -185,6 +209,19 @@ class RunStore:
 
 
 PROJECTIONS_BY_TABLE = {table: pk for table, pk in PROJECTIONS.values()}
+
+
+def make_tables(db: sqlite_utils.Database) -> None:
+    """Make each record's table from its fields, or add the columns an older table lacks."""
+    for model in RECORDS:
+        table = db[model.table]
+        if not table.exists():
+            table.create(model.columns(), pk=PROJECTIONS_BY_TABLE[model.table])
+            continue
+        present = table.columns_dict
+        for name, kind in model.columns().items():
+            if name not in present:
+                table.add_column(name, kind)
 
 
 def decode_json(row: dict[str, Any]) -> dict[str, Any]:

@@ -8,17 +8,16 @@ from rich.table import Table
 from rich.text import Text
 
 from harness_evo.errors import UserError
-from harness_evo.store import RunStore
+from harness_evo.store import Edit, EditStatus, RunStore
 from harness_evo.views import style
 
 
 def collect(store: RunStore, status: str | None = None, pattern: str | None = None, last: int | None = None) -> dict[str, Any]:
     """The edits in the order they were proposed, filtered; with `last`, only that many of the latest."""
-    rows = store.rows("edits", order_by="iteration, revision, id") if "edits" in store.db.table_names() else []
-    rows = [row for row in rows if (status is None or row.get("status") == status) and (pattern is None or row.get("pattern_id") == pattern)]
+    edits = [edit for edit in store.records(Edit, order_by="iteration, revision, id")
+             if (status is None or edit.status == status) and (pattern is None or edit.pattern_id == pattern)]
     descriptions = {row["id"]: row.get("description") for row in store.rows("patterns")}
-    for row in rows:
-        row["pattern"] = descriptions.get(row.get("pattern_id"))
+    rows = [edit.model_dump(mode="json") | {"pattern": descriptions.get(edit.pattern_id)} for edit in edits]
     shown = rows[-last:] if last else rows
     return {"id": store.id, "edits": shown, "total": len(rows)}
 
@@ -72,7 +71,7 @@ def render_one(edit: dict[str, Any]) -> Group:
     lines.append("rationale: ", style="bold").append(f"{edit.get('rationale') or '-'}\n")
     lines.append("prediction: ", style="bold").append(f"{edit.get('prediction') or '-'}\n")
     for reason in edit.get("reasons") or []:
-        lines.append("critic: ", style="bold red" if edit.get("status") == "rejected_static" else "bold").append(f"{reason}\n")
+        lines.append("critic: ", style="bold red" if edit.get("status") == EditStatus.REJECTED_STATIC else "bold").append(f"{reason}\n")
     gate = edit.get("gate")
     if gate:
         lines.append("gate: ", style="bold").append(f"{gate_counts(gate)} over {gate.get('pairs', '?')} pairs on {', '.join(gate.get('tasks') or []) or '?'}: "

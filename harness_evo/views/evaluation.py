@@ -2,12 +2,12 @@
 
 import threading
 import time
-from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from harness_evo.agent.evaluate import EvalResult
+from harness_evo.store import Rollout
 from harness_evo.views import style
 
 
@@ -24,14 +24,14 @@ class RolloutProgress:
         )
         self.bar = self.progress.add_task("rollouts", total=total, passed=0, last="")
 
-    def update(self, kind: str, row: dict[str, Any]) -> None:
+    def update(self, kind: str, row: Rollout) -> None:
         if kind == "started":
             return
         with self._lock:
             self.finished += 1
-            self.passed += bool(row.get("passed"))
-            mark = "cached" if kind == "cached" else row.get("exit_reason", "")
-            self.progress.update(self.bar, advance=1, passed=self.passed, last=f"{row['task_id']}#{row['trial']}: {mark}")
+            self.passed += row.passed
+            mark = "cached" if kind == "cached" else row.exit_reason
+            self.progress.update(self.bar, advance=1, passed=self.passed, last=f"{row.task_id}#{row.trial}: {mark}")
 
     def __enter__(self) -> "RolloutProgress":
         self.progress.start()

@@ -10,12 +10,13 @@ from rich.table import Table
 from rich.text import Text
 
 from harness_evo.evolve import events as ev
+from harness_evo.store import EditStatus, Rollout
 from harness_evo.views import style
 
 RECENT = 6
 """Lines of recent happenings kept in the live panel."""
-FATES = {"proposed": "passed the critic", "invalid": "invalid", "rejected_static": "rejected statically",
-         "rejected_empirical": "rejected by the gate", "accepted": "accepted"}
+FATES = {EditStatus.PROPOSED: "passed the critic", EditStatus.INVALID: "invalid", EditStatus.REJECTED_STATIC: "rejected statically",
+         EditStatus.REJECTED_EMPIRICAL: "rejected by the gate", EditStatus.ACCEPTED: "accepted"}
 
 
 def dollars(spend: dict[str, float]) -> str:
@@ -29,7 +30,7 @@ class EvolutionView:
         self.console, self.quiet = console, quiet
         self.run_id, self.heading = "", ""
         self.iteration: ev.IterationStarted | None = None
-        self.in_flight: dict[str, dict] = {}
+        self.in_flight: dict[str, Rollout] = {}
         self.done = self.passed = self.reused = 0
         self.best_train: tuple[float, int] | None = None
         self.best_dev: tuple[float, int] | None = None
@@ -68,26 +69,25 @@ class EvolutionView:
                 self.iteration = event
                 return f"iteration {i}: arm {arm}, node {node[:12]}, tasks {', '.join(tasks)}"
             case ev.RolloutProgress("started", row):
-                self.in_flight[row["id"]] = row
+                self.in_flight[row.id] = row
             case ev.RolloutProgress("cached", row):
                 self.reused += 1
             case ev.RolloutProgress(_, row):
-                self.in_flight.pop(row["id"], None)
+                self.in_flight.pop(row.id, None)
                 self.done += 1
-                self.passed += bool(row.get("passed"))
+                self.passed += row.passed
             case ev.EditJudged(edit):
-                self.fates[edit["status"]] += edit["status"] != "proposed"
-                reason = f": {edit['reasons'][0]}" if edit.get("reasons") else ""
-                gate = f": {edit['gate']['reason']}" if edit.get("gate") else ""
-                fate = FATES[edit["status"]]
-                return f"edit {edit['id']} against {edit['pattern_id']}: {fate}{gate or reason}"
+                self.fates[edit.status.value] += edit.status.final
+                reason = f": {edit.reasons[0]}" if edit.reasons else ""
+                gate = f": {edit.gate['reason']}" if edit.gate else ""
+                return f"edit {edit.id} against {edit.pattern_id}: {FATES[edit.status]}{gate or reason}"
             case ev.NodeScored(node, best_id):
-                if node.get("train_score") is not None:
-                    self.best_train = max(self.best_train or (0.0, 0), (node["train_score"], node.get("train_n") or 0))
-                if node.get("dev_score") is not None:
-                    self.best_dev = max(self.best_dev or (0.0, 0), (node["dev_score"], node.get("dev_n") or 0))
-                return (f"node {node['id'][:12]}: train {style.score(node.get('train_score'), node.get('train_n'))}, "
-                        f"dev {style.score(node.get('dev_score'), node.get('dev_n'))}; best {best_id[:12]}")
+                if node.train_score is not None:
+                    self.best_train = max(self.best_train or (0.0, 0), (node.train_score, node.train_n))
+                if node.dev_score is not None:
+                    self.best_dev = max(self.best_dev or (0.0, 0), (node.dev_score, node.dev_n))
+                return (f"node {node.id[:12]}: train {style.score(node.train_score, node.train_n)}, "
+                        f"dev {style.score(node.dev_score, node.dev_n)}; best {best_id[:12]}")
             case ev.IterationFinished(i, outcome, spend):
                 self.spend = spend
                 return f"iteration {i} done: {outcome}"
@@ -103,7 +103,7 @@ class EvolutionView:
             if self.iteration:
                 it = self.iteration
                 table.add_row("iteration", f"{it.iteration}  arm {it.arm}  node {it.node_id[:12]}")
-            flight = ", ".join(f"{row['task_id']}#{row['trial']}" for row in list(self.in_flight.values())[:6])
+            flight = ", ".join(f"{row.task_id}#{row.trial}" for row in list(self.in_flight.values())[:6])
             reused = f", {self.reused} reused from earlier" if self.reused else ""
             table.add_row("rollouts", f"{self.done} done ({self.passed} passed){reused}, {len(self.in_flight)} running {flight}")
             table.add_row("highest", f"train {style.score(*(self.best_train or (None, 0)))}  dev {style.score(*(self.best_dev or (None, 0)))}")
@@ -120,9 +120,9 @@ def summary_panel(summary: dict) -> Panel:
     lines = [
         f"stopped because: {summary['stop']}",
         f"{summary['iterations']} iterations, {summary['rollouts']} rollouts, {summary['elapsed_s'] / 60:.1f} min",
-        f"proposals: {summary['proposals']} made, {fates.get('invalid', 0)} invalid, {fates.get('rejected_static', 0)} rejected statically, "
-        f"{fates.get('rejected_empirical', 0)} rejected empirically, {fates.get('accepted', 0)} accepted"
-        + (f", {fates['proposed']} not yet gated" if fates.get("proposed") else ""),
+        f"proposals: {summary['proposals']} made, {fates.get(EditStatus.INVALID, 0)} invalid, {fates.get(EditStatus.REJECTED_STATIC, 0)} rejected statically, "
+        f"{fates.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected empirically, {fates.get(EditStatus.ACCEPTED, 0)} accepted"
+        + (f", {fates[EditStatus.PROPOSED]} not yet gated" if fates.get(EditStatus.PROPOSED) else ""),
         f"dev pass@1: start {style.score(summary['start_dev'], summary.get('start_dev_n'))} -> best "
         f"{style.score(summary['best_dev'], summary.get('best_dev_n'))} ({summary['nodes']} node{'s' * (summary['nodes'] != 1)} in the tree)",
         *dev_lines(summary),
@@ -142,7 +142,7 @@ def dev_lines(summary: dict) -> list[str]:
         lines.append("the run has not shown a gain over the starting harness on dev"
                      + (f" (closest: {comparison['verdict']})" if comparison else ""))
     if "gates" in summary:
-        lines.append(f"gated {summary['gates']} edits and accepted {summary['fates'].get('accepted', 0)}; edits that change "
+        lines.append(f"gated {summary['gates']} edits and accepted {summary['fates'].get(EditStatus.ACCEPTED, 0)}; edits that change "
                      f"nothing would get at most {summary['expected_false_accepts']:g} accepts from noise alone")
     return lines
 

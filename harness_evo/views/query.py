@@ -8,16 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from harness_evo import stats
-from harness_evo.agent.trajectory import INFRA_REASONS
 from harness_evo.errors import UserError
 from harness_evo.evolve.tree import SearchTree
 from harness_evo.harness import Harness
 from harness_evo.harness.formats import Origin
-from harness_evo.store import RunStore
+from harness_evo.store import Node, Rollout, RunStore
 from harness_evo.views import style
 
 SPLITS = ("train", "dev", "test")
-REJECTED = ("rejected_static", "rejected_empirical", "invalid")
 QUIET_S = 600
 """A running run with no event for this long has probably lost its process (killed, machine rebooted)."""
 
@@ -57,7 +55,7 @@ def snapshot_ids(store: RunStore) -> list[str]:
 
 def node_ids(store: RunStore) -> list[str]:
     """Every harness version a run knows: its tree's nodes and the snapshots in its folder."""
-    known = {row["id"] for row in store.db.query("SELECT id FROM nodes")} if "nodes" in store.db.table_names() else set()
+    known = {node.id for node in store.records(Node)}
     evaluated = store.info.get("harness_hash")
     return sorted(known | set(snapshot_ids(store)) | ({evaluated} if evaluated else set()))
 
@@ -67,7 +65,7 @@ def best_node(store: RunStore) -> str | None:
     info = store.info
     if info.get("best_node"):
         return info["best_node"]
-    nodes = store.rows("nodes")
+    nodes = store.records(Node)
     if nodes:
         return SearchTree(nodes).best()
     return info.get("harness_hash") or info.get("root")
@@ -75,7 +73,7 @@ def best_node(store: RunStore) -> str | None:
 
 def root_node(store: RunStore) -> str | None:
     info = store.info
-    roots = [row["id"] for row in store.rows("nodes", "parent_id IS NULL")] if "parent_id" in columns(store, "nodes") else []
+    roots = [node.id for node in store.records(Node, "parent_id IS NULL")]
     return info.get("root") or (roots[0] if roots else None) or info.get("harness_hash")
 
 
@@ -108,9 +106,9 @@ def harness_of(store: RunStore, node: str) -> Harness:
 
 def scores(store: RunStore, node: str) -> dict[str, tuple[float | None, int]]:
     """Split -> (pass rate, rollouts) of a node: the tree's own numbers, else its rollouts that say something about the harness."""
-    row = store.get("nodes", node) if "nodes" in store.db.table_names() else None
+    row = store.record(Node, node)
     if row is not None:
-        return {split: (row.get(f"{split}_score"), row.get(f"{split}_n") or 0) for split in ("train", "dev") if row.get(f"{split}_n")}
+        return {split: (score, n) for split, score, n in (("train", row.train_score, row.train_n), ("dev", row.dev_score, row.dev_n)) if n}
     return {split: (score["pass_rate"]["score"], score["scored"]) for split, score in split_scores(store, "harness_hash = ?", [node]).items()}
 
 
@@ -124,20 +122,19 @@ def score_facts(found: stats.Rate | None) -> dict[str, Any]:
     return (found or stats.rate(0, 0)).facts()
 
 
-def split_scores(store: RunStore, where: str = "1", params: list | None = None) -> dict[str, dict[str, Any]]:
-    """Per split: rollouts, scored (not infrastructure failures), passed, infra, reward sum, tokens, cost (SQL does the
-    counting) and the pass rate of the scored rollouts (`score_facts`)."""
-    have = columns(store, "rollouts")
-    if "split" not in have:
-        return {}
-    c = present(have)
-    infra = f"{c('exit_reason')} IN ({', '.join(repr(reason) for reason in INFRA_REASONS)})"
-    query = f"""
-        SELECT split, COUNT(*) AS rollouts, SUM(NOT {infra}) AS scored, SUM(COALESCE({c('passed')}, 0) AND NOT {infra}) AS passed,
-               SUM({infra}) AS infra, SUM(COALESCE({c('reward')}, 0)) AS reward,
-               SUM(COALESCE({c('tokens_in')}, 0) + COALESCE({c('tokens_out')}, 0)) AS tokens, SUM(COALESCE({c('cost')}, 0)) AS cost
-        FROM rollouts WHERE {where} GROUP BY split"""
-    found = {row.pop("split"): {key: value or 0 for key, value in row.items()} for row in store.db.query(query, params or [])}
+def split_scores(store: RunStore, where: str | None = None, params: list | None = None) -> dict[str, dict[str, Any]]:
+    """Per split: rollouts, scored (`Rollout.scored`), passed, infra, reward sum, tokens, cost and the pass rate of the
+    scored rollouts (`score_facts`)."""
+    found: dict[str, dict[str, Any]] = {}
+    for row in store.records(Rollout, where, params):
+        counts = found.setdefault(row.split, dict.fromkeys(("rollouts", "scored", "passed", "infra", "reward", "tokens", "cost"), 0))
+        counts["rollouts"] += 1
+        counts["scored"] += row.scored
+        counts["passed"] += row.scored and row.passed
+        counts["infra"] += row.infra
+        counts["reward"] += row.reward or 0
+        counts["tokens"] += row.tokens
+        counts["cost"] += row.cost
     for row in found.values():
         row["pass_rate"] = score_facts(stats.rate(row["passed"], row["scored"]))
     return {split: found[split] for split in sorted(found, key=lambda s: (SPLITS + (s,)).index(s))}
@@ -164,7 +161,7 @@ def present(have: set[str]):
 def origin(store: RunStore, node: str) -> Origin:
     """Where a node's harness comes from, for EXPORT.md."""
     info = store.info
-    row = store.get("nodes", node) if "nodes" in store.db.table_names() else None
-    status = (row or {}).get("status") or ("evaluated" if node == info.get("harness_hash") else None)
+    row = store.record(Node, node)
+    status = (row and row.status) or ("evaluated" if node == info.get("harness_hash") else None)
     return Origin(run=store.id, kind=info.get("kind"), node=node, status=status,
-                  iteration=(row or {}).get("iteration"), scores=scores(store, node))
+                  iteration=row and row.iteration, scores=scores(store, node))

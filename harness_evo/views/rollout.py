@@ -8,17 +8,16 @@ from rich.text import Text
 
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.errors import UserError
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 from harness_evo.views import query, style
 
 SHOWN_LINES = 12
 """Lines of a long output shown (head and tail) unless --full."""
 
 
-def find(store: RunStore, rollout: str) -> dict[str, Any]:
-    """A rollout row by its id or a unique prefix of it."""
-    exists = rollout and "rollouts" in store.db.table_names()
-    rows = store.rows("rollouts", "id >= ? AND id < ?", [rollout, rollout + "\U0010ffff"]) if exists else []  # a prefix, on the key's index
+def find(store: RunStore, rollout: str) -> Rollout:
+    """A rollout by its id or a unique prefix of it."""
+    rows = store.records(Rollout, "id >= ? AND id < ?", [rollout, rollout + "\U0010ffff"]) if rollout else []  # a prefix, on the key's index
     if len(rows) != 1:
         found = "no rollout" if not rows else f"{len(rows)} rollouts"
         raise UserError(f"{found} with an id starting with {rollout!r} in run {store.id}; `harness-evo show {store.id}` and "
@@ -28,19 +27,18 @@ def find(store: RunStore, rollout: str) -> dict[str, Any]:
 
 def collect(store: RunStore, rollout: str) -> dict[str, Any]:
     row = find(store, rollout)
-    relative = row.get("trajectory")
-    written = relative and (store.folder / relative).is_file()  # not when the sandbox never came up
-    trajectory = Trajectory.model_validate(store.read_json(relative)).model_dump(mode="json", exclude={"messages"}) if written else None
-    failures = store.rows("failures", "rollout_id = ?", [row["id"]]) if "rollout_id" in query.columns(store, "failures") else []
+    written = row.trajectory and (store.folder / row.trajectory).is_file()  # not when the sandbox never came up
+    trajectory = Trajectory.model_validate(store.read_json(row.trajectory)).model_dump(mode="json", exclude={"messages"}) if written else None
+    failures = store.rows("failures", "rollout_id = ?", [row.id]) if "rollout_id" in query.columns(store, "failures") else []
     for failure in failures:
         members = store.rows("pattern_members", "failure_id = ?", [failure["id"]]) if "pattern_members" in store.db.table_names() else []
         pattern = store.get("patterns", members[0]["pattern_id"]) if members else None
         failure["pattern"] = {key: pattern.get(key) for key in ("id", "status", "support", "description")} if pattern else None
-    return {"id": store.id, "rollout": row, "trajectory": trajectory, "failures": failures}
+    return {"id": store.id, "rollout": row.model_dump(mode="json"), "trajectory": trajectory, "failures": failures}
 
 
 def render(facts: dict[str, Any], full: bool = False) -> Group:
-    row, trajectory = facts["rollout"], facts["trajectory"] or {"steps": [], "verifier_output": ""}
+    row, trajectory = Rollout.model_validate(facts["rollout"]), facts["trajectory"] or {"steps": [], "verifier_output": ""}
     parts: list[Any] = [summary(row)]
     if facts["trajectory"] is None:
         parts.append(Text("no trajectory was written for this rollout", style="yellow"))
@@ -50,25 +48,24 @@ def render(facts: dict[str, Any], full: bool = False) -> Group:
             parts.append(Text(f"  steps {run[1]['index']}-{run[-1]['index']} repeat step {run[0]['index']} exactly "
                               f"({len(run) - 1} times; --full shows them)", style="bold yellow"))
     verifier = trajectory.get("verifier_output") or ""
-    parts.append(Panel(cut(verifier, full) or Text("(no verifier output)", style="dim"), title=f"verifier: reward {row.get('reward')}",
-                       title_align="left", border_style="green" if row.get("passed") else "red"))
+    parts.append(Panel(cut(verifier, full) or Text("(no verifier output)", style="dim"), title=f"verifier: reward {row.reward}",
+                       title_align="left", border_style="green" if row.passed else "red"))
     for failure in facts["failures"]:
         parts.append(failure_panel(failure))
     return Group(*parts)
 
 
-def summary(row: dict[str, Any]) -> Panel:
-    verdict = Text("passed", style="green") if row.get("passed") else Text("failed", style="red")
+def summary(row: Rollout) -> Panel:
+    verdict = Text("passed", style="green") if row.passed else Text("failed", style="red")
     lines = Text.assemble(
-        (f"task {row.get('task_id')} ({row.get('split')}), trial {row.get('trial')}, node {style.short(row.get('node_id') or row.get('harness_hash'))}, "
-         f"model {row.get('model')}\n"),
-        verdict, f": reward {row.get('reward')}, ended by {row.get('exit_reason')} after {style.plural(row.get('steps') or 0, 'step')} "
-                 f"({style.plural(row.get('format_errors') or 0, 'format error')}), {style.duration(row.get('duration_s'))}, "
-                 f"{(row.get('tokens_in') or 0) + (row.get('tokens_out') or 0):,} tokens, {style.dollars(row.get('cost'))}",
+        f"task {row.task_id} ({row.split}), trial {row.trial}, node {style.short(row.node_id or row.harness_hash)}, model {row.model}\n",
+        verdict, f": reward {row.reward}, ended by {row.exit_reason} after {style.plural(row.steps, 'step')} "
+                 f"({style.plural(row.format_errors, 'format error')}), {style.duration(row.duration_s)}, "
+                 f"{row.tokens:,} tokens, {style.dollars(row.cost)}",
     )
-    if row.get("error"):
-        lines.append(f"\nerror: {row['error']}", style="red")
-    return Panel(lines, title=f"rollout {row['id']}", title_align="left")
+    if row.error:
+        lines.append(f"\nerror: {row.error}", style="red")
+    return Panel(lines, title=f"rollout {row.id}", title_align="left")
 
 
 def repeats(steps: list[dict[str, Any]], full: bool) -> list[list[dict[str, Any]]]:

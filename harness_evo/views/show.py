@@ -11,7 +11,7 @@ from rich.text import Text
 from harness_evo import stats
 from harness_evo.agent.actions import runs_program
 from harness_evo.evolve.tree import SearchTree
-from harness_evo.store import RunStore
+from harness_evo.store import Edit, EditStatus, Node, Rollout, RunStore
 from harness_evo.views import query, style
 
 PATTERNS_SHOWN = 10
@@ -19,7 +19,7 @@ PATTERNS_SHOWN = 10
 
 def collect(store: RunStore) -> dict[str, Any]:
     info = store.info
-    nodes = store.rows("nodes")
+    nodes = store.records(Node)
     root, best = query.root_node(store), query.best_node(store)
     facts: dict[str, Any] = {
         **query.run_facts(store), "harness": info.get("harness"),
@@ -30,10 +30,9 @@ def collect(store: RunStore) -> dict[str, Any]:
         "best": node_facts(store, best) if best else None,
         "lineage": lineage(store, nodes, best),
         "progress": progress(store, nodes),
-        "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()) if "status" in query.columns(store, "edits") else {},
+        "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()),
         "splits": query.split_scores(store),
-        "exit_reasons": dict(store.db.execute("SELECT exit_reason, COUNT(*) FROM rollouts GROUP BY exit_reason ORDER BY 2 DESC, 1").fetchall())
-                        if "exit_reason" in query.columns(store, "rollouts") else {},
+        "exit_reasons": dict(store.db.execute("SELECT exit_reason, COUNT(*) FROM rollouts GROUP BY exit_reason ORDER BY 2 DESC, 1").fetchall()),
         "spend": query.spend(store),
         "patterns": patterns(store),
         "tools": tool_use(store, root, best) if info.get("kind") == "evolve" and root and best else [],
@@ -47,42 +46,42 @@ def models(store: RunStore) -> dict[str, str]:
     if "model" in query.columns(store, "llm_calls"):
         for role, model in store.db.execute("SELECT DISTINCT role, model FROM llm_calls"):
             found.setdefault(role, set()).add(model)
-    if "solver" not in found and "model" in query.columns(store, "rollouts"):
+    if "solver" not in found:
         found["solver"] = {model for (model,) in store.db.execute("SELECT DISTINCT model FROM rollouts") if model}
     return {role: ", ".join(sorted(names)) for role, names in sorted(found.items()) if names}
 
 
 def node_facts(store: RunStore, node: str) -> dict[str, Any]:
-    row = (store.get("nodes", node) if "nodes" in store.db.table_names() else None) or {}
-    return {"id": node, "iteration": row.get("iteration"), "status": row.get("status"), "tokens_per_rollout": row.get("tokens_per_rollout"),
+    row = store.record(Node, node) or Node(id=node)
+    return {"id": node, "iteration": row.iteration, "status": row.status, "tokens_per_rollout": row.tokens_per_rollout,
             "scores": query.node_scores(store, node)}
 
 
-def lineage(store: RunStore, nodes: list[dict], best: str | None) -> list[dict[str, Any]]:
+def lineage(store: RunStore, nodes: list[Node], best: str | None) -> list[dict[str, Any]]:
     """The accepted edits that lead from the root to the best node."""
-    if not nodes or best not in {row["id"] for row in nodes}:
+    if not nodes or best not in {row.id for row in nodes}:
         return []
     tree = SearchTree(nodes)
     steps = []
     for node in tree.lineage(best)[1:]:
-        edit = store.get("edits", tree.node(node).get("edit_id")) or {} if "edits" in store.db.table_names() else {}
-        steps.append({"node": node, "edit": edit.get("id"), "pattern": edit.get("pattern_id"), "rationale": edit.get("rationale")})
+        edit = store.record(Edit, tree.node(node).get("edit_id"))
+        steps.append({"node": node, "edit": edit and edit.id, "pattern": edit and edit.pattern_id, "rationale": edit and edit.rationale})
     return steps
 
 
-def progress(store: RunStore, nodes: list[dict]) -> dict[str, Any]:
+def progress(store: RunStore, nodes: list[Node]) -> dict[str, Any]:
     """Best score so far at the end of each iteration, per split (train and dev are never combined): the curve of
     values, and under `scores` each point's score facts (of the node with the most rollouts among those tied best)."""
-    last = max([row["id"] for row in store.rows("iterations")] + [style.iteration(row.get("iteration")) for row in nodes], default=-1)
+    last = max([row["id"] for row in store.rows("iterations")] + [style.iteration(row.iteration) for row in nodes], default=-1)
     curves: dict[str, list[float | None]] = {"train": [], "dev": []}
     points: dict[str, list[dict[str, Any] | None]] = {"train": [], "dev": []}
     for i in range(-1, last + 1):
-        known = [row for row in nodes if style.iteration(row.get("iteration")) <= i]
+        known = [row.model_dump() for row in nodes if style.iteration(row.iteration) <= i]
         for split in curves:
-            scored = [row for row in known if row.get(f"{split}_score") is not None]
-            top = max(scored, key=lambda row: (row[f"{split}_score"], row.get(f"{split}_n") or 0), default=None)
+            scored = [row for row in known if row[f"{split}_score"] is not None]
+            top = max(scored, key=lambda row: (row[f"{split}_score"], row[f"{split}_n"]), default=None)
             curves[split].append(top[f"{split}_score"] if top else None)
-            points[split].append(query.score_facts(stats.rate_of(top[f"{split}_score"], top.get(f"{split}_n"))) if top else None)
+            points[split].append(query.score_facts(stats.rate_of(top[f"{split}_score"], top[f"{split}_n"])) if top else None)
     return {"iterations": last + 1, **curves, "scores": points}
 
 
@@ -94,30 +93,30 @@ def tool_use(store: RunStore, root: str, best: str) -> list[dict[str, Any]]:
         return []
     rows = []
     for label, node in [("best", best)] + ([("start", root)] if root != best else []):
-        rollouts = [(rollout, steps_of(store, rollout)) for rollout in store.rows("rollouts", "harness_hash = ? AND split = 'train'", [node])]
+        rollouts = [(rollout, steps_of(store, rollout)) for rollout in store.records(Rollout, "harness_hash = ? AND split = 'train'", [node])]
         for tool in tools:
-            calls = {rollout["id"]: [step for step in steps if step.get("action") and runs_program(step["action"], tool)]
+            calls = {rollout.id: [step for step in steps if step.get("action") and runs_program(step["action"], tool)]
                      for rollout, steps in rollouts}
-            calling = [rollout for rollout, _ in rollouts if calls[rollout["id"]]]
-            others = [rollout for rollout, _ in rollouts if not calls[rollout["id"]]]
+            calling = [rollout for rollout, _ in rollouts if calls[rollout.id]]
+            others = [rollout for rollout, _ in rollouts if not calls[rollout.id]]
             steps = [step for found in calls.values() for step in found]
             rows.append({"tool": tool, "harness": label, "node": node, "rollouts": len(rollouts), "calling": len(calling),
-                         "tasks": len({rollout["task_id"] for rollout in calling}),
+                         "tasks": len({rollout.task_id for rollout in calling}),
                          "pass_calling": pass_rate(calling), "pass_others": pass_rate(others), "calls": len(steps),
                          "calls_failed": sum(step.get("exit_code") != 0 or bool(step.get("timed_out")) for step in steps)})
     return rows
 
 
-def steps_of(store: RunStore, rollout: dict) -> list[dict]:
+def steps_of(store: RunStore, rollout: Rollout) -> list[dict]:
     """The steps of a rollout's trajectory as stored (read without validating the whole trajectory: a view reads
     hundreds of them)."""
-    relative = rollout.get("trajectory")
+    relative = rollout.trajectory
     return store.read_json(relative).get("steps", []) if relative and (store.folder / relative).is_file() else []
 
 
-def pass_rate(rollouts: list[dict]) -> dict[str, Any]:
+def pass_rate(rollouts: list[Rollout]) -> dict[str, Any]:
     """The score facts of the rollouts that passed among `rollouts`."""
-    return query.score_facts(stats.rate(sum(bool(rollout["passed"]) for rollout in rollouts), len(rollouts)))
+    return query.score_facts(stats.rate(sum(rollout.passed for rollout in rollouts), len(rollouts)))
 
 
 def patterns(store: RunStore) -> dict[str, Any]:
@@ -189,9 +188,9 @@ def progress_text(facts: dict[str, Any]) -> Text:
         known = [point for point in progress["scores"][split] if point is not None]
         ends = f"{style.score_of(known[0])} → {style.score_of(known[-1])}" if known else "not scored"
         text.append(f"  {split:<5} ").append(style.sparkline(progress[split]), style="cyan").append(f"  {ends}\n")
-    text.append(f"edits: {sum(edits.values())} proposed, {edits.get('accepted', 0)} accepted, "
-                f"{edits.get('rejected_static', 0)} rejected by the critic, {edits.get('rejected_empirical', 0)} rejected by the gate, "
-                f"{edits.get('invalid', 0)} invalid")
+    text.append(f"edits: {sum(edits.values())} proposed, {edits.get(EditStatus.ACCEPTED, 0)} accepted, "
+                f"{edits.get(EditStatus.REJECTED_STATIC, 0)} rejected by the critic, {edits.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected by the gate, "
+                f"{edits.get(EditStatus.INVALID, 0)} invalid")
     return text
 
 

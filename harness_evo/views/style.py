@@ -5,11 +5,13 @@ import time
 from rich.text import Text
 
 from harness_evo import stats
+from harness_evo.store import EditStatus
 
 BARS = "▁▂▃▄▅▆▇█"
 STATUS_STYLES = {
     "running": "yellow", "finished": "green", "stopped": "magenta", "failed": "red",
-    "accepted": "green", "proposed": "cyan", "rejected_static": "red", "rejected_empirical": "red", "invalid": "dim red",
+    EditStatus.ACCEPTED: "green", EditStatus.PROPOSED: "cyan", EditStatus.REJECTED_STATIC: "red", EditStatus.REJECTED_EMPIRICAL: "red",
+    EditStatus.INVALID: "dim red",
     "root": "bold", "promoted": "bold yellow", "candidate": "", "resolved": "green", "retired": "dim",
 }
 

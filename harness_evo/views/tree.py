@@ -7,26 +7,26 @@ from rich.text import Text
 from rich.tree import Tree
 
 from harness_evo import stats
-from harness_evo.store import RunStore
+from harness_evo.store import Edit, EditStatus, Node, NodeStatus, RunStore
 from harness_evo.views import query, style
 
 
 def collect(store: RunStore) -> dict[str, Any]:
-    nodes = store.rows("nodes", order_by="rowid")
-    edits = {row["id"]: row for row in store.rows("edits")}
+    nodes = [node.model_dump(mode="json") for node in store.records(Node, order_by="rowid")]
+    edits = {edit.id: edit for edit in store.records(Edit)}
     rejected: dict[str, Counter] = defaultdict(Counter)
     for edit in edits.values():
-        if edit.get("status") in query.REJECTED:
-            rejected[edit.get("parent_id")][edit["status"]] += 1
+        if edit.status.rejected:
+            rejected[edit.parent_id][edit.status.value] += 1
     best = query.best_node(store)
     facts = []
     for row in nodes:
-        edit = edits.get(row.get("edit_id")) or {}
+        edit = edits.get(row.get("edit_id"))
         facts.append({
             "id": row["id"], "parent_id": row.get("parent_id"), "iteration": row.get("iteration"), "status": row.get("status"),
             "best": row["id"] == best, "expansions": row.get("expansions") or 0,
             **{split: query.score_facts(stats.rate_of(row.get(f"{split}_score"), row.get(f"{split}_n"))) for split in ("train", "dev")},
-            "edit": {key: edit.get(key) for key in ("id", "pattern_id", "rationale")} if edit else None,
+            "edit": edit.model_dump(include={"id", "pattern_id", "rationale"}) if edit else None,
             "rejected": dict(rejected.get(row["id"], {})),
         })
     return {"id": store.id, "best": best, "nodes": facts}
@@ -59,10 +59,11 @@ def label(node: dict[str, Any]) -> Text:
     if node["edit"]:
         text.append(f"  ← {node['edit']['id']} [{node['edit']['pattern_id'] or '-'}] ", style="dim")
         text.append(style.clip(node["edit"]["rationale"], 60), style="dim")
-    elif node["status"] == "root":
+    elif node["status"] == NodeStatus.ROOT:
         text.append("  (starting harness)", style="dim")
     if node["rejected"]:
         counts = node["rejected"]
-        parts = [f"{counts[s]} {name}" for s, name in (("rejected_static", "by critic"), ("rejected_empirical", "by gate"), ("invalid", "invalid")) if counts.get(s)]
+        parts = [f"{counts[s]} {name}" for s, name in ((EditStatus.REJECTED_STATIC, "by critic"), (EditStatus.REJECTED_EMPIRICAL, "by gate"),
+                                                        (EditStatus.INVALID, "invalid")) if counts.get(s)]
         text.append(f"  ✗ {sum(counts.values())} rejected ({', '.join(parts)})", style="red")
     return text

@@ -9,8 +9,7 @@ from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
 
-from harness_evo.agent.trajectory import INFRA_REASONS
-from harness_evo.store import RunStore
+from harness_evo.store import EditStatus, Rollout, RunStore
 from harness_evo.store.run import decode_json
 from harness_evo.views import query, style
 
@@ -48,7 +47,7 @@ def collect(store: RunStore) -> dict[str, Any]:
         "splits": query.split_scores(store),
         "nodes": query.count_where(store, "nodes"),
         "best": {"id": best, "scores": query.node_scores(store, best)} if best else None,
-        "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()) if "status" in query.columns(store, "edits") else {},
+        "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()),
         "iteration": iterations[0] if iterations else None,
         "spend": query.spend(store),
     }
@@ -57,9 +56,10 @@ def collect(store: RunStore) -> dict[str, Any]:
 def tell(kind: str, data: dict[str, Any]) -> str | None:
     """One line for an event worth telling, else None."""
     if kind == "rollout" and data.get("exit_reason"):
-        verdict = "passed" if data.get("passed") else "infra" if data["exit_reason"] in INFRA_REASONS else "failed"
-        return f"rollout {data.get('task_id')}#{data.get('trial')} ({data.get('split')}) on {style.short(data.get('node_id'))}: {verdict}, {data['exit_reason']}"
-    if kind == "edit" and data.get("status") and data.get("status") != "proposed":
+        rollout = Rollout.model_validate(data)
+        verdict = "passed" if rollout.passed else "infra" if rollout.infra else "failed"
+        return f"rollout {rollout.task_id}#{rollout.trial} ({rollout.split}) on {style.short(rollout.node_id)}: {verdict}, {rollout.exit_reason}"
+    if kind == "edit" and data.get("status") and EditStatus(data["status"]).final:
         return f"edit {data.get('id')} [{data.get('pattern_id')}]: {data['status'].replace('_', ' ')}"
     if kind == "iteration":
         if data.get("outcome"):
@@ -93,8 +93,8 @@ def render(facts: dict[str, Any], recent: list[str]) -> Group:
             scores = "  ".join(f"{split} {style.score_of(score)}" for split, score in best["scores"].items())
             lines.append(f"tree: {style.plural(facts['nodes'], 'node')}; best {style.short(best['id'])}  {scores}\n")
         edits = facts["edits"]
-        lines.append(f"edits: {sum(edits.values())} proposed, {edits.get('accepted', 0)} accepted, "
-                     f"{sum(edits.get(s, 0) for s in query.REJECTED)} rejected or invalid\n")
+        lines.append(f"edits: {sum(edits.values())} proposed, {edits.get(EditStatus.ACCEPTED, 0)} accepted, "
+                     f"{sum(n for status, n in edits.items() if EditStatus(status).rejected)} rejected or invalid\n")
     lines.append("model calls: " + (", ".join(f"{role} {row['calls']:,} ({style.dollars(row['cost'])})" for role, row in facts["spend"].items()) or "none yet"))
     parts: list[Any] = [Panel(lines, title=title, title_align="left")]
     parts += [Text(line, style="dim") for line in recent]
