@@ -357,7 +357,7 @@ def pool_gates(pool: Pool, rows: list[Rollout], gates: int, seed: int) -> tuple[
         order = {task: rng.sample(pool.gate_trials, len(pool.gate_trials)) for task in tasks}
 
         def look(n: int) -> list[Pair]:
-            keys = [(task, trial) for task in tasks for trial in order[task][:n]]
+            keys = [(task, trial) for task in tasks for trial in order[task][:n]]  # noqa: B023 (called in this iteration)
             sides = [[by_key[key] for task, trial in keys if (key := (harness.hash, task, trial)) in by_key]
                      for harness in (pool.parent, pool.child)]
             used.update((row.harness_hash, row.task_id, row.trial) for side in sides for row in side)

@@ -64,7 +64,7 @@ def rollout_overhead(backend: DockerBackend, suite: Suite, repeat: int) -> None:
     opens, closes = [], []
     for _ in range(repeat):
         sandboxes = []
-        opens.append(timed(lambda: sandboxes.append(backend.open(task))))
+        opens.append(timed(lambda: sandboxes.append(backend.open(task))))  # noqa: B023 (called at once)
         closes.append(timed(sandboxes[0].close))
     print(f"per rollout (median of {repeat}): set-up {statistics.median(opens) * 1000:.0f} ms, "
           f"tear-down {statistics.median(closes) * 1000:.0f} ms")

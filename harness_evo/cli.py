@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from harness_evo.config import option_help
+from harness_evo.config import RunConfig, option_help
 from harness_evo.errors import UserError
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
@@ -50,9 +50,8 @@ def stop_like_ctrl_c(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def load_config(config_file: Path | None) -> "RunConfig":
-    from harness_evo.config import RunConfig
-
+def load_config(config_file: Path | None) -> RunConfig:
+    """The configuration in `config_file`, or the built-in one."""
     return RunConfig.load(config_file) if config_file else RunConfig()
 
 
@@ -104,7 +103,6 @@ def compare_command(
     """Run harnesses on identical (task, trial) keys and tell, with intervals and a paired test, whether each differs
     from the first; rollouts any run already has are reused. Writes a run folder."""
     from harness_evo.compare import contenders, planned, run_compare
-    from harness_evo.config import RunConfig
     from harness_evo.views import compare as view
     from harness_evo.views.evaluation import RolloutProgress
 

@@ -7,8 +7,8 @@ import pytest
 
 from harness_evo.config import ModelsConfig, RoleModel, RunConfig, SandboxConfig, SearchConfig
 from harness_evo.evolve.critic import Critic
-from harness_evo.harness import Delete, Edit, Harness, Replace, Write
 from harness_evo.evolve.leakage import LeakIndex
+from harness_evo.harness import Delete, Edit, Harness, Replace, Write
 from harness_evo.llm import LLM, scripted
 from harness_evo.taskset import Task, load_suite
 

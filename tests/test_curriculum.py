@@ -108,7 +108,7 @@ def test_the_explore_arm_draws_unseen_tasks_before_revisiting_the_oldest():
 def test_a_restored_state_makes_the_same_choices():
     def run(curriculum, rng, steps):
         picks = []
-        for step in range(steps):
+        for _ in range(steps):
             arm = curriculum.choose(rng)
             picks.append((arm.id, tuple(curriculum.minibatch(arm, rng))))
             curriculum.observe(arm.id, 0.3 if arm.id == "p1" else 0.0)

@@ -11,8 +11,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from fixtures import evolve_world as world
+
 from harness_evo.evolve import session
 from harness_evo.llm import scripted
 from harness_evo.store import RunStore

@@ -225,7 +225,7 @@ def test_the_models_command_shows_roles_embedded_models_and_running_servers(cli)
     assert shown.exit_code == 0, shown.output
     assert "solver" in shown.output and "local/qwen2.5-coder-1.5b" in shown.output
     assert "local/qwen2.5-coder-0.5b" in shown.output and "installed" in shown.output
-    assert f"vllm/org/coder-7b" in shown.output and server.url in shown.output
+    assert "vllm/org/coder-7b" in shown.output and server.url in shown.output
 
 
 @pytest.mark.parametrize("model, signum", [

@@ -4,7 +4,17 @@ from collections.abc import Sequence
 
 from harness_evo.config import CurriculumConfig
 from harness_evo.curriculum.bandit import LearningProgressCurriculum
-from harness_evo.curriculum.base import EXPLORE, Arm, ArmCurriculum, Curriculum, CurriculumState, PatternView, Pull, Similar, rewards
+from harness_evo.curriculum.base import (
+    EXPLORE,
+    Arm,
+    ArmCurriculum,
+    Curriculum,
+    CurriculumState,
+    PatternView,
+    Pull,
+    Similar,
+    rewards,
+)
 from harness_evo.curriculum.baselines import FixedOrderCurriculum, RandomCurriculum
 from harness_evo.curriculum.similar import similar_by_metadata
 

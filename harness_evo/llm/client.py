@@ -21,10 +21,10 @@ from pydantic import BaseModel, ConfigDict
 from harness_evo.config import ModelsConfig, RoleModel
 from harness_evo.llm import structured
 from harness_evo.llm.cache import ResponseCache, request_key
-from harness_evo.llm.llama import LlamaProvider
 from harness_evo.llm.endpoint import Endpoint, Provider
 from harness_evo.llm.errors import ContextTooLong, ModelError, ModelUnavailable
 from harness_evo.llm.hosted import HostedProvider
+from harness_evo.llm.llama import LlamaProvider
 from harness_evo.llm.scripted import ScriptedProvider
 from harness_evo.llm.vllm import VllmProvider
 from harness_evo.store.run import RunStore

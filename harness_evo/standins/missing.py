@@ -11,7 +11,15 @@ from harness_evo.agent.actions import DONE_MARKER
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.failures.digest import cut
 from harness_evo.failures.queries import load_trajectory
-from harness_evo.failures.triage import CRASHED, MAX_CALL_CHARS, NOT_FOUND, NOT_INSTALLED, TOOL_FRAME, calling_line, work_steps
+from harness_evo.failures.triage import (
+    CRASHED,
+    MAX_CALL_CHARS,
+    NOT_FOUND,
+    NOT_INSTALLED,
+    TOOL_FRAME,
+    calling_line,
+    work_steps,
+)
 from harness_evo.store import RunStore
 
 MISSING_IN_ROOT_CAUSE = re.compile(rf"command `(.*)` needs `([\w.+-]+)`, ({NOT_INSTALLED}|{CRASHED})", re.DOTALL)
