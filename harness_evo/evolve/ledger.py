@@ -49,6 +49,7 @@ class Ledger:
             "id": f"i{iteration}-r{revision}-{k}", "iteration": iteration, "parent_id": node, "child_id": None,
             "pattern_id": pattern_id, "revision": revision, "ops": proposal.ops, "rationale": proposal.rationale,
             "prediction": proposal.prediction, "status": "proposed", "reasons": [], "gate": None, "ts": time.time(),
+            "kind": proposal.kind, "sources": proposal.sources,
         }
         if proposal.problem:
             row |= {"status": "invalid", "reasons": [proposal.problem]}
@@ -64,7 +65,7 @@ class Ledger:
         return self._save(Candidate(row=row, child=judgement.child), final=True)
 
     def gated(self, candidate: Candidate, verdict: Verdict, tasks: list[str]) -> Candidate:
-        gate = verdict.model_dump() | {"pairs": verdict.fixed + verdict.broken + verdict.ties, "tasks": tasks}
+        gate = verdict.model_dump() | {"pairs": verdict.fixed + verdict.broken + verdict.ties, "tasks": tasks, "left_out": candidate.row.get("sources") or []}
         row = candidate.row | {"status": "accepted" if verdict.accepted else "rejected_empirical", "gate": gate}
         return self._save(Candidate(row=row, child=candidate.child), final=True)
 
