@@ -193,6 +193,9 @@ class SearchConfig(Strict):
     is an embedded model (see `RunConfig.reviews_edits`)."""
     dev_trials: int = Field(1, ge=1)
     """Trials per dev task when an accepted node (and the root) is scored on the dev split."""
+    moves: list[Literal["proposer", "harvest"]] = ["proposer"]
+    """Moves an iteration may make: `harvest` (solved episodes of passed train rollouts as examples) goes first when
+    the node has some it has not harvested, else the `proposer`."""
     dev_sample: int | None = Field(None, ge=1)
     """Dev tasks the root and every accepted node are scored on: unset, the whole dev split; else a seeded sample of this
     many, the same for all nodes."""

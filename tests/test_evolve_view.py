@@ -151,3 +151,11 @@ def test_the_closing_summary_says_plainly_when_the_run_has_not_shown_a_gain_and_
     screen.print(summary_panel(shown))
     text = " ".join(screen.export_text().replace("│", " ").split())
     assert "on dev: node b is better" in text and "has not shown a gain" not in text
+
+
+def test_a_harvest_edit_is_named_by_its_move_and_its_source_tasks_not_a_pattern():
+    screen = console()
+    view = EvolutionView(screen, quiet=True)
+    view(ev.EditJudged(Edit(id="i1-r0-0", iteration=1, parent_id=ROOT, move="harvest", sources=["sun", "moon"], status="accepted",
+                            gate={"reason": "6 fixed vs 0 broken"})))
+    assert screen.export_text().strip() == "edit i1-r0-0 (harvest of sun, moon): accepted: 6 fixed vs 0 broken"

@@ -56,9 +56,11 @@ class PatternAndRegression:
 
     def plan(self, parent: Harness, child: Harness, pattern: dict, parent_outcomes: list[Outcome],
              run_outcomes: list[Outcome], rng: random.Random) -> Gating:
-        targeted, related = self.supplied_tasks(parent, child, pattern)
-        regression = self.regression_sample(parent_outcomes, pattern, rng, exclude=targeted | related)
-        sample = pattern_sample(pattern, self.train, self.config.pattern_tasks, rng, self.unsolved_tasks(run_outcomes), targeted, related)
+        sources = set(pattern.get("sources") or ())  # an example's own task would see its answer
+        targeted, related = (tasks - sources for tasks in self.supplied_tasks(parent, child, pattern))
+        regression = self.regression_sample(parent_outcomes, pattern, rng, exclude=targeted | related | sources)
+        train = [task for task in self.train if task.id not in sources]
+        sample = pattern_sample(pattern, train, self.config.pattern_tasks, rng, self.unsolved_tasks(run_outcomes), targeted, related)
         return Gating(tasks=sample + regression, protected=regression, trials=list(range(1, 1 + self.config.trials)))
 
     def second_look(self, verdict: Verdict) -> list[int] | None:

@@ -38,7 +38,8 @@ class Ledger:
 
     def propose(self, iteration: int, revision: int, k: int, node: str, pattern_id: str, proposal: Proposal) -> Candidate:
         edit = Edit(id=f"i{iteration}-r{revision}-{k}", iteration=iteration, parent_id=node, pattern_id=pattern_id, revision=revision,
-                    ops=proposal.ops, rationale=proposal.rationale, prediction=proposal.prediction, ts=time.time())
+                    ops=proposal.ops, rationale=proposal.rationale, prediction=proposal.prediction, ts=time.time(),
+                    move=proposal.kind, sources=proposal.sources)
         if proposal.problem:
             edit = edit.model_copy(update={"status": EditStatus.INVALID, "reasons": [proposal.problem]})
         return self._save(Candidate(edit=edit), final=bool(proposal.problem))
@@ -53,7 +54,8 @@ class Ledger:
         return self._save(Candidate(edit=candidate.edit.model_copy(update=update), child=judgement.child), final=True)
 
     def gated(self, candidate: Candidate, verdict: Verdict, tasks: list[str]) -> Candidate:
-        gate = verdict.model_dump() | {"pairs": verdict.fixed + verdict.broken + verdict.ties, "tasks": tasks}
+        gate = verdict.model_dump() | {"pairs": verdict.fixed + verdict.broken + verdict.ties, "tasks": tasks,
+                                       "left_out": candidate.edit.sources}
         status = EditStatus.ACCEPTED if verdict.accepted else EditStatus.REJECTED_EMPIRICAL
         return self._save(Candidate(edit=candidate.edit.model_copy(update={"status": status, "gate": gate}), child=candidate.child), final=True)
 

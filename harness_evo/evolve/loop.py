@@ -25,6 +25,7 @@ from harness_evo.evolve.budget import Budget, BudgetExhausted, estimate, time_sp
 from harness_evo.evolve.critic import Critic
 from harness_evo.evolve.gate import Gating, make_gate_plan
 from harness_evo.evolve.ledger import Candidate, Ledger
+from harness_evo.evolve.moves import FirstHarvest, Harvest
 from harness_evo.evolve.patterns import Patterns
 from harness_evo.evolve.proposer import Proposer
 from harness_evo.evolve.state import LoopState, NodeStats
@@ -54,6 +55,7 @@ class Evolution:
         self.gate_plan = make_gate_plan(config.acceptance, self.train)
         self.ledger = Ledger(store, self.emit)
         self.selector = node_selector(config.search)
+        self.moves, self.harvest = FirstHarvest(config.search.moves), Harvest(self)
         self.harnesses = {harness.hash: harness}
         self.state = LoopState.last(store) or LoopState()
         self.curriculum = make_curriculum(config.curriculum, [task.id for task in self.train],
@@ -109,7 +111,9 @@ class Evolution:
         self.sync_arms()
         pattern = self.patterns.target(arm.id, rows, self.curriculum.probabilities())
         verdict, outcome = None, "no promoted failure pattern to work on yet"
-        if pattern is not None:
+        if self.moves.choose("harvest" in self.config.search.moves and self.harvest.harvestable(node), pattern is not None) == "harvest":
+            verdict, outcome = self.harvest.run(i, node, rng)                                 # 5: harvest, 6, 7
+        elif pattern is not None:
             pattern = {**pattern, "missing_programs": self.patterns.missing_programs(pattern["id"])}
             candidates = self.propose_and_review(i, node, pattern)                           # 5, 6
             outcome = f"no edit against pattern {pattern['id']} passed the critic"

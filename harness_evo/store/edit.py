@@ -58,5 +58,9 @@ class Edit(Record):
     reasons: list[str] = Field(default_factory=list)
     """Why it was invalid or the critic rejected it."""
     gate: dict | None = None
-    """The gate's verdict (`Verdict` fields, `pairs` and `tasks`), once gated."""
+    """The gate's verdict (`Verdict` fields, `pairs`, `tasks` and the `left_out` source tasks), once gated."""
+    move: str = "proposer"
+    """The move that made it: `proposer` (a model wrote it) or `harvest` (worked examples from passed rollouts)."""
+    sources: list[str] = Field(default_factory=list)
+    """The train tasks a harvested example came from; the gate leaves them out."""
     ts: float | None = None

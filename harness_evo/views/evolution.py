@@ -80,7 +80,8 @@ class EvolutionView:
                 self.fates[edit.status.value] += edit.status.final
                 reason = f": {edit.reasons[0]}" if edit.reasons else ""
                 gate = f": {edit.gate['reason']}" if edit.gate else ""
-                return f"edit {edit.id} against {edit.pattern_id}: {FATES[edit.status]}{gate or reason}"
+                aim = f"against {edit.pattern_id}" if edit.pattern_id else f"({edit.move} of {', '.join(edit.sources) or 'none'})"
+                return f"edit {edit.id} {aim}: {FATES[edit.status]}{gate or reason}"
             case ev.NodeScored(node, best_id):
                 if node.train_score is not None:
                     self.best_train = max(self.best_train or (0.0, 0), (node.train_score, node.train_n))

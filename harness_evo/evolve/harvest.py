@@ -1,0 +1,109 @@
+"""Harvesting, a move without a model: solved episodes of the run's own passed train rollouts become `examples/`, and
+examples the rollouts that retrieved them kept failing with are removed.
+
+An example quotes the train task it came from, so the gate never measures it there: the edit names its `sources`,
+which the gate plan leaves out, and it is gated on the other train tasks whose retrieved examples it changes.
+"""
+
+import re
+from collections import Counter
+from collections.abc import Collection
+
+from pydantic import BaseModel
+
+from harness_evo.agent.episodes import as_example
+from harness_evo.agent.trajectory import Trajectory
+from harness_evo.harness import Delete, Edit, Harness, Write
+from harness_evo.harness.actions import DONE_MARKER
+from harness_evo.harness.examples import render_example
+from harness_evo.taskset import Task
+
+EXAMPLES_SHOWN = 2
+"""`[agent] examples` a harvest sets when the parent shows none."""
+HARMFUL_AFTER = 2
+"""An example retrieved by this many failed rollouts, and by no passed one, is removed."""
+WRITES = re.compile(r"(?<![0-9&])>|\btee\b|\bsed\s+-i|\b(?:mv|cp|touch|mkdir|rm|chmod|ln|install)\b")
+"""A command that changes a file rather than reading one."""
+
+
+class Harvested(BaseModel):
+    """An `examples` edit with what it came from."""
+
+    edit: Edit
+    sources: list[str]
+    """The train tasks whose episodes the edit adds: its gate leaves them out."""
+    removed: list[str]
+    """The examples the edit removes."""
+    rationale: str
+
+
+def thorough(trajectory: Trajectory) -> bool:
+    """The rollout looked at its input before changing anything, and checked the result after its last change."""
+    commands = [step.action.replace(f"echo {DONE_MARKER}", "") for step in trajectory.steps if step.action is not None]
+    changes = [k for k, command in enumerate(commands) if WRITES.search(command)]
+    if not changes:
+        return False
+    looked = changes[0] > 0
+    checked = any(command.strip(" ;&") for command in commands[changes[-1] + 1:])
+    return looked and checked
+
+
+def choose_episodes(trajectories: list[Trajectory], train: Collection[str], taken: Collection[str] = ()) -> list[Trajectory]:
+    """One passed rollout per train task not in `taken`: a thorough one first (see `thorough`), then the shortest,
+    then the lowest trial. Rollouts of other tasks (dev, test) are never chosen."""
+    best: dict[str, Trajectory] = {}
+    for trajectory in trajectories:
+        if not trajectory.passed or trajectory.task_id not in train or trajectory.task_id in taken:
+            continue
+        if not trajectory.steps or not trajectory.steps[-1].finished:
+            continue
+        rank = (not thorough(trajectory), len(trajectory.steps), trajectory.trial)
+        held = best.get(trajectory.task_id)
+        if held is None or rank < (not thorough(held), len(held.steps), held.trial):
+            best[trajectory.task_id] = trajectory
+    return [best[task] for task in sorted(best)]
+
+
+def harmful_examples(trajectories: list[Trajectory], names: Collection[str], after: int = HARMFUL_AFTER) -> list[str]:
+    """Examples of `names` that at least `after` failed rollouts retrieved and no passed one did."""
+    helpful = Counter(name for trajectory in trajectories if trajectory.passed for name in trajectory.examples)
+    harmful = Counter(name for trajectory in trajectories if not trajectory.passed for name in trajectory.examples)
+    return sorted(name for name in names if harmful[name] >= after and not helpful[name])
+
+
+def harvest(parent: Harness, trajectories: list[Trajectory], tasks: dict[str, Task], train: Collection[str],
+            taken: Collection[str] = ()) -> Harvested | None:
+    """The edit that adds an example per train task solved in `trajectories` (none for tasks the parent already has an
+    example of, or in `taken`), showing `EXAMPLES_SHOWN` per task if the parent shows none; else the edit removing
+    harmful examples; None when there is neither."""
+    have = {example.task for example in parent.examples} | {example.name for example in parent.examples}
+    chosen = choose_episodes(trajectories, train, set(taken) | have)
+    if chosen:
+        examples = [as_example(trajectory, tasks[trajectory.task_id], parent) for trajectory in chosen]
+        ops = [Write(path=example.path, text=render_example(example)) for example in examples]
+        if parent.agent.examples == 0:
+            ops.append(Write(path="harness.toml", text=shown(parent.components["harness.toml"], EXAMPLES_SHOWN)))
+        sources = [example.task for example in examples]
+        return Harvested(edit=Edit(ops=ops, rationale=f"worked examples from passed rollouts of {', '.join(sources)}"),
+                         sources=sources, removed=[], rationale=f"harvested {len(sources)} solved episode(s)")
+    removed = harmful_examples(trajectories, [example.name for example in parent.examples])
+    if removed:
+        ops = [Delete(path=f"examples/{name}.md") for name in removed]
+        return Harvested(edit=Edit(ops=ops, rationale=f"examples retrieved only by failed rollouts: {', '.join(removed)}"),
+                         sources=[], removed=removed, rationale=f"removed {len(removed)} example(s) that kept failing")
+    return None
+
+
+def shown(toml: str, k: int) -> str:
+    """`harness.toml` with `[agent] examples = k`."""
+    line = re.compile(r"^examples\s*=.*$", re.MULTILINE)
+    if line.search(toml):
+        return line.sub(f"examples = {k}", toml, count=1)
+    return re.sub(r"^\[agent\]\s*$", f"[agent]\nexamples = {k}", toml, count=1, flags=re.MULTILINE)
+
+
+def retrieving_tasks(parent: Harness, child: Harness, tasks: list[Task], sources: Collection[str]) -> list[str]:
+    """The tasks (but `sources`) whose retrieved examples differ between parent and child: those the edit can change."""
+    def names(harness: Harness, task: Task) -> list[str]:
+        return [example.name for example in harness.examples_for(task.instruction)]
+    return sorted(task.id for task in tasks if task.id not in sources and names(parent, task) != names(child, task))

@@ -1,0 +1,179 @@
+"""Harvesting: solved episodes of passed train rollouts become examples, gated away from their own tasks; end to end, a
+solver that needs a similar solved example is lifted on dev by the harvest the gate accepted."""
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+from fixtures import evolve_world as world
+
+from harness_evo.agent.trajectory import Step, Trajectory
+from harness_evo.config import AcceptanceConfig, RunConfig, SearchConfig
+from harness_evo.evolve import session
+from harness_evo.evolve.critic import Critic
+from harness_evo.evolve.gate import PatternAndRegression
+from harness_evo.evolve.harvest import choose_episodes, harmful_examples, harvest, retrieving_tasks
+from harness_evo.harness import Edit, Harness, Write
+from harness_evo.llm import scripted
+from harness_evo.taskset import Task
+
+DEFAULT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
+INSTRUCTION = "Write the word {word} into /app/{word}.txt."
+
+
+def task(word: str) -> Task:
+    return Task(id=word, folder=Path("/nowhere"), instruction=INSTRUCTION.format(word=word), category="files", tags=["fixture"])
+
+
+def rollout(task_id: str, *commands: str, trial: int = 0, passed: bool = True, examples: tuple[str, ...] = ()) -> Trajectory:
+    """A rollout running `commands`, then the done marker."""
+    steps = [Step(index=k, reply=f"```bash\n{command}\n```", action=command, output="ok\n", exit_code=0) for k, command in enumerate(commands)]
+    steps.append(Step(index=len(steps), reply="```bash\necho TASK_DONE\n```", action="echo TASK_DONE", output="TASK_DONE\n",
+                      exit_code=0, finished=True))
+    return Trajectory(task_id=task_id, trial=trial, harness_hash="h", model="scripted/x", steps=steps,
+                      reward=1.0 if passed else 0.0, examples=list(examples))
+
+
+def test_the_episode_kept_per_task_is_the_shortest_that_looked_and_checked_and_never_a_dev_or_test_task():
+    blind = rollout("sun", "echo sun > /app/sun.txt")
+    long = rollout("sun", "ls /app", "cat /app/notes", "echo sun > /app/sun.txt", "cat /app/sun.txt", trial=1)
+    short = rollout("sun", "ls /app", "echo sun > /app/sun.txt", "cat /app/sun.txt", trial=2)
+    unchecked = rollout("moon", "ls /app", "echo moon > /app/moon.txt")
+    failed = rollout("star", "ls /app", "echo star > /app/star.txt", "cat /app/star.txt", passed=False)
+    dev = rollout("rain", "ls /app", "echo rain > /app/rain.txt", "cat /app/rain.txt")
+
+    chosen = choose_episodes([blind, long, short, unchecked, failed, dev], train={"sun", "moon", "star"})
+
+    assert [(t.task_id, t.trial) for t in chosen] == [("moon", 0), ("sun", 2)], "one per task; an unchecked one only when it is all"
+    assert choose_episodes([short, unchecked], train={"sun", "moon"}, taken={"sun"}) == [unchecked]
+
+
+def test_a_harvest_adds_an_example_per_solved_train_task_and_shows_two_when_the_parent_showed_none():
+    parent = Harness.load(DEFAULT)
+    tasks = {word: task(word) for word in ("sun", "moon", "rain")}
+    trajectories = [rollout("sun", "ls /app", "echo sun > /app/sun.txt", "cat /app/sun.txt"), rollout("rain", "echo rain > /app/rain.txt")]
+
+    harvested = harvest(parent, trajectories, tasks, train={"sun", "moon"})
+    child = parent.apply(harvested.edit)
+
+    assert harvested.sources == ["sun"] and [example.name for example in child.examples] == ["sun"]
+    assert child.agent.examples == 2 and parent.agent.examples == 0
+    assert retrieving_tasks(parent, child, list(tasks.values()), harvested.sources) == ["moon", "rain"]
+    assert harvest(child, trajectories, tasks, train={"sun", "moon"}) is None, "the parent already holds that episode"
+
+
+def test_examples_that_only_failed_rollouts_retrieved_are_removed():
+    trajectories = [rollout("moon", passed=False, examples=("sun", "tide")), rollout("star", passed=False, examples=("sun", "tide")),
+                    rollout("moon", trial=1, examples=("tide",))]
+    assert harmful_examples(trajectories, ["sun", "tide", "unused"]) == ["sun"]
+
+
+def test_the_leakage_check_lets_an_example_quote_its_train_task_and_nothing_else(tmp_path: Path):
+    folder = tmp_path / "sun"
+    (folder / "tests").mkdir(parents=True)
+    (folder / "tests" / "test.sh").write_text("test \"$(cat /app/sun.txt)\" = \"bright-sun-on-the-hill\"\n")
+    train = Task(id="sun", folder=folder, instruction="Write the words bright-sun-on-the-hill into /app/sun.txt now please.")
+    parent = Harness.load(DEFAULT)
+    example = harvest(parent, [rollout("sun", "ls /app", "echo bright-sun-on-the-hill > /app/sun.txt", "cat /app/sun.txt")],
+                      {"sun": train}, train={"sun"}).edit
+    critic = Critic(SearchConfig(), [train])
+    quoting_prompt = Edit(ops=[Write(path="prompts/confirm_done.md.j2", text=f"Remember: {train.instruction}")])
+
+    assert critic.judge(parent, example, {}).status == "passed"
+    refused = critic.judge(parent, quoting_prompt, {})
+    assert refused.status == "rejected_static" and any("instruction of training task sun" in reason for reason in refused.reasons)
+
+
+def test_the_gate_never_measures_an_example_on_the_task_it_came_from():
+    train = [task(word) for word in ("sun", "moon", "star", "wind")]
+    plan = PatternAndRegression(AcceptanceConfig(), train)
+    parent = Harness.load(DEFAULT)
+    target = {"id": None, "task_ids": ["sun", "moon"], "missing_programs": {}, "sources": ["sun"]}
+
+    gating = plan.plan(parent, parent, target, [("sun", True), ("star", True)], [], random.Random(0))
+
+    assert "sun" not in gating.tasks and gating.tasks == ["moon", "star"] and gating.protected == ["star"]
+
+
+# End to end: a solver that solves a task only when shown a solved one like it, or when told to go step by step.
+
+WORDS = {"train": ["sun", "moon", "star"], "dev": ["rain", "snow"]}
+TASK_LINE = re.compile(r"Write the word (\S+) into (/\S+\.txt)")
+
+
+def imitator(messages: list[dict]) -> str:
+    """Looks, writes, checks and finishes when the task says to go step by step or a solved example is in the prompt;
+    otherwise says it is done at once."""
+    prompt = messages[1]["content"]
+    if "step by step" not in prompt and "Example 1:" not in prompt:
+        return world.bash("echo TASK_DONE")
+    word, path = TASK_LINE.findall(prompt)[-1]
+    steps = [world.bash("ls /app"), world.bash(f"echo {word} > {path}"), world.bash(f"cat {path} && echo TASK_DONE")]
+    return steps[min(sum(message["role"] == "assistant" for message in messages), len(steps) - 1)]
+
+
+def idle(messages: list[dict]) -> str:
+    """Says it is done at once, whatever the task."""
+    return world.bash("echo TASK_DONE")
+
+
+def suite(root: Path) -> Path:
+    for word in WORDS["train"] + WORDS["dev"]:
+        folder = root / word
+        (folder / "environment").mkdir(parents=True)
+        (folder / "tests").mkdir()
+        (folder / "task.toml").write_text('[metadata]\ncategory = "files"\ndifficulty = "easy"\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 30\n')
+        hint = " Go step by step." if word == "sun" else ""
+        (folder / "instruction.md").write_text(INSTRUCTION.format(word=word) + hint + "\n")
+        (folder / "environment" / "Dockerfile").write_text("FROM python:3.11-slim-bookworm\nWORKDIR /app\n")
+        (folder / "tests" / "test.sh").write_text(
+            f'#!/bin/bash\nif [ "$(cat /app/{word}.txt 2>/dev/null)" = "{word}" ]; then echo 1 > /logs/verifier/reward.txt; '
+            "else echo 0 > /logs/verifier/reward.txt; fi\n")
+    (root / "suite.toml").write_text(f"[splits]\ntrain = {json.dumps(WORDS['train'])}\ndev = {json.dumps(WORDS['dev'])}\ntest = []\n")
+    return root
+
+
+def harvest_config(tmp_path: Path, solver, moves: list[str]) -> RunConfig:
+    """One iteration of evolving the default harness on the words suite with these `moves`; `solver` is the scripted
+    solver, the other roles are the evolve world's."""
+    world.register("harvest-world")
+    name = f"harvest-{solver.__name__}-{tmp_path.name}"
+    scripted.register(name, solver, token=name)
+    config = RunConfig(kind="evolve", harness=DEFAULT, tasks=suite(tmp_path / "tasks"))
+    config.search = config.search.model_copy(update={"moves": moves, "dev_trials": 3})
+    for role in world.ROLES:
+        config.models.role(role).model = f"scripted/world-{role}"
+    config.models.solver.model = f"scripted/{name}"
+    config.executor.workers = 2
+    config.budget = config.budget.model_copy(update={"max_iterations": 1})
+    return config
+
+
+@pytest.mark.docker
+@pytest.mark.usefixtures("user_cache")
+def test_a_harvest_accepted_by_the_gate_lifts_dev(tmp_path: Path):
+    store = session.start(harvest_config(tmp_path, imitator, ["harvest", "proposer"]), tmp_path / "runs")
+    summary = session.run(store)
+
+    [edit] = store.rows("edits")
+    assert edit["move"] == "harvest" and edit["status"] == "accepted" and edit["sources"] == ["sun"]
+    assert edit["gate"]["left_out"] == ["sun"] and "sun" not in edit["gate"]["tasks"], "the gate never measured sun"
+    assert sorted(edit["gate"]["tasks"]) == ["moon", "star"] and (edit["gate"]["fixed"], edit["gate"]["broken"]) == (6, 0)
+    child = store.folder / "harnesses" / edit["child_id"]
+    assert (child / "examples" / "sun.md").is_file() and "examples = 2" in (child / "harness.toml").read_text()
+    assert (summary["start_dev"], summary["best_dev"]) == (0.0, 1.0) and summary["best_node"] == edit["child_id"]
+    [iteration] = store.rows("iterations")
+    assert iteration["outcome"].startswith(f"edit {edit['id']} accepted")
+
+
+@pytest.mark.docker
+@pytest.mark.usefixtures("user_cache")
+def test_a_harvest_that_finds_no_passed_rollout_says_so(tmp_path: Path):
+    store = session.start(harvest_config(tmp_path, idle, ["harvest"]), tmp_path / "runs")
+    session.run(store)
+
+    assert not store.rows("edits")
+    [iteration] = store.rows("iterations")
+    assert iteration["outcome"].startswith("harvest: no passed train rollout")
