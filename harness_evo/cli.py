@@ -428,6 +428,26 @@ def watch_command(
         console.print("stopped watching; the run goes on")
 
 
+@app.command("harvest")
+def harvest_command(
+    run: RunArg,
+    out: Annotated[Path, typer.Option("--out", help="The harness folder to write (new or empty).")],
+    node: Annotated[str, typer.Option(help="`best`, `root`, or a node's hash prefix: the harness whose rollouts are harvested.")] = "root",
+    shown: Annotated[int, typer.Option(min=1, help="`[agent] examples` to set when the harness shows none.")] = 2,
+    runs: RunsDir = Path("runs"),
+) -> None:
+    """A harness with worked examples (`examples/`) made from the passed train rollouts of a run: one per solved task."""
+    from harness_evo.evolve.harvest import harvest_into
+    from harness_evo.views import query
+
+    store = open_run(run, runs)
+    node_id = query.resolve_node(store, node)
+    tasks = load_config(store.folder / "config.toml").tasks
+    harvested = harvest_into(store, query.harness_of(store, node_id), out, tasks, shown)
+    console.print(f"wrote {out} with {len(harvested.sources)} worked example(s), from passed train rollouts of "
+                  f"{', '.join(harvested.sources)}", highlight=False)
+
+
 @app.command("export")
 def export_command(
     run: RunArg,

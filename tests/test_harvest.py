@@ -11,12 +11,14 @@ from fixtures import evolve_world as world
 
 from harness_evo.agent.trajectory import Step, Trajectory
 from harness_evo.config import AcceptanceConfig, RunConfig, SearchConfig
+from harness_evo.errors import UserError
 from harness_evo.evolve import session
 from harness_evo.evolve.critic import Critic
 from harness_evo.evolve.gate import PatternAndRegression
 from harness_evo.evolve.harvest import choose_episodes, harmful_examples, harvest, retrieving_tasks
 from harness_evo.harness import Edit, Harness, Write
 from harness_evo.llm import scripted
+from harness_evo.store import RunStore
 from harness_evo.taskset import Task
 
 DEFAULT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
@@ -177,3 +179,48 @@ def test_a_harvest_that_finds_no_passed_rollout_says_so(tmp_path: Path):
     assert not store.rows("edits")
     [iteration] = store.rows("iterations")
     assert iteration["outcome"].startswith("harvest: no passed train rollout")
+
+
+def eval_words(cli, tmp_path: Path, solver, split: str, harness: Path = DEFAULT) -> str:
+    """`harness-evo eval` of `harness` on a split of the words suite with the scripted `solver`; the run's id."""
+    name = f"harvest-cli-{solver.__name__}-{tmp_path.name}"
+    scripted.register(name, solver, token=name)
+    tasks = tmp_path / "tasks"
+    if not tasks.exists():
+        suite(tasks)
+    before = set((tmp_path / "runs").glob("*")) if (tmp_path / "runs").exists() else set()
+    result = cli("eval", "--harness", harness, "--tasks", tasks, "--split", split, "--trials", 2, "--model", f"scripted/{name}",
+                 "--runs", tmp_path / "runs")
+    assert result.exit_code == 0, result.output
+    [run] = set((tmp_path / "runs").glob("*")) - before
+    return run.name
+
+
+@pytest.mark.docker
+@pytest.mark.usefixtures("user_cache")
+def test_harvest_writes_a_harness_whose_examples_from_a_train_eval_lift_dev(cli, tmp_path: Path):
+    train_run = eval_words(cli, tmp_path, imitator, "train")
+    out = tmp_path / "harvested"
+
+    result = cli("harvest", train_run, "--out", out, "--runs", tmp_path / "runs")
+
+    assert result.exit_code == 0, result.output
+    assert "1 worked example(s), from passed train rollouts of sun" in result.output
+    assert sorted(path.name for path in (out / "examples").iterdir()) == ["sun.md"]
+    assert "examples = 2" in (out / "harness.toml").read_text()
+    dev_run = eval_words(cli, tmp_path, imitator, "dev", harness=out)
+    rollouts = RunStore.find(dev_run, tmp_path / "runs").rows("rollouts")
+    assert len(rollouts) == 4 and all(row["passed"] for row in rollouts), "shown the sun example, every dev rollout passes"
+
+
+@pytest.mark.docker
+@pytest.mark.usefixtures("user_cache")
+def test_harvest_of_a_run_with_no_passed_train_rollout_says_so_and_writes_nothing(cli, tmp_path: Path):
+    train_run = eval_words(cli, tmp_path, idle, "train")
+    out = tmp_path / "harvested"
+
+    result = cli("harvest", train_run, "--out", out, "--runs", tmp_path / "runs")
+
+    message = str(result.exception)
+    assert isinstance(result.exception, UserError) and "6 train rollout(s)" in message and ", 0 passed" in message
+    assert "no solved episode" in message and not out.exists()

@@ -8,15 +8,18 @@ which the gate plan leaves out, and it is gated on the other train tasks whose r
 import re
 from collections import Counter
 from collections.abc import Collection
+from pathlib import Path
 
 from pydantic import BaseModel
 
 from harness_evo.agent.episodes import as_example
 from harness_evo.agent.trajectory import Trajectory
+from harness_evo.errors import UserError
 from harness_evo.harness import Delete, Edit, Harness, Write
 from harness_evo.harness.actions import DONE_MARKER
 from harness_evo.harness.examples import render_example
-from harness_evo.taskset import Task
+from harness_evo.store import Rollout, RunStore
+from harness_evo.taskset import Task, load_suite
 
 EXAMPLES_SHOWN = 2
 """`[agent] examples` a harvest sets when the parent shows none."""
@@ -72,9 +75,9 @@ def harmful_examples(trajectories: list[Trajectory], names: Collection[str], aft
 
 
 def harvest(parent: Harness, trajectories: list[Trajectory], tasks: dict[str, Task], train: Collection[str],
-            taken: Collection[str] = ()) -> Harvested | None:
+            taken: Collection[str] = (), shown: int = EXAMPLES_SHOWN) -> Harvested | None:
     """The edit that adds an example per train task solved in `trajectories` (none for tasks the parent already has an
-    example of, or in `taken`), showing `EXAMPLES_SHOWN` per task if the parent shows none; else the edit removing
+    example of, or in `taken`), showing `shown` per task if the parent shows none; else the edit removing
     harmful examples; None when there is neither."""
     have = {example.task for example in parent.examples} | {example.name for example in parent.examples}
     chosen = choose_episodes(trajectories, train, set(taken) | have)
@@ -82,7 +85,7 @@ def harvest(parent: Harness, trajectories: list[Trajectory], tasks: dict[str, Ta
         examples = [as_example(trajectory, tasks[trajectory.task_id], parent) for trajectory in chosen]
         ops = [Write(path=example.path, text=render_example(example)) for example in examples]
         if parent.agent.examples == 0:
-            ops.append(Write(path="harness.toml", text=shown(parent.components["harness.toml"], EXAMPLES_SHOWN)))
+            ops.append(Write(path="harness.toml", text=shown_examples(parent.components["harness.toml"], shown)))
         sources = [example.task for example in examples]
         return Harvested(edit=Edit(ops=ops, rationale=f"worked examples from passed rollouts of {', '.join(sources)}"),
                          sources=sources, removed=[], rationale=f"harvested {len(sources)} solved episode(s)")
@@ -94,7 +97,7 @@ def harvest(parent: Harness, trajectories: list[Trajectory], tasks: dict[str, Ta
     return None
 
 
-def shown(toml: str, k: int) -> str:
+def shown_examples(toml: str, k: int) -> str:
     """`harness.toml` with `[agent] examples = k`."""
     line = re.compile(r"^examples\s*=.*$", re.MULTILINE)
     if line.search(toml):
@@ -107,3 +110,26 @@ def retrieving_tasks(parent: Harness, child: Harness, tasks: list[Task], sources
     def names(harness: Harness, task: Task) -> list[str]:
         return [example.name for example in harness.examples_for(task.instruction)]
     return sorted(task.id for task in tasks if task.id not in sources and names(parent, task) != names(child, task))
+
+
+def train_trajectories(store: RunStore, node: str) -> list[Trajectory]:
+    """The train rollouts of harness `node` in the run, in the order they were recorded."""
+    rollouts = store.records(Rollout, "harness_hash = ? AND split = 'train'", [node], order_by="rowid")
+    return [Trajectory.model_validate(store.read_json(rollout.trajectory)) for rollout in rollouts if rollout.trajectory]
+
+
+def harvest_into(store: RunStore, parent: Harness, out: Path, tasks: Path, shown: int = EXAMPLES_SHOWN) -> Harvested:
+    """Write `parent` with an example of every train task of suite `tasks` that a rollout of it in `store` passed
+    (see `harvest`) to the new or empty folder `out`, showing `shown` examples per task if `parent` shows none."""
+    if out.exists() and any(out.iterdir()):
+        raise UserError(f"{out}: not empty; pass a new or empty folder to write the harness to")
+    suite = load_suite(tasks)
+    train = {task.id: task for task in suite.split("train")}
+    trajectories = [t for t in train_trajectories(store, parent.hash) if t.task_id in train]
+    harvested = harvest(parent, trajectories, train, set(train), shown=shown)
+    if harvested is None or not harvested.sources:
+        passed = sum(t.passed for t in trajectories)
+        raise UserError(f"run {store.id} has {len(trajectories)} train rollout(s) of {parent.short_hash}, {passed} passed: "
+                        "no solved episode to make an example of (eval it on --split train first)")
+    parent.apply(harvested.edit).save(out)
+    return harvested

@@ -10,9 +10,9 @@ from typing import Literal, Protocol
 
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.evolve.acceptance import Verdict
-from harness_evo.evolve.harvest import harvest, retrieving_tasks
+from harness_evo.evolve.harvest import harvest, retrieving_tasks, train_trajectories
 from harness_evo.evolve.proposer import Proposal
-from harness_evo.store import Edit, EditStatus, Rollout
+from harness_evo.store import Edit, EditStatus
 
 MoveKind = Literal["proposer", "harvest"]
 
@@ -44,10 +44,8 @@ class Harvest:
         self.evolution = evolution
 
     def trajectories(self, node: str) -> list[Trajectory]:
-        """The node's scored train rollouts, in the order they were recorded."""
-        store = self.evolution.store
-        rollouts = store.records(Rollout, "harness_hash = ? AND split = 'train'", [node], order_by="rowid")
-        return [Trajectory.model_validate(store.read_json(rollout.trajectory)) for rollout in rollouts if rollout.trajectory]
+        """The node's train rollouts, in the order they were recorded."""
+        return train_trajectories(self.evolution.store, node)
 
     def taken(self, node: str) -> set[str]:
         """Tasks an earlier harvest of `node` already took an episode of, whatever that edit's fate."""
