@@ -193,9 +193,13 @@ class SearchConfig(Strict):
     is an embedded model (see `RunConfig.reviews_edits`)."""
     dev_trials: int = Field(1, ge=1)
     """Trials per dev task when an accepted node (and the root) is scored on the dev split."""
-    moves: list[Literal["proposer", "harvest"]] = ["proposer"]
-    """Moves an iteration may make: `harvest` (solved episodes of passed train rollouts as examples) goes first when
-    the node has some it has not harvested, else the `proposer`."""
+    moves: list[Literal["proposer", "harvest", "knob"]] = ["proposer"]
+    """Moves an iteration may make: the `proposer` (a model writes an edit against the targeted pattern), `harvest`
+    (solved episodes of passed train rollouts become examples), `knob` (one setting of `harness.toml` one step up or
+    down, against the targeted pattern); `move_policy` picks among those that have something to do."""
+    move_policy: Literal["bandit", "first-harvest"] = "bandit"
+    """`bandit`: each move kind first once, then the one with the most accepted gain per gate rollout, plus an
+    exploration bonus; `first-harvest`: harvest whenever there is something to harvest, else the first of `moves`."""
     dev_sample: int | None = Field(None, ge=1)
     """Dev tasks the root and every accepted node are scored on: unset, the whole dev split; else a seeded sample of this
     many, the same for all nodes."""

@@ -77,6 +77,18 @@ def test_mini_swe_agent_export_round_trips_prompts_settings_and_skills(harness: 
     assert "tool `view`" in notes and (tmp_path / "mini" / "tools" / "view" / "view.py").is_file()
 
 
+def test_mini_swe_agent_export_carries_the_sampling_settings_as_model_kwargs_and_back(harness: Harness, tmp_path: Path):
+    toml = harness.components["harness.toml"] + '\n[model]\ntemperature = 0.3\nmax_tokens = 256\nstop = ["</cmd>"]\n'
+    sampled = Harness({**harness.components, "harness.toml": toml})
+    export_harness(sampled, "mini-swe-agent", tmp_path / "mini")
+    config = yaml.safe_load((tmp_path / "mini" / "config.yaml").read_text())
+    assert config["model"]["model_kwargs"] == {"temperature": 0.3, "max_tokens": 256, "stop": ["</cmd>"]}
+
+    import_harness("mini-swe-agent", tmp_path / "mini" / "config.yaml", tmp_path / "back", base=harness)
+    back = Harness.load(tmp_path / "back")
+    assert back.sampling == sampled.sampling and back.agent == sampled.agent
+
+
 def run_mini(config_file: Path, reply: str, task: str, step_limit: int) -> list[dict]:
     """Run mini-swe-agent, loaded with its own config loader, on `task` with a model that always gives `reply`."""
     from minisweagent.agents import get_agent

@@ -127,7 +127,7 @@ def test_show_compares_start_and_best_and_tells_spend_and_patterns(world: dict):
     best = next(line for line in screen.splitlines() if line.lstrip("│ ").startswith("best "))
     assert world["root"].short_hash in start and "25% [5%, 70%] (n=4)" in start and "50% [9%, 91%] (n=2)" in start
     assert world["b"].short_hash in best and "75% [30%, 95%] (n=4)" in best and "100% [34%, 100%] (n=2)" in best
-    assert "path to the best: i0-r0-0 [P1]" in screen and "i2-r0-0 [P2]" in screen
+    assert "path to the best: i0-r0-0 proposer [P1]" in screen and "i2-r0-0 proposer [P2]" in screen
     assert facts["progress"]["dev"] == [0.5, 0.5, 0.5, 1.0] and facts["progress"]["train"] == [0.25, 0.5, 0.5, 0.75]
     assert "25% [5%, 70%] (n=4) → 75% [30%, 95%] (n=4)" in screen and "50% [9%, 91%] (n=2) → 100% [34%, 100%] (n=2)" in screen
     assert "5 proposed, 2 accepted, 1 rejected by the critic, 1 rejected by the gate, 1 invalid" in screen
@@ -192,7 +192,7 @@ def test_tree_shows_scores_edits_and_rejected_children(world: dict):
     a = next(line for line in lines if world["a"].short_hash in line)
     b = next(line for line in lines if world["b"].short_hash in line)
     assert "train 25% [5%, 70%] (n=4)" in root and "dev 50% [9%, 91%] (n=2)" in root and "1 rejected (1 by critic)" in root
-    assert "← i0-r0-0 [P1] Make the agent check its output" in a and "2 rejected (1 by gate, 1 invalid)" in a
+    assert "← i0-r0-0 proposer [P1] Make the agent check its output" in a and "2 rejected (1 by gate, 1 invalid)" in a
     assert "★" in b and "★" not in a and "dev 100% [34%, 100%] (n=2)" in b
     assert lines.index(root) < lines.index(a) < lines.index(b)
 

@@ -19,6 +19,9 @@ from harness_evo.taskset.task import SOLUTION_DIR
 
 MAX_FORMAT_ERRORS_IN_A_ROW = 3
 TOOLS_BIN = f"{SANDBOX_ROOT}/bin"
+CONFIRM_QUESTION = ("You said the task is done. Check the result against the task once more (look at the files or output it "
+                    "asked for). If it is right, finish again; if not, fix it.")
+"""What the agent is asked when `confirm_done = true` and the harness has no `prompts/confirm_done.md.j2`."""
 
 
 class Submitted(Exception):
@@ -55,7 +58,7 @@ class ModelAgent:
         self.stop = stop or threading.Event()
 
     def run(self, harness: Harness, task: Task, sandbox: Sandbox, trajectory: Trajectory) -> None:
-        settings = harness.agent
+        settings, sampling = harness.agent, harness.sampling
         if settings.action_format != "bash-block":
             raise HarnessError(f"{harness.where('harness.toml')}: action_format {settings.action_format!r} is not supported by "
                                "the agent loop yet (neither embedded model makes native tool calls); use \"bash-block\"")
@@ -79,7 +82,8 @@ class ModelAgent:
                 if remaining <= 0:
                     raise LimitsExceeded("time_limit")
                 try:
-                    reply = self.llm.complete("solver", messages, seed=trajectory.trial, stop=STOP_SEQUENCES)
+                    reply = self.llm.complete("solver", messages, seed=trajectory.trial, stop=[*STOP_SEQUENCES, *sampling.stop],
+                                              temperature=sampling.temperature, max_tokens=sampling.max_tokens)
                 except ContextTooLong:
                     raise LimitsExceeded("context_limit") from None
                 step = Step(index=len(trajectory.steps), reply=reply.text, model_s=reply.latency_s,
@@ -103,9 +107,9 @@ class ModelAgent:
                 step.output, step.exit_code = result.output, result.exit_code
                 step.timed_out, step.duration_s = result.timed_out, result.duration_s
                 if says_done(result.output):
-                    if harness.has_template("confirm_done.md.j2") and trajectory.confirmations == 0:
+                    if harness.confirms_done and trajectory.confirmations == 0:
                         trajectory.confirmations += 1
-                        messages.append({"role": "user", "content": harness.render("confirm_done.md.j2")})
+                        messages.append({"role": "user", "content": confirmation(harness)})
                         continue
                     step.finished = True
                     raise Submitted()
@@ -121,6 +125,11 @@ class ModelAgent:
             trajectory.exit_reason = "done"
         except LimitsExceeded as e:
             trajectory.exit_reason = e.reason
+
+
+def confirmation(harness: Harness) -> str:
+    """The question asking the agent to confirm it is done: the harness's template, or the built-in one."""
+    return harness.render("confirm_done.md.j2") if harness.has_template("confirm_done.md.j2") else CONFIRM_QUESTION
 
 
 class OracleAgent:

@@ -18,6 +18,7 @@ from harness_evo.errors import UserError
 from harness_evo.harness import Delete, Edit, Harness, Write
 from harness_evo.harness.actions import DONE_MARKER
 from harness_evo.harness.examples import render_example
+from harness_evo.harness.settings_edit import set_setting
 from harness_evo.store import Rollout, RunStore
 from harness_evo.taskset import Task, load_suite
 
@@ -85,7 +86,7 @@ def harvest(parent: Harness, trajectories: list[Trajectory], tasks: dict[str, Ta
         examples = [as_example(trajectory, tasks[trajectory.task_id], parent) for trajectory in chosen]
         ops = [Write(path=example.path, text=render_example(example)) for example in examples]
         if parent.agent.examples == 0:
-            ops.append(Write(path="harness.toml", text=shown_examples(parent.components["harness.toml"], shown)))
+            ops.append(Write(path="harness.toml", text=set_setting(parent.components["harness.toml"], "agent", "examples", shown)))
         sources = [example.task for example in examples]
         return Harvested(edit=Edit(ops=ops, rationale=f"worked examples from passed rollouts of {', '.join(sources)}"),
                          sources=sources, removed=[], rationale=f"harvested {len(sources)} solved episode(s)")
@@ -95,14 +96,6 @@ def harvest(parent: Harness, trajectories: list[Trajectory], tasks: dict[str, Ta
         return Harvested(edit=Edit(ops=ops, rationale=f"examples retrieved only by failed rollouts: {', '.join(removed)}"),
                          sources=[], removed=removed, rationale=f"removed {len(removed)} example(s) that kept failing")
     return None
-
-
-def shown_examples(toml: str, k: int) -> str:
-    """`harness.toml` with `[agent] examples = k`."""
-    line = re.compile(r"^examples\s*=.*$", re.MULTILINE)
-    if line.search(toml):
-        return line.sub(f"examples = {k}", toml, count=1)
-    return re.sub(r"^\[agent\]\s*$", f"[agent]\nexamples = {k}", toml, count=1, flags=re.MULTILINE)
 
 
 def retrieving_tasks(parent: Harness, child: Harness, tasks: list[Task], sources: Collection[str]) -> list[str]:

@@ -68,6 +68,10 @@ class Ledger:
         """Number of edits per status."""
         return dict(Counter(edit.status.value for edit in self.store.records(Edit)))
 
+    def accepted_by_move(self) -> dict[str, int]:
+        """Number of accepted edits per move kind (`proposer`, `harvest`, `knob`)."""
+        return dict(Counter(edit.move for edit in self.store.records(Edit) if edit.status is EditStatus.ACCEPTED))
+
     def _save(self, candidate: Candidate, final: bool) -> Candidate:
         self.store.put(candidate.edit)
         if final:

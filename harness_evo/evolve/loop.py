@@ -25,7 +25,7 @@ from harness_evo.evolve.budget import Budget, BudgetExhausted, estimate, time_sp
 from harness_evo.evolve.critic import Critic
 from harness_evo.evolve.gate import Gating, make_gate_plan
 from harness_evo.evolve.ledger import Candidate, Ledger
-from harness_evo.evolve.moves import FirstHarvest, Harvest
+from harness_evo.evolve.moves import Harvest, KnobMove, MoveKind, move_chooser
 from harness_evo.evolve.patterns import Patterns
 from harness_evo.evolve.proposer import Proposer
 from harness_evo.evolve.state import LoopState, NodeStats
@@ -55,7 +55,7 @@ class Evolution:
         self.gate_plan = make_gate_plan(config.acceptance, self.train)
         self.ledger = Ledger(store, self.emit)
         self.selector = node_selector(config.search)
-        self.moves, self.harvest = FirstHarvest(config.search.moves), Harvest(self)
+        self.moves, self.harvest, self.knob = move_chooser(config.search.move_policy), Harvest(self), KnobMove(self)
         self.harnesses = {harness.hash: harness}
         self.state = LoopState.last(store) or LoopState()
         self.curriculum = make_curriculum(config.curriculum, [task.id for task in self.train],
@@ -110,11 +110,16 @@ class Evolution:
         self.patterns.analyze(rows, node)                                                    # 4
         self.sync_arms()
         pattern = self.patterns.target(arm.id, rows, self.curriculum.probabilities())
-        verdict, outcome = None, "no promoted failure pattern to work on yet"
-        if self.moves.choose("harvest" in self.config.search.moves and self.harvest.harvestable(node), pattern is not None) == "harvest":
-            verdict, outcome = self.harvest.run(i, node, rng)                                 # 5: harvest, 6, 7
-        elif pattern is not None:
+        if pattern is not None:
             pattern = {**pattern, "missing_programs": self.patterns.missing_programs(pattern["id"])}
+        verdict, outcome = None, "no promoted failure pattern to work on yet"
+        available = self.available_moves(node, pattern)
+        move = self.moves.choose(available, self.store.records(Edit, order_by="rowid")) if available else None
+        if move == "harvest":
+            verdict, outcome = self.harvest.run(i, node, rng)                                 # 5: harvest, 6, 7
+        elif move == "knob":
+            verdict, outcome = self.knob.run(i, node, pattern, rng)                           # 5: a knob step, 6, 7
+        elif move == "proposer":
             candidates = self.propose_and_review(i, node, pattern)                           # 5, 6
             outcome = f"no edit against pattern {pattern['id']} passed the critic"
             for candidate in candidates:
@@ -128,6 +133,16 @@ class Evolution:
         self.store.emit("iteration", id=i, finished=time.time(), outcome=outcome, spend=spend)          # 8
         self.emit(ev.IterationFinished(i, outcome, spend))
         return verdict is not None and verdict.accepted
+
+    def available_moves(self, node: str, pattern: dict | None) -> list[MoveKind]:
+        """The moves of `search.moves` that have something to do on `node`: the proposer and a knob step need a targeted
+        pattern (a knob step, one that addresses its category); harvesting, passed train rollouts not harvested yet. With
+        none of them, a harvest still may remove examples that kept failing, or say it found nothing."""
+        moves = self.config.search.moves
+        available: list[MoveKind] = [move for move in moves if pattern is not None and (
+            move == "proposer" or (move == "knob" and self.knob.step(node, pattern) is not None))
+            or (move == "harvest" and self.harvest.harvestable(node))]
+        return available or (["harvest"] if "harvest" in moves else [])
 
     def propose_and_review(self, i: int, node: str, pattern: dict) -> list[Candidate]:
         """Proposals that passed the static critic; rejected ones go back to the proposer with their reasons."""
@@ -235,7 +250,7 @@ class Evolution:
             "best_dev": end.get("dev_score"), "best_dev_n": end.get("dev_n") or 0,
             "dev_comparison": dev_comparison(best), "gates": gates,
             "expected_false_accepts": round(stats.expected_false_accepts([self.config.acceptance.alpha] * gates), 2),
-            "proposals": sum(fates.values()), "fates": fates, "nodes": len(tree),
+            "proposals": sum(fates.values()), "fates": fates, "accepted_by_move": self.ledger.accepted_by_move(), "nodes": len(tree),
             "rollouts": self.budget.rollouts(), "spend": self.budget.spend(), "elapsed_s": round(self.budget.elapsed_s, 1),
         }
 

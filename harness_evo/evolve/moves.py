@@ -1,40 +1,82 @@
-"""Moves: how an iteration makes its candidate edits, and the policy that picks one (DESIGN.md, step 5).
+"""Moves: how an iteration makes its candidate edit, and the policy that picks one (DESIGN.md, step 5).
 
 The proposer move is the loop's own path (the proposer model against the targeted pattern, the critic sending edits
-back); `Harvest` needs no model. `FirstHarvest` picks harvesting while the expanded node has passed train rollouts of
-tasks it has not harvested, the proposer otherwise.
+back); `Harvest` and `KnobMove` need no model. A `MoveChooser` picks among the moves that have something to do:
+`FirstHarvest` harvests whenever it can; `MoveBandit` values each kind by the gain its accepted edits showed per gate
+rollout, from the ledger (so a resumed run chooses as the interrupted one would have).
 """
 
+import math
 import random
+from collections import defaultdict
 from typing import Literal, Protocol
 
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.evolve.acceptance import Verdict
 from harness_evo.evolve.harvest import harvest, retrieving_tasks, train_trajectories
+from harness_evo.evolve.knobs import knob_edit, knob_steps
 from harness_evo.evolve.proposer import Proposal
 from harness_evo.store import Edit, EditStatus
 
-MoveKind = Literal["proposer", "harvest"]
+MoveKind = Literal["proposer", "harvest", "knob"]
+EXPLORATION = 0.05
+"""Scale of `MoveBandit`'s exploration bonus, in gain per gate rollout (a move kind whose edit fixed one task more than
+it broke in a 20-rollout gate has 0.05)."""
 
 
 class MoveChooser(Protocol):
-    def choose(self, harvestable: bool, targeted: bool) -> MoveKind:
-        """The move of this iteration; `harvestable`: the node has passed train rollouts of tasks not harvested yet;
-        `targeted`: there is a promoted pattern for the proposer to work on."""
+    def choose(self, available: list[MoveKind], history: list[Edit]) -> MoveKind:
+        """The move of this iteration among `available` (in the order of `search.moves`); `history`: every edit of the run."""
         ...
 
 
 class FirstHarvest:
-    """Harvest (when among `moves`) if there is something to harvest, or nothing for the proposer (a harvest may still
-    remove examples that kept failing, or say it found nothing); else the proposer."""
+    """Harvest when it is available, else the first available move."""
 
-    def __init__(self, moves: list[MoveKind]):
-        self.moves = moves
+    def choose(self, available: list[MoveKind], history: list[Edit]) -> MoveKind:
+        return "harvest" if "harvest" in available else available[0]
 
-    def choose(self, harvestable: bool, targeted: bool) -> MoveKind:
-        if "harvest" in self.moves and (harvestable or not targeted or "proposer" not in self.moves):
-            return "harvest"
-        return "proposer"
+
+class MoveBandit:
+    """UCB over move kinds: a kind not tried yet first, then the highest accepted gain (fixed minus broken of accepted
+    edits) per gate rollout, plus `EXPLORATION` * sqrt(2 ln(tries) / tries of the kind); ties to the order of `moves`."""
+
+    def choose(self, available: list[MoveKind], history: list[Edit]) -> MoveKind:
+        tries, gain, rollouts = defaultdict(set), defaultdict(float), defaultdict(int)
+        for edit in history:
+            tries[edit.move].add(edit.iteration)
+            if edit.gate:
+                rollouts[edit.move] += 2 * edit.gate.get("pairs", 0)
+                if edit.status is EditStatus.ACCEPTED:
+                    gain[edit.move] += edit.gate.get("fixed", 0) - edit.gate.get("broken", 0)
+        untried = [kind for kind in available if not tries[kind]]
+        if untried:
+            return untried[0]
+        total = sum(len(tries[kind]) for kind in available)
+
+        def value(kind: MoveKind) -> float:
+            n = len(tries[kind])
+            return gain[kind] / max(rollouts[kind], 1) + EXPLORATION * math.sqrt(2 * math.log(total) / n)
+        return max(available, key=lambda kind: (value(kind), -available.index(kind)))
+
+
+def move_chooser(policy: str) -> MoveChooser:
+    return {"bandit": MoveBandit, "first-harvest": FirstHarvest}[policy]()
+
+
+def gate_model_free(evolution, i: int, node: str, target: dict, proposal: Proposal,
+                    rng: random.Random) -> tuple[Verdict | None, str]:
+    """A move's edit (made without a model) through the critic and, if it passes, the gate against `target`."""
+    parent = evolution.harness(node)
+    candidate = evolution.ledger.propose(i, 0, 0, node, target["id"], proposal)
+    known = evolution.ledger.children(node) | {hash: "already a node of the tree" for hash in evolution.state.nodes}
+    candidate = evolution.ledger.judged(candidate, evolution.critic.judge(parent, proposal.edit, target, evolution.config.seed, known))
+    if candidate.status is not EditStatus.PROPOSED:
+        return None, f"{proposal.kind} edit {candidate.edit.id} refused: {'; '.join(candidate.edit.reasons)}"
+    evolution.harnesses[candidate.child.hash] = candidate.child
+    if proposal.kind == "harvest":
+        target["task_ids"] = retrieving_tasks(parent, candidate.child, evolution.train, proposal.sources)
+    return evolution.try_candidate(i, node, target, candidate, rng)
 
 
 class Harvest:
@@ -61,21 +103,40 @@ class Harvest:
     def run(self, i: int, node: str, rng: random.Random) -> tuple[Verdict | None, str]:
         """One harvest of `node`: the edit through the critic and the gate, or why there was none."""
         loop = self.evolution
-        parent = loop.harness(node)
         train = {task.id: task for task in loop.train}
-        harvested = harvest(parent, self.trajectories(node), train, set(train), self.taken(node))
+        harvested = harvest(loop.harness(node), self.trajectories(node), train, set(train), self.taken(node))
         if harvested is None:
             return None, "harvest: no passed train rollout to take an example from and no example that kept failing"
         proposal = Proposal(ops=[op.model_dump() for op in harvested.edit.ops], rationale=harvested.rationale,
                             prediction="tasks like the examples' sources pass more often", edit=harvested.edit,
                             kind="harvest", sources=harvested.sources)
-        candidate = loop.ledger.propose(i, 0, 0, node, None, proposal)
-        known = loop.ledger.children(node) | {hash: "already a node of the tree" for hash in loop.state.nodes}
         target = {"id": None, "description": harvested.rationale, "support": len(harvested.sources), "missing_programs": {},
                   "sources": harvested.sources}
-        candidate = loop.ledger.judged(candidate, loop.critic.judge(parent, harvested.edit, target, loop.config.seed, known))
-        if candidate.status is not EditStatus.PROPOSED:
-            return None, f"harvest edit {candidate.edit.id} refused: {'; '.join(candidate.edit.reasons)}"
-        loop.harnesses[candidate.child.hash] = candidate.child
-        target["task_ids"] = retrieving_tasks(parent, candidate.child, loop.train, harvested.sources)
-        return loop.try_candidate(i, node, target, candidate, rng)
+        return gate_model_free(loop, i, node, target, proposal, rng)
+
+
+class KnobMove:
+    """The knob move of `evolve/knobs.py`: the first step of a setting that addresses the targeted pattern's category
+    and makes a harness the node has not had as a child yet."""
+
+    def __init__(self, evolution):
+        self.evolution = evolution
+
+    def step(self, node: str, pattern: dict):
+        """The knob step this move would make from `node` against `pattern`, or None."""
+        loop = self.evolution
+        parent = loop.harness(node)
+        known = loop.ledger.children(node).keys() | loop.state.nodes.keys()
+        for step in knob_steps(parent, pattern.get("category") or "", loop.config.models.solver):
+            if parent.apply(knob_edit(parent, step, pattern["category"])).hash not in known:
+                return step
+        return None
+
+    def run(self, i: int, node: str, pattern: dict, rng: random.Random) -> tuple[Verdict | None, str]:
+        step = self.step(node, pattern)
+        if step is None:
+            return None, f"knob: no knob step left against pattern {pattern['id']} ({pattern.get('category')})"
+        edit = knob_edit(self.evolution.harness(node), step, pattern["category"])
+        proposal = Proposal(ops=[op.model_dump() for op in edit.ops], rationale=edit.rationale,
+                            prediction=f"fewer failures of pattern {pattern['id']}", edit=edit, kind="knob")
+        return gate_model_free(self.evolution, i, node, pattern, proposal, rng)

@@ -82,7 +82,7 @@ class Proposal(BaseModel):
     prediction: str = ""
     edit: Edit | None = None
     problem: str | None = None
-    kind: Literal["proposer", "harvest"] = "proposer"
+    kind: Literal["proposer", "harvest", "knob"] = "proposer"
     """The move that made it (see `evolve/moves.py`)."""
     sources: list[str] = []
     """Train tasks the edit's examples came from: its gate leaves them out."""

@@ -48,11 +48,26 @@ class AgentSettings(Strict):
     examples: int = Field(0, ge=0)
     """Worked examples (`examples/<name>.md`) shown per task: the instance template's `examples` are this many, the most
     similar to the task's instruction; 0: none."""
+    confirm_done: bool | None = None
+    """Ask the agent once to confirm when it says it is done: unset asks when the harness has `prompts/confirm_done.md.j2`;
+    true asks (with that template, or a built-in question); false never asks."""
+
+
+class SamplingSettings(Strict):
+    """`[model]`: the solver's sampling settings for this harness; each unset one is the run's `[models.solver]` own."""
+
+    temperature: float | None = Field(None, ge=0, le=2)
+    """Sampling temperature of the solver's replies."""
+    max_tokens: int | None = Field(None, ge=16, le=8192)
+    """Longest reply, in tokens."""
+    stop: list[str] = Field(default_factory=list)
+    """Stop sequences besides the action format's own."""
 
 
 class HarnessToml(Strict):
     harness: HarnessInfo
     agent: AgentSettings = Field(default_factory=AgentSettings)
+    model: SamplingSettings = Field(default_factory=SamplingSettings)
 
 
 class Tool(Strict):
@@ -143,6 +158,16 @@ class Harness:
     @property
     def agent(self) -> AgentSettings:
         return self.settings.agent
+
+    @property
+    def sampling(self) -> SamplingSettings:
+        return self.settings.model
+
+    @property
+    def confirms_done(self) -> bool:
+        """Whether the agent is asked to confirm when it says it is done (see `AgentSettings.confirm_done`)."""
+        setting = self.agent.confirm_done
+        return self.has_template("confirm_done.md.j2") if setting is None else setting
 
     @property
     def name(self) -> str:

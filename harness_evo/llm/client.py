@@ -102,12 +102,14 @@ class LLM:
 
     def complete(
         self, role: str, messages: list[dict], *, output: type[BaseModel] | None = None, seed: int | None = None,
-        stop: list[str] | None = None, max_tokens: int | None = None,
+        stop: list[str] | None = None, max_tokens: int | None = None, temperature: float | None = None,
     ) -> Reply:
+        """The role's reply to `messages`; `max_tokens` and `temperature`, when given, replace the role's own."""
         config = self.models.role(role)
         endpoint = self.endpoint(config)
         params: dict[str, Any] = {
-            "temperature": config.temperature, "max_tokens": max_tokens or config.max_tokens, "seed": seed, "stop": stop,
+            "temperature": config.temperature if temperature is None else temperature,
+            "max_tokens": max_tokens or config.max_tokens, "seed": seed, "stop": stop,
             **config.params,
         }
         if output is not None and endpoint.schema:
@@ -165,7 +167,7 @@ class LLM:
         """Call the model, retrying transient failures with exponential backoff."""
         for attempt in range(self.models.retries + 1):
             if endpoint.mock:
-                params = {**params, "mock_response": endpoint.mock(messages, params.get("stop"))}
+                params = {**params, "mock_response": endpoint.mock(messages, params)}
             try:
                 with endpoint.gate or nullcontext():
                     return _completion(endpoint, messages, params, config.timeout_s)

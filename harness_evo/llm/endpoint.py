@@ -24,8 +24,8 @@ class Endpoint:
     """Queue in front of a server that answers fewer requests at once than our callers send."""
     server: ServerProcess | None = None
     """The local server behind the endpoint, when we started one."""
-    mock: Callable[[list[dict], list[str] | None], Any] | None = None
-    """Produces litellm's `mock_response` for a call (the scripted test model)."""
+    mock: Callable[[list[dict], dict[str, Any]], Any] | None = None
+    """Produces litellm's `mock_response` for a call from its messages and sampling parameters (the scripted test model)."""
     identity: Callable[[], str] = lambda: ""
     """Distinguishes requests to models of the same name in the response cache (asked at every call)."""
 

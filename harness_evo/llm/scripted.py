@@ -28,6 +28,8 @@ class _Registration:
     script: Script
     token: str
     calls: int = 0
+    params: dict[str, Any] | None = None
+    """The sampling parameters of the last call."""
 
 
 _scripts: dict[str, _Registration] = {}
@@ -49,17 +51,24 @@ def calls(name: str) -> int:
         return _lookup(name).calls
 
 
+def last_params(name: str) -> dict[str, Any] | None:
+    """The sampling parameters (temperature, max_tokens, stop, seed) of the last call of `scripted/<name>` that reached it."""
+    with _lock:
+        return _lookup(name).params
+
+
 def token(name: str) -> str:
     """Identifies the current registration of `name`; part of the cache key of its calls."""
     with _lock:
         return _lookup(name).token
 
 
-def reply(name: str, messages: list[dict]) -> str | Exception:
+def reply(name: str, messages: list[dict], params: dict[str, Any] | None = None) -> str | Exception:
     """The next reply of `scripted/<name>` to `messages`."""
     with _lock:
         registration = _lookup(name)
         registration.calls += 1
+        registration.params = params
         script = registration.script
         if callable(script):
             respond = script
@@ -82,18 +91,18 @@ class ScriptedProvider:
     def endpoint(self, name: str, params: dict[str, Any]) -> Endpoint:
         model = f"openai/scripted/{name}"
         register_free(model)
-        return Endpoint(model=model, mock=lambda messages, stop: _response(name, messages, stop), identity=lambda: token(name))
+        return Endpoint(model=model, mock=lambda messages, params: _response(name, messages, params), identity=lambda: token(name))
 
     def close(self) -> None:
         pass
 
 
-def _response(name: str, messages: list[dict], stop: list[str] | None) -> dict | Exception:
+def _response(name: str, messages: list[dict], params: dict[str, Any]) -> dict | Exception:
     """A chat completion as litellm's `mock_response`, cut at the first stop sequence, with counted tokens."""
-    text = reply(name, messages)
+    text = reply(name, messages, {key: params.get(key) for key in ("temperature", "max_tokens", "stop", "seed")})
     if isinstance(text, Exception):
         return text
-    cuts = [text.index(sequence) for sequence in stop or [] if sequence in text]
+    cuts = [text.index(sequence) for sequence in params.get("stop") or [] if sequence in text]
     text = text[: min(cuts)] if cuts else text
     tokens_in = litellm.token_counter(model="gpt-4o", messages=messages)
     tokens_out = litellm.token_counter(model="gpt-4o", text=text, count_response_tokens=True)

@@ -60,7 +60,8 @@ class Edit(Record):
     gate: dict | None = None
     """The gate's verdict (`Verdict` fields, `pairs`, `tasks` and the `left_out` source tasks), once gated."""
     move: str = "proposer"
-    """The move that made it: `proposer` (a model wrote it) or `harvest` (worked examples from passed rollouts)."""
+    """The move that made it: `proposer` (a model wrote it), `harvest` (worked examples from passed rollouts) or `knob`
+    (one setting of `harness.toml` one step from the parent's)."""
     sources: list[str] = Field(default_factory=list)
     """The train tasks a harvested example came from; the gate leaves them out."""
     ts: float | None = None

@@ -49,7 +49,7 @@ def render(facts: dict[str, Any]) -> Table | str:
     if facts["total"] > len(facts["edits"]):
         table.caption = f"the last {len(facts['edits'])} of {facts['total']} edits; --last 0 shows them all, --status and --pattern filter them"
         table.caption_justify = "left"
-    for column in ("id", "it", "pattern", "status", "changes", "rationale", "critic / gate"):
+    for column in ("id", "it", "move", "pattern", "status", "changes", "rationale", "critic / gate"):
         table.add_column(column, justify="right" if column == "it" else "left", no_wrap=column in ("id", "status"),
                          ratio=3 if column in ("rationale", "critic / gate") else None)
     for row in facts["edits"]:
@@ -58,7 +58,7 @@ def render(facts: dict[str, Any]) -> Table | str:
             verdict.append(style.clip(row["gate"].get("reason"), 80))
         elif row.get("reasons"):
             verdict.append("; ".join(style.clip(reason, 80) for reason in row["reasons"][:2]))
-        table.add_row(row["id"], str(row.get("iteration", "")), row.get("pattern_id") or "-", style.status(row.get("status")), ops_summary(row.get("ops")),
+        table.add_row(row["id"], str(row.get("iteration", "")), row.get("move") or "proposer", row.get("pattern_id") or "-", style.status(row.get("status")), ops_summary(row.get("ops")),
                       style.clip(row.get("rationale"), 120), verdict)
     return table
 
@@ -66,6 +66,7 @@ def render(facts: dict[str, Any]) -> Table | str:
 def render_one(edit: dict[str, Any]) -> Group:
     lines = Text()
     lines.append(f"pattern {edit.get('pattern_id')}: ", style="bold").append(f"{edit.get('pattern') or '-'}\n")
+    lines.append("move ", style="bold").append(f"{edit.get('move') or 'proposer'}" + (f" of {', '.join(edit['sources'])}" if edit.get("sources") else "") + "\n")
     lines.append("status ", style="bold").append(style.status(edit.get("status"))).append(
         f"  (iteration {edit.get('iteration')}, critic round {edit.get('revision')}, parent {style.short(edit.get('parent_id'))}, child {style.short(edit.get('child_id'))})\n")
     lines.append("rationale: ", style="bold").append(f"{edit.get('rationale') or '-'}\n")

@@ -80,7 +80,8 @@ class EvolutionView:
                 self.fates[edit.status.value] += edit.status.final
                 reason = f": {edit.reasons[0]}" if edit.reasons else ""
                 gate = f": {edit.gate['reason']}" if edit.gate else ""
-                aim = f"against {edit.pattern_id}" if edit.pattern_id else f"({edit.move} of {', '.join(edit.sources) or 'none'})"
+                aim = (f"({edit.move} of {', '.join(edit.sources) or 'none'})" if edit.move == "harvest"
+                       else f"({edit.move}) against {edit.pattern_id}" if edit.move != "proposer" else f"against {edit.pattern_id}")
                 return f"edit {edit.id} {aim}: {FATES[edit.status]}{gate or reason}"
             case ev.NodeScored(node, best_id):
                 if node.train_score is not None:
@@ -123,7 +124,8 @@ def summary_panel(summary: dict) -> Panel:
         f"{summary['iterations']} iterations, {summary['rollouts']} rollouts, {summary['elapsed_s'] / 60:.1f} min",
         f"proposals: {summary['proposals']} made, {fates.get(EditStatus.INVALID, 0)} invalid, {fates.get(EditStatus.REJECTED_STATIC, 0)} rejected statically, "
         f"{fates.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected empirically, {fates.get(EditStatus.ACCEPTED, 0)} accepted"
-        + (f", {fates[EditStatus.PROPOSED]} not yet gated" if fates.get(EditStatus.PROPOSED) else ""),
+        + (f", {fates[EditStatus.PROPOSED]} not yet gated" if fates.get(EditStatus.PROPOSED) else "")
+        + (f" ({', '.join(f'{n} by {move}' for move, n in sorted(summary['accepted_by_move'].items()))})" if summary.get("accepted_by_move") else ""),
         f"dev pass@1: start {style.score(summary['start_dev'], summary.get('start_dev_n'))} -> best "
         f"{style.score(summary['best_dev'], summary.get('best_dev_n'))} ({summary['nodes']} node{'s' * (summary['nodes'] != 1)} in the tree)",
         *dev_lines(summary),

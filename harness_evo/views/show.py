@@ -65,7 +65,8 @@ def lineage(store: RunStore, nodes: list[Node], best: str | None) -> list[dict[s
     steps = []
     for node in tree.lineage(best)[1:]:
         edit = store.record(Edit, tree.node(node).get("edit_id"))
-        steps.append({"node": node, "edit": edit and edit.id, "pattern": edit and edit.pattern_id, "rationale": edit and edit.rationale})
+        steps.append({"node": node, "edit": edit and edit.id, "move": edit and edit.move, "pattern": edit and edit.pattern_id,
+                      "rationale": edit and edit.rationale})
     return steps
 
 
@@ -135,7 +136,8 @@ def render(facts: dict[str, Any]) -> Group:
         parts.append(harness_table(facts))
     if facts["lineage"]:
         parts.append(Text.assemble(("path to the best: ", "bold"), " → ".join(
-            f"{step['edit']} [{step['pattern'] or '-'}] {style.clip(step['rationale'], 50)}" for step in facts["lineage"])))
+            f"{step['edit']} {step.get('move') or 'proposer'} [{step['pattern'] or '-'}] {style.clip(step['rationale'], 50)}"
+            for step in facts["lineage"])))
     if facts["kind"] == "evolve":
         parts.append(progress_text(facts))
     if facts.get("tools"):

@@ -26,7 +26,7 @@ def collect(store: RunStore) -> dict[str, Any]:
             "id": row["id"], "parent_id": row.get("parent_id"), "iteration": row.get("iteration"), "status": row.get("status"),
             "best": row["id"] == best, "expansions": row.get("expansions") or 0,
             **{split: query.score_facts(stats.rate_of(row.get(f"{split}_score"), row.get(f"{split}_n"))) for split in ("train", "dev")},
-            "edit": edit.model_dump(include={"id", "pattern_id", "rationale"}) if edit else None,
+            "edit": edit.model_dump(include={"id", "pattern_id", "rationale", "move"}) if edit else None,
             "rejected": dict(rejected.get(row["id"], {})),
         })
     return {"id": store.id, "best": best, "nodes": facts}
@@ -57,7 +57,7 @@ def label(node: dict[str, Any]) -> Text:
     for split in ("train", "dev"):
         text.append(f"  {split} ").append(style.score_of(node[split]), style="cyan" if split == "dev" else "")
     if node["edit"]:
-        text.append(f"  ← {node['edit']['id']} [{node['edit']['pattern_id'] or '-'}] ", style="dim")
+        text.append(f"  ← {node['edit']['id']} {node['edit']['move']} [{node['edit']['pattern_id'] or '-'}] ", style="dim")
         text.append(style.clip(node["edit"]["rationale"], 60), style="dim")
     elif node["status"] == NodeStatus.ROOT:
         text.append("  (starting harness)", style="dim")

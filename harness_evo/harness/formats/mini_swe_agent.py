@@ -23,9 +23,11 @@ import jinja2.meta
 import jinja2.nodes
 import tomli_w
 import yaml
+from pydantic import ValidationError
 
+from harness_evo.config import one_line
 from harness_evo.errors import UserError
-from harness_evo.harness.folder import AgentSettings, Harness
+from harness_evo.harness.folder import AgentSettings, Harness, SamplingSettings
 from harness_evo.harness.formats.agent_skills import skill_folders
 from harness_evo.harness.formats.base import Exported, Imported
 from harness_evo.templating import environment
@@ -69,6 +71,10 @@ class MiniSweAgent:
             config["model"] |= {"model_class": "litellm_textbased", "action_regex": ACTION_REGEX}
         else:
             config["model"]["model_class"] = "litellm"
+        if sampling := harness.sampling.model_dump(exclude_defaults=True):
+            config["model"]["model_kwargs"] = sampling
+        if harness.confirms_done and not harness.has_template("confirm_done.md.j2"):
+            lost.append("confirm_done: mini-swe-agent does not ask the agent to confirm that it is done")
         config["environment"] = {"timeout": max(1, round(harness.agent.command_timeout_s))}
         config["harness_evo"] = {"name": harness.name, "description": harness.settings.harness.description,
                                  "max_observation_chars": harness.agent.max_observation_chars, "examples": harness.agent.examples}
@@ -124,12 +130,14 @@ class MiniSweAgent:
                 templates[component] = import_header(f"{section}.{key}", text, notes) + translate(text, fence)
         extra = config.pop("harness_evo", None) or {}
         settings = agent_settings(config, extra, base, notes)
+        sampling = sampling_settings(config, notes)
         notes += [f"`{section}.{key}` is not carried: it belongs to a run or to mini-swe-agent itself"
                   for section in ("agent", "model", "environment") for key in config[section]]
         notes += [f"`{key}` is not carried" for key in config if key not in ("agent", "model", "environment")]
         info = {"name": str(extra.get("name") or Path(source).stem),
                 "description": str(extra.get("description") or f"Imported from the mini-swe-agent config {Path(source).name}.")}
-        components = {"harness.toml": tomli_w.dumps({"harness": info, "agent": settings.model_dump()}), **templates}
+        toml = {"harness": info, "agent": settings.model_dump(exclude_none=True)} | ({"model": sampling} if sampling else {})
+        components = {"harness.toml": tomli_w.dumps(toml), **templates}
         components |= {f"skills/{skill['folder']}/SKILL.md": skill["text"] for skill in skills}
         components |= {f"examples/{example['name']}.md": example["file"] for example in examples}
         return Imported(harness=Harness(components, source=str(source)), notes=notes)
@@ -142,7 +150,7 @@ def export_header(key: str, used: set[str], harness: Harness, lost: list[str]) -
     """`{% set %}` lines that give a template of ours, placed at `key` of the config, every variable it uses."""
     agent = harness.agent
     cut, half = agent.max_observation_chars, agent.max_observation_chars // 2
-    settings = {name: jinja_literal(value) for name, value in agent.model_dump().items()}
+    settings = {name: jinja_literal(value) for name, value in agent.model_dump().items() if value is not None}
     if key != "format_error_template":
         settings |= {"step_limit": "step_limit", "command_timeout_s": f"timeout | default({settings['command_timeout_s']})"}
     definitions = {
@@ -316,6 +324,17 @@ def agent_settings(config: dict[str, dict[str, Any]], extra: dict[str, Any], bas
         max_observation_chars=extra.get("max_observation_chars", base.agent.max_observation_chars),
         examples=extra.get("examples", base.agent.examples),
     )
+
+
+def sampling_settings(config: dict[str, dict[str, Any]], notes: list[str]) -> dict[str, Any]:
+    """Our `[model]` settings from the config's `model.model_kwargs` (taken out of it); other keyword arguments are noted."""
+    kwargs = config["model"].pop("model_kwargs", None) or {}
+    taken = {key: kwargs.pop(key) for key in SamplingSettings.model_fields if key in kwargs}
+    notes += [f"`model.model_kwargs.{key}` is not carried: the run's model configuration sets it" for key in kwargs]
+    try:
+        return SamplingSettings(**taken).model_dump(exclude_defaults=True)
+    except ValidationError as e:
+        raise UserError(f"model.model_kwargs: {one_line(e)}") from None
 
 
 def read_config(source: Path) -> dict[str, Any]:

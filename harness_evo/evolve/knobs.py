@@ -1,0 +1,96 @@
+"""Knob steps, a move without a model: one setting of `harness.toml` moved one step from the parent's value, within
+its bounds, against a failure pattern whose category it plausibly addresses; gated like any edit."""
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from harness_evo.config import RoleModel
+from harness_evo.harness import Edit, Harness, Write
+from harness_evo.harness.settings_edit import set_setting
+
+Direction = Literal["up", "down", "on"]
+
+
+class Knob(BaseModel):
+    """A setting a knob step may move: `[section] key`, within [low, high], by `step` (added) or `factor` (multiplied)."""
+
+    section: Literal["agent", "model"]
+    key: str
+    low: float = 0
+    high: float = 1
+    step: float | None = None
+    factor: float | None = None
+    integer: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.section}.{self.key}"
+
+    def moved(self, value, direction: Direction):
+        """`value` one step in `direction`, or None when that leaves the bounds or changes nothing."""
+        if direction == "on":
+            return None if value else True
+        sign = 1 if direction == "up" else -1
+        new = value + sign * self.step if self.step is not None else value * self.factor ** sign
+        new = round(new) if self.integer else round(new, 2)
+        return new if self.low <= new <= self.high and new != value else None
+
+
+KNOBS = {knob.name: knob for knob in [
+    Knob(section="model", key="temperature", low=0.0, high=1.5, step=0.2),
+    Knob(section="model", key="max_tokens", low=128, high=2048, factor=2, integer=True),
+    Knob(section="agent", key="step_limit", low=4, high=60, step=6, integer=True),
+    Knob(section="agent", key="max_observation_chars", low=500, high=16000, factor=2, integer=True),
+    Knob(section="agent", key="confirm_done"),
+]}
+"""The settings knob steps move, with their bounds and step."""
+
+ADDRESSES: dict[str, list[tuple[str, Direction]]] = {
+    "command-loop": [("model.temperature", "down")],
+    "syntax-error-in-command": [("model.temperature", "down")],
+    "format-errors": [("model.max_tokens", "up"), ("model.temperature", "down")],
+    "premature-success": [("agent.confirm_done", "on")],
+    "no-verification": [("agent.confirm_done", "on")],
+    "incomplete-solution": [("agent.confirm_done", "on"), ("agent.step_limit", "up")],
+    "gave-up": [("agent.step_limit", "up")],
+    "step-limit": [("agent.step_limit", "up")],
+    "context-limit": [("agent.max_observation_chars", "down")],
+}
+"""Failure category -> the knob steps that plausibly address it, in the order they are tried."""
+
+
+class KnobStep(BaseModel):
+    knob: str
+    before: bool | int | float
+    after: bool | int | float
+
+    def describe(self) -> str:
+        return f"{self.knob} {self.before} -> {self.after}"
+
+
+def current(harness: Harness, knob: Knob, solver: RoleModel) -> bool | int | float:
+    """The value the harness runs with: its own setting, or for one it leaves unset the run's solver setting."""
+    if knob.name == "agent.confirm_done":
+        return harness.confirms_done
+    value = getattr(harness.sampling if knob.section == "model" else harness.agent, knob.key)
+    return getattr(solver, knob.key) if value is None else value
+
+
+def knob_steps(parent: Harness, category: str, solver: RoleModel) -> list[KnobStep]:
+    """The knob steps from `parent` that address a pattern of `category`, in order; none for other categories."""
+    steps = []
+    for name, direction in ADDRESSES.get(category, []):
+        knob = KNOBS[name]
+        before = current(parent, knob, solver)
+        after = knob.moved(before, direction)
+        if after is not None:
+            steps.append(KnobStep(knob=name, before=before, after=after))
+    return steps
+
+
+def knob_edit(parent: Harness, step: KnobStep, category: str) -> Edit:
+    """The edit of `parent`'s `harness.toml` that makes `step`."""
+    knob = KNOBS[step.knob]
+    toml = set_setting(parent.components["harness.toml"], knob.section, knob.key, step.after)
+    return Edit(ops=[Write(path="harness.toml", text=toml)], rationale=f"{step.describe()}, against {category}")
