@@ -243,8 +243,9 @@ class RunConfig(Strict):
     """Split evaluated by `eval`."""
     seed: int = Field(0, ge=0)
     """Seed of every random choice in the run."""
-    agent: Literal["model", "oracle", "noop"] = "model"
-    """`model` runs the harness; `oracle` runs each task's reference solution; `noop` does nothing (a baseline)."""
+    agent: Literal["model", "oracle", "solution", "noop"] = "model"
+    """`model` runs the harness; `oracle` runs each task's reference solution; `solution` runs it one command per step,
+    as an episode to harvest worked examples from; `noop` does nothing (a baseline)."""
     models: ModelsConfig = Field(default_factory=ModelsConfig)
     """Models per role."""
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)

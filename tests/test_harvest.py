@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from fixtures import evolve_world as world
 
+from harness_evo.agent.script_steps import script_steps
 from harness_evo.agent.trajectory import Step, Trajectory
 from harness_evo.config import AcceptanceConfig, RunConfig, SearchConfig
 from harness_evo.errors import UserError
@@ -130,6 +131,9 @@ def suite(root: Path) -> Path:
         hint = " Go step by step." if word == "sun" else ""
         (folder / "instruction.md").write_text(INSTRUCTION.format(word=word) + hint + "\n")
         (folder / "environment" / "Dockerfile").write_text("FROM python:3.11-slim-bookworm\nWORKDIR /app\n")
+        (folder / "solution").mkdir()
+        (folder / "solution" / "solve.sh").write_text(f"#!/bin/bash\nset -euo pipefail\n# write it, then show it\necho {word} > /app/{word}.txt\n"
+                                                      f"cat /app/{word}.txt\n")
         (folder / "tests" / "test.sh").write_text(
             f'#!/bin/bash\nif [ "$(cat /app/{word}.txt 2>/dev/null)" = "{word}" ]; then echo 1 > /logs/verifier/reward.txt; '
             "else echo 0 > /logs/verifier/reward.txt; fi\n")
@@ -181,8 +185,8 @@ def test_a_harvest_that_finds_no_passed_rollout_says_so(tmp_path: Path):
     assert iteration["outcome"].startswith("harvest: no passed train rollout")
 
 
-def eval_words(cli, tmp_path: Path, solver, split: str, harness: Path = DEFAULT) -> str:
-    """`harness-evo eval` of `harness` on a split of the words suite with the scripted `solver`; the run's id."""
+def eval_words(cli, tmp_path: Path, solver, split: str, harness: Path = DEFAULT, agent: str = "model") -> str:
+    """`harness-evo eval` of `harness` on a split of the words suite with the scripted `solver` (or `agent`); the run's id."""
     name = f"harvest-cli-{solver.__name__}-{tmp_path.name}"
     scripted.register(name, solver, token=name)
     tasks = tmp_path / "tasks"
@@ -190,7 +194,7 @@ def eval_words(cli, tmp_path: Path, solver, split: str, harness: Path = DEFAULT)
         suite(tasks)
     before = set((tmp_path / "runs").glob("*")) if (tmp_path / "runs").exists() else set()
     result = cli("eval", "--harness", harness, "--tasks", tasks, "--split", split, "--trials", 2, "--model", f"scripted/{name}",
-                 "--runs", tmp_path / "runs")
+                 "--agent", agent, "--runs", tmp_path / "runs")
     assert result.exit_code == 0, result.output
     [run] = set((tmp_path / "runs").glob("*")) - before
     return run.name
@@ -224,3 +228,35 @@ def test_harvest_of_a_run_with_no_passed_train_rollout_says_so_and_writes_nothin
     message = str(result.exception)
     assert isinstance(result.exception, UserError) and "6 train rollout(s)" in message and ", 0 passed" in message
     assert "no solved episode" in message and not out.exists()
+
+
+@pytest.mark.docker
+@pytest.mark.usefixtures("user_cache")
+def test_the_reference_solutions_run_a_command_per_step_and_become_examples_of_source_solution(cli, tmp_path: Path):
+    train_run = eval_words(cli, tmp_path, idle, "train", agent="solution")
+    rollouts = RunStore.find(train_run, tmp_path / "runs").rows("rollouts")
+    assert len(rollouts) == 6 and all(row["passed"] and row["steps"] == 3 for row in rollouts), rollouts
+
+    result = cli("harvest", train_run, "--out", tmp_path / "harvested", "--runs", tmp_path / "runs")
+
+    assert result.exit_code == 0, result.output
+    harness = Harness.load(tmp_path / "harvested")
+    assert sorted(example.task for example in harness.examples) == ["moon", "star", "sun"]
+    moon = next(example for example in harness.examples if example.task == "moon")
+    assert moon.source == "solution"
+    assert [turn.reply for turn in moon.turns] == [world.bash("echo moon > /app/moon.txt"), world.bash("cat /app/moon.txt"),
+                                                   world.bash("echo TASK_DONE")]
+    assert "moon" in moon.turns[1].observation, "the observation is what the command really printed"
+
+
+@pytest.mark.parametrize("script, steps", [
+    ("#!/bin/bash\nset -e\n\n# make it\nmkdir -p /out\nprintf 'a\\n' > /out/a\n", ["mkdir -p /out", "printf 'a\\n' > /out/a"]),
+    ("cat > /app/x.sh <<'SH'\n#!/bin/sh\n# kept: part of the file\necho hi\nSH\nchmod +x /app/x.sh\n",
+     ["cat > /app/x.sh <<'SH'\n#!/bin/sh\n# kept: part of the file\necho hi\nSH", "chmod +x /app/x.sh"]),
+    ("for f in /app/*.txt; do\n  wc -l \"$f\"\ndone\n", ['for f in /app/*.txt; do\n  wc -l "$f"\ndone']),
+    ("#!/bin/bash\nset -euo pipefail\ncd /app\nls\n", ["cd /app\nls"]),
+    ("name=world\necho $name\n", ["name=world\necho $name"]),
+    ("# nothing but a comment\n", []),
+])
+def test_a_solution_script_splits_into_one_complete_command_per_step_unless_they_share_shell_state(script: str, steps: list[str]):
+    assert script_steps(script) == steps

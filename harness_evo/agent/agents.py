@@ -6,7 +6,8 @@ import time
 from collections.abc import Iterable
 from typing import Protocol
 
-from harness_evo.agent.actions import STOP_SEQUENCES, closed, says_done
+from harness_evo.agent.actions import DONE_MARKER, STOP_SEQUENCES, closed, says_done
+from harness_evo.agent.script_steps import script_steps
 from harness_evo.agent.trajectory import ExitReason, Step, Trajectory
 from harness_evo.errors import HarnessError
 from harness_evo.harness import Harness, Tool
@@ -143,6 +144,24 @@ class OracleAgent:
         trajectory.steps.append(Step(index=0, reply="(oracle)", action=f"bash {SOLUTION_DIR}/solve.sh", output=result.output,
                                      exit_code=result.exit_code, timed_out=result.timed_out, duration_s=result.duration_s, finished=True))
         trajectory.exit_reason = "time_limit" if result.timed_out else "done"
+
+
+class SolutionAgent:
+    """Runs the task's reference solution as an agent would: one command of `solution/solve.sh` per step (see
+    `script_steps`), each shown its output, then `echo TASK_DONE`; its passed rollouts are worked examples to harvest."""
+
+    name = "solution"
+
+    def run(self, harness: Harness, task: Task, sandbox: Sandbox, trajectory: Trajectory) -> None:
+        script = task.solution_dir / "solve.sh"
+        commands = script_steps(script.read_text()) if script.is_file() else []
+        install_harness(harness, sandbox)
+        for command in [*commands, f"echo {DONE_MARKER}"]:
+            result = sandbox.run(with_tools(command), timeout_s=max(1.0, harness.agent.command_timeout_s))
+            trajectory.steps.append(Step(index=len(trajectory.steps), reply=f"```bash\n{command}\n```", action=command,
+                                         output=result.output, exit_code=result.exit_code, timed_out=result.timed_out,
+                                         duration_s=result.duration_s, finished=says_done(result.output)))
+        trajectory.exit_reason = "done" if trajectory.steps[-1].finished else "step_limit"
 
 
 class NoopAgent:

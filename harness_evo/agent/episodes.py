@@ -1,7 +1,7 @@
 """A passed rollout as a worked example (`examples/<name>.md`), for a harness to show tasks like it."""
 
 from harness_evo.agent.actions import closed, says_done
-from harness_evo.agent.agents import cut
+from harness_evo.agent.agents import SolutionAgent, cut
 from harness_evo.agent.trajectory import Step, Trajectory
 from harness_evo.harness import Harness
 from harness_evo.harness.actions import FormatError, parse_bash_block
@@ -24,7 +24,8 @@ def as_example(trajectory: Trajectory, task: Task, harness: Harness, name: str |
     turns = [Turn(reply=reply(step), observation=harness.render(
         "observation.md.j2", output=cut(step.output, max_output_chars), exit_code=step.exit_code, timed_out=step.timed_out,
         step=step.index + 1, steps_left=harness.agent.step_limit - step.index - 1)) for step in ran]
-    return Example(name=name or task.id, task=task.id, category=task.category, tags=task.tags, source="rollout",
+    return Example(name=name or task.id, task=task.id, category=task.category, tags=task.tags,
+                   source="solution" if trajectory.model == SolutionAgent.name else "rollout",
                    instruction=task.instruction, turns=turns)
 
 

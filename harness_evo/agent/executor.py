@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
-from harness_evo.agent.agents import Agent, Interrupted, ModelAgent, NoopAgent, OracleAgent
+from harness_evo.agent.agents import Agent, Interrupted, ModelAgent, NoopAgent, OracleAgent, SolutionAgent
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.agent.verify import verify
 from harness_evo.errors import HarnessError, InfraError
@@ -37,7 +37,8 @@ class Executor:
         self.store, self.backend, self.suite = store, backend, suite
         self.workers = max(1, workers)
         self.stop = threading.Event()
-        self.agent: Agent = {"model": lambda: ModelAgent(llm, self.stop), "oracle": OracleAgent, "noop": NoopAgent}[agent]()
+        self.agent: Agent = {"model": lambda: ModelAgent(llm, self.stop), "oracle": OracleAgent, "solution": SolutionAgent,
+                             "noop": NoopAgent}[agent]()
         self.model = llm.models.solver.model if agent == "model" else agent
         self.on_progress = on_progress or (lambda kind, row: None)
         self._open: set[Sandbox] = set()
