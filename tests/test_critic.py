@@ -8,6 +8,7 @@ import pytest
 from harness_evo.config import ModelsConfig, RoleModel, RunConfig, SandboxConfig, SearchConfig
 from harness_evo.evolve.critic import Critic
 from harness_evo.evolve.leakage import LeakIndex
+from harness_evo.evolve.target import Target
 from harness_evo.harness import Delete, Edit, Harness, Replace, Write
 from harness_evo.llm import LLM, scripted
 from harness_evo.taskset import Task, load_suite
@@ -16,7 +17,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 HARNESS = Harness.load(FIXTURES / "wrong-folder-harness")
 TRAIN = load_suite(FIXTURES / "evolve-tasks").split("train")
 DEFECT = "Save every file you create under /tmp/work/ (the shared output folder)."
-PATTERN = {"id": "P1", "support": 2, "description": "saves its output files in a folder other than the working directory"}
+PATTERN = Target(id="P1", support=2, description="saves its output files in a folder other than the working directory")
 
 
 pytestmark = pytest.mark.usefixtures("user_cache")

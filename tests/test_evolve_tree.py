@@ -5,6 +5,7 @@ from pathlib import Path
 
 from harness_evo.config import SearchConfig
 from harness_evo.evolve.gate import across_categories, pattern_sample, same_category
+from harness_evo.evolve.target import Target
 from harness_evo.evolve.tree import UCB, Greedy, SearchTree, confirmed_best, node_selector
 from harness_evo.store import Node, Rollout, RunStore
 from harness_evo.taskset import Task
@@ -48,7 +49,7 @@ def test_greedy_takes_the_best_train_score_and_the_strategy_is_chosen_by_name():
 def test_a_child_is_gated_on_at_most_n_of_its_patterns_train_tasks_the_easiest_first_drawn_reproducibly():
     difficulty = {"a": "hard", "b": "easy", "c": "medium", "d": "easy", "e": "easy", "f": "medium", "g": "easy"}
     train = [Task(id=name, folder=Path(name), instruction="", difficulty=level) for name, level in difficulty.items()]
-    pattern = {"task_ids": ["a", "b", "c", "d", "e", "f", "dev-only"]}
+    pattern = Target(description="", task_ids=["a", "b", "c", "d", "e", "f", "dev-only"])
 
     drawn = pattern_sample(pattern, train, 4, random.Random("0:3"))
 
@@ -65,7 +66,7 @@ def test_a_child_is_gated_on_at_most_n_of_its_patterns_train_tasks_the_easiest_f
 def test_a_task_no_rollout_ever_passed_is_left_out_of_the_gate_unless_the_pattern_has_no_other():
     difficulty = {"a": "easy", "b": "easy", "c": "medium", "d": "hard"}
     train = [Task(id=name, folder=Path(name), instruction="", difficulty=level) for name, level in difficulty.items()]
-    pattern = {"task_ids": list(difficulty)}
+    pattern = Target(description="", task_ids=list(difficulty))
 
     assert pattern_sample(pattern, train, 2, random.Random(0), unsolved={"a", "b"}) == ["c", "d"], "solvable ones, even harder"
     assert pattern_sample(pattern, train, 4, random.Random(0), unsolved={"b"}) == ["a", "c", "d"]
@@ -75,11 +76,11 @@ def test_a_task_no_rollout_ever_passed_is_left_out_of_the_gate_unless_the_patter
 def test_the_tasks_an_edit_supplies_a_missing_program_for_are_gated_first_even_if_never_solved():
     difficulty = {"a": "easy", "b": "easy", "c": "hard", "d": "hard"}
     train = [Task(id=name, folder=Path(name), instruction="", difficulty=level) for name, level in difficulty.items()]
-    pattern = {"task_ids": list(difficulty)}
+    pattern = Target(description="", task_ids=list(difficulty))
 
     assert pattern_sample(pattern, train, 2, random.Random(0), unsolved={"c", "d"}, targeted={"c", "d"}) == ["c", "d"]
     assert pattern_sample(pattern, train, 3, random.Random(0), targeted={"d"}) in (["a", "b", "d"],), "then the easiest"
-    assert pattern_sample({"task_ids": ["a"]}, train, 3, random.Random(0), unsolved={"d"}, targeted={"a"}, related={"c", "d"}) == ["a", "c", "d"], \
+    assert pattern_sample(Target(description="", task_ids=["a"]), train, 3, random.Random(0), unsolved={"d"}, targeted={"a"}, related={"c", "d"}) == ["a", "c", "d"], \
         "tasks alike the targeted ones come next, though not the pattern's"
 
 
@@ -116,9 +117,9 @@ def test_an_explore_iteration_works_on_the_pattern_it_touched_that_the_curriculu
     patterns = Patterns(store, None, RunConfig(), None)
     touched = [Rollout(id=rollout, task_id=rollout, split="train", trial=0) for rollout in ("r1", "r2")]
 
-    assert patterns.target(EXPLORE, touched, {})["id"] == "P1", "among equals, the best supported"
-    assert patterns.target(EXPLORE, touched, {"P1": 0.1, "P2": 0.3, "P3": 0.6})["id"] == "P2", "P3 was not touched"
-    assert patterns.target("P3", touched, {"P1": 0.9})["id"] == "P3", "a pattern arm works on its own pattern"
+    assert patterns.target(EXPLORE, touched, {}).id == "P1", "among equals, the best supported"
+    assert patterns.target(EXPLORE, touched, {"P1": 0.1, "P2": 0.3, "P3": 0.6}).id == "P2", "P3 was not touched"
+    assert patterns.target("P3", touched, {"P1": 0.9}).id == "P3", "a pattern arm works on its own pattern"
     assert patterns.target(EXPLORE, [Rollout(id="r9", task_id="r9", split="train", trial=0)], {"P1": 1.0}) is None
 
 

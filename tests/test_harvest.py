@@ -17,6 +17,7 @@ from harness_evo.evolve import session
 from harness_evo.evolve.critic import Critic
 from harness_evo.evolve.gate import PatternAndRegression
 from harness_evo.evolve.harvest import choose_episodes, harmful_examples, harvest, retrieving_tasks
+from harness_evo.evolve.target import Target
 from harness_evo.harness import Edit, Harness, Write
 from harness_evo.llm import scripted
 from harness_evo.store import RunStore
@@ -85,7 +86,7 @@ def test_the_leakage_check_lets_an_example_quote_its_train_task_and_nothing_else
     quoting_prompt = Edit(ops=[Write(path="prompts/confirm_done.md.j2", text=f"Remember: {train.instruction}")])
 
     assert critic.judge(parent, example, {}).status == "passed"
-    refused = critic.judge(parent, quoting_prompt, {})
+    refused = critic.judge(parent, quoting_prompt, Target(description="worked examples"))
     assert refused.status == "rejected_static" and any("instruction of training task sun" in reason for reason in refused.reasons)
 
 
@@ -93,7 +94,7 @@ def test_the_gate_never_measures_an_example_on_the_task_it_came_from():
     train = [task(word) for word in ("sun", "moon", "star", "wind")]
     plan = PatternAndRegression(AcceptanceConfig(), train)
     parent = Harness.load(DEFAULT)
-    target = {"id": None, "task_ids": ["sun", "moon"], "missing_programs": {}, "sources": ["sun"]}
+    target = Target(description="worked examples", task_ids=["sun", "moon"], sources=["sun"])
 
     gating = plan.plan(parent, parent, target, [("sun", True), ("star", True)], [], random.Random(0))
 

@@ -7,6 +7,7 @@ import pytest
 
 from harness_evo.config import ModelsConfig, RoleModel, SearchConfig
 from harness_evo.evolve.proposer import Proposer
+from harness_evo.evolve.target import Target
 from harness_evo.harness import Harness, Replace
 from harness_evo.llm import LLM, scripted
 from harness_evo.standins.missing import MissingProgram
@@ -15,8 +16,8 @@ from harness_evo.store import Edit as TriedEdit
 
 HARNESS = Harness.load(Path(__file__).parent / "fixtures" / "wrong-folder-harness")
 DEFECT = "Save every file you create under /tmp/work/ (the shared output folder)."
-PATTERN = {"id": "P1", "support": 2, "category": "environment-assumption",
-           "description": "saves its output files in a folder other than the working directory"}
+PATTERN = Target(id="P1", support=2, category="environment-assumption",
+                 description="saves its output files in a folder other than the working directory")
 EVIDENCE = [{"task_id": "fruit", "instruction": "Write the word crunchy-apple-42 into fruit.txt.",
              "root_cause": "It wrote the file under /tmp/work/.", "critical_step": 0,
              "digest": "[step 0] $ echo crunchy-apple-42 > /tmp/work/fruit.txt"}]
@@ -54,7 +55,7 @@ def test_a_proposal_becomes_an_edit_that_applies_to_the_harness():
     child = HARNESS.apply(proposal.edit)
     assert "Save files where the task says." in child.render("system.md.j2")
     prompt = messages[-1]["content"]
-    assert PATTERN["description"] in prompt and "crunchy-apple-42 > /tmp/work/fruit.txt" in prompt
+    assert PATTERN.description in prompt and "crunchy-apple-42 > /tmp/work/fruit.txt" in prompt
     assert DEFECT in prompt, "the proposer sees the harness's components"
 
 
@@ -72,7 +73,7 @@ def test_a_tool_the_proposer_describes_with_its_prompt_s_placeholder_says_what_i
     """A run's accepted sqlite3 tool was shown to the agent as `sqlite3 sys.argv[1:]: what it does.`, and the agent
     then ran it on text and log files."""
     tool = {"op": "tool", "name": "sqlite3", "description": "sqlite3 ARGS: what it does", "text": "import sys\nprint(sys.argv)\n"}
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}}
+    pattern = PATTERN.model_copy(update={"missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}})
     [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply the program", "ops": [tool]}]})], pattern=pattern, ledger=[offered("sqlite3")])
 
     [added] = [t for t in HARNESS.apply(proposal.edit).tools if t.name == "sqlite3"]
@@ -116,7 +117,7 @@ def test_a_tool_script_that_is_not_python_is_written_by_the_toolsmith_from_the_c
     tool = {"op": "tool", "name": "sqlite3", "description": "sqlite3 shop.db 'SELECT count(*) FROM orders'", "text": shell_line}
     script = '"""sqlite3 DB SQL: run SQL on the database DB and print each row."""\nimport sqlite3, sys\n' \
              'for row in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]):\n    print("|".join(map(str, row)))\n'
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db 'SELECT name FROM t'": "a"})}}
+    pattern = PATTERN.model_copy(update={"missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db 'SELECT name FROM t'": "a"})}})
     replies = [json.dumps({"edits": [{"rationale": "supply it", "ops": [tool]}]}), f"Here it is:\n```python\n{script}```\n"]
 
     [proposal], seen = propose(replies, pattern=pattern, ledger=[offered("sqlite3")])
@@ -144,7 +145,7 @@ class CrashingCalls:
 
 
 def test_a_tool_whose_scripts_all_crash_on_the_agents_calls_is_a_problem_after_each_attempt_saw_the_failure():
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}}
+    pattern = PATTERN.model_copy(update={"missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}})
     script = '```python\n"""sqlite3 DB SQL: run SQL."""\nimport sys\n{}["x"]\n```'
     [proposal], seen = propose([script] * SearchConfig().tool_attempts, pattern=pattern, tryout=CrashingCalls())
 
@@ -154,7 +155,7 @@ def test_a_tool_whose_scripts_all_crash_on_the_agents_calls_is_a_problem_after_e
 
 
 def test_a_script_that_names_a_file_from_the_agents_call_is_written_again():
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 /app/shop.db .tables": "a"})}}
+    pattern = PATTERN.model_copy(update={"missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 /app/shop.db .tables": "a"})}})
     hard_coded = '```python\n"""sqlite3 /app/shop.db .tables: list the tables."""\nimport sqlite3\nsqlite3.connect("shop.db")\n```'
     general = '```python\n"""sqlite3 DB SQL: run SQL."""\nimport sqlite3, sys\nsqlite3.connect(sys.argv[1])\n```'
     [proposal], seen = propose([hard_coded, general], pattern=pattern)
@@ -187,9 +188,9 @@ def offered(program: str, parent_id: str = HARNESS.hash, status: str = "rejected
 
 
 def test_a_program_several_failed_tasks_missed_is_supplied_as_a_tool_without_asking_the_proposer():
-    pattern = {**PATTERN, "missing_programs": {"nano": MissingProgram(name="nano", tasks=["a", "b", "c"], calls={"nano notes.txt": "a"}),
+    pattern = PATTERN.model_copy(update={"missing_programs": {"nano": MissingProgram(name="nano", tasks=["a", "b", "c"], calls={"nano notes.txt": "a"}),
                                            "sqlite3": MissingProgram(name="sqlite3", tasks=["a", "d"], calls={"sqlite3 a.db .tables": "a"}),
-                                           "jq": MissingProgram(name="jq", tasks=["e"], calls={"jq .a e.json": "e"})}}
+                                           "jq": MissingProgram(name="jq", tasks=["e"], calls={"jq .a e.json": "e"})}})
     [proposal], [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], pattern=pattern)
 
     assert "Write the script for the program `sqlite3`" in messages[-1]["content"], "only the toolsmith was asked"
@@ -205,7 +206,7 @@ def test_a_program_several_failed_tasks_missed_is_supplied_as_a_tool_without_ask
 
 
 def test_a_program_whose_scripts_all_failed_is_offered_again_with_new_scripts_a_bounded_number_of_times():
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}}
+    pattern = PATTERN.model_copy(update={"missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}})
     refused = [offered("sqlite3", status="invalid")] * 2
     _, [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], ledger=refused, pattern=pattern)
     assert "Write the script for the program `sqlite3`" in messages[-1]["content"]
@@ -214,7 +215,7 @@ def test_a_program_whose_scripts_all_failed_is_offered_again_with_new_scripts_a_
 
 
 def test_a_script_that_uses_a_standard_module_it_never_imports_gets_the_import():
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}}
+    pattern = PATTERN.model_copy(update={"missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a"], calls={"sqlite3 a.db .tables": "a"})}})
     script = '"""sqlite3 DB SQL: run SQL."""\nimport sqlite3\n\ndef main(db):\n    print(sqlite3.connect(db), sys.argv, os.sep)\nmain(sys.argv[1])\n'
     [proposal], _ = propose([f"```python\n{script}```"], pattern=pattern)
     written = HARNESS.apply(proposal.edit).components["tools/sqlite3/tool.py"]
@@ -222,8 +223,8 @@ def test_a_script_that_uses_a_standard_module_it_never_imports_gets_the_import()
 
 
 def test_the_programs_the_agent_missed_reach_the_proposer_most_first():
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b", "c"], calls={"sqlite3 a.db .tables": "a"}),
-                                           "nano": MissingProgram(name="nano", tasks=["d"], calls={"nano notes.txt": "d"})}}
+    pattern = PATTERN.model_copy(update={"missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b", "c"], calls={"sqlite3 a.db .tables": "a"}),
+                                           "nano": MissingProgram(name="nano", tasks=["d"], calls={"nano notes.txt": "d"})}})
     _, [messages] = propose([json.dumps({"edits": [edit_json()]})], ledger=[offered("sqlite3")], pattern=pattern)
     assert "sqlite3 (3), nano (1)." in messages[-1]["content"]
     assert "script can stand in for sqlite3," in messages[-1]["content"]
@@ -233,8 +234,8 @@ def test_the_programs_the_agent_missed_reach_the_proposer_most_first():
 
 
 def test_a_missing_program_the_harness_already_supplies_is_not_offered_again():
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls={"sqlite3 a.db .tables": "a"}),
-                                           "jq": MissingProgram(name="jq", tasks=["c"], calls={"jq .a c.json": "c"})}}
+    pattern = PATTERN.model_copy(update={"missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls={"sqlite3 a.db .tables": "a"}),
+                                           "jq": MissingProgram(name="jq", tasks=["c"], calls={"jq .a c.json": "c"})}})
     [proposal], _ = propose([json.dumps({"edits": [{"rationale": "supply it", "ops": [{"op": "tool", "name": "sqlite3", "description": "sqlite3 DB SQL: run SQL on DB", "text": "print(1)"}]}]})])
     child = HARNESS.apply(proposal.edit)
     _, [messages] = propose([json.dumps({"edits": [edit_json()]})], ledger=[offered("jq", child.hash)], pattern=pattern, harness=child)
@@ -246,7 +247,7 @@ def test_a_tool_of_the_harness_that_crashed_on_the_agent_s_calls_is_rewritten_by
     child = HARNESS.apply(proposal.edit)
     broken = MissingProgram(name="sqlite3", tasks=["a", "b"], calls={"sqlite3 a.db 'SELECT 1'": "a"}, broken=True)
 
-    [proposal], [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], pattern={**PATTERN, "missing_programs": {"sqlite3": broken}}, harness=child)
+    [proposal], [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], pattern=PATTERN.model_copy(update={"missing_programs": {"sqlite3": broken}}), harness=child)
 
     assert "Write the script for the program `sqlite3`" in messages[-1]["content"]
     assert child.apply(proposal.edit).components["tools/sqlite3/tool.py"] == SQLITE_SCRIPT
@@ -277,7 +278,7 @@ def supplying(script: str) -> Harness:
 
 def test_a_tool_of_the_harness_that_fails_the_tryout_on_the_agent_s_calls_is_rewritten_by_the_toolsmith():
     harness = supplying(TABLES_WHATEVER_THE_QUERY)
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls=CALLS)}}
+    pattern = PATTERN.model_copy(update={"missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls=CALLS)}})
     tryout = FailsScripts({TABLES_WHATEVER_THE_QUERY: {"sqlite3 a.db 'SELECT 1'"}})
 
     [proposal], [messages] = propose([f"```python\n{SQLITE_SCRIPT}```"], pattern=pattern, harness=harness, tryout=tryout)
@@ -289,7 +290,7 @@ def test_a_tool_of_the_harness_that_fails_the_tryout_on_the_agent_s_calls_is_rew
 
 def test_a_tool_of_the_harness_that_runs_the_agent_s_calls_is_not_rewritten():
     harness = supplying(SQLITE_SCRIPT)
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls=CALLS)}}
+    pattern = PATTERN.model_copy(update={"missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls=CALLS)}})
     tryout = FailsScripts({TABLES_WHATEVER_THE_QUERY: set(CALLS)})
 
     [proposal], [messages] = propose([json.dumps({"edits": [edit_json()]})], pattern=pattern, harness=harness, tryout=tryout)
@@ -303,7 +304,7 @@ def test_a_tool_of_the_harness_that_runs_the_agent_s_calls_is_not_rewritten():
 ])
 def test_a_rewrite_that_loses_a_call_the_harness_s_tool_runs_or_gains_none_is_a_problem(new_fails, problem):
     harness = supplying(TABLES_WHATEVER_THE_QUERY)
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls=CALLS)}}
+    pattern = PATTERN.model_copy(update={"missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b"], calls=CALLS)}})
     tryout = FailsScripts({TABLES_WHATEVER_THE_QUERY: {"sqlite3 a.db 'SELECT 1'"}, SQLITE_SCRIPT: new_fails})
 
     [proposal], seen = propose([f"```python\n{SQLITE_SCRIPT}```"] * SearchConfig().tool_attempts, pattern=pattern, harness=harness, tryout=tryout)
@@ -316,7 +317,7 @@ def test_of_the_toolsmith_s_scripts_the_one_that_keeps_the_calls_the_harness_s_t
     calls = {"sqlite3 a.db .tables": "a", "sqlite3 b.db 'SELECT 1'": "b", "sqlite3 c.db 'SELECT 2'": "c", "sqlite3 d.db 'SELECT 3'": "d"}
     keeps = SQLITE_SCRIPT.replace("run SQL on DB", "run SQL on DB, or list its tables")
     harness = supplying(TABLES_WHATEVER_THE_QUERY)
-    pattern = {**PATTERN, "missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b", "c", "d"], calls=calls)}}
+    pattern = PATTERN.model_copy(update={"missing_programs": {"sqlite3": MissingProgram(name="sqlite3", tasks=["a", "b", "c", "d"], calls=calls)}})
     tryout = FailsScripts({TABLES_WHATEVER_THE_QUERY: set(list(calls)[1:]), SQLITE_SCRIPT: {"sqlite3 a.db .tables"}, keeps: set(list(calls)[2:])})
 
     [proposal], _ = propose([f"```python\n{script}```" for script in (keeps, SQLITE_SCRIPT, SQLITE_SCRIPT, SQLITE_SCRIPT)], pattern=pattern,

@@ -17,6 +17,7 @@ from harness_evo.config import SearchConfig
 from harness_evo.errors import InfraError, UserError
 from harness_evo.evolve import templates
 from harness_evo.evolve.leakage import LeakIndex
+from harness_evo.evolve.target import Target
 from harness_evo.harness import Edit, EditError, Harness
 from harness_evo.harness.folder import SAMPLE_CONTEXT
 from harness_evo.sandbox import SandboxBackend
@@ -64,7 +65,7 @@ class Critic:
         self.backend = backend
         self.llm = llm
 
-    def judge(self, parent: Harness, edit: Edit, pattern: dict, seed: int = 0, known: Mapping[str, str] = MappingProxyType({})) -> Judgement:
+    def judge(self, parent: Harness, edit: Edit, pattern: Target, seed: int = 0, known: Mapping[str, str] = MappingProxyType({})) -> Judgement:
         """`known` maps harnesses already proposed or in the tree to what they are: proposing one again is invalid."""
         try:
             child = parent.apply(edit)
@@ -119,7 +120,7 @@ class Critic:
             reasons.append(f"the changed tools could not be smoke-tested ({e}); try again or leave tools unchanged")
         return reasons
 
-    def review(self, parent: Harness, edit: Edit, pattern: dict, seed: int) -> list[str]:
+    def review(self, parent: Harness, edit: Edit, pattern: Target, seed: int) -> list[str]:
         reply = self.llm.complete("critic", templates.messages("critic", pattern=pattern, edit=edit, parent=parent), output=Review, seed=seed)
         if reply.parsed is None:
             return []

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from harness_evo.config import AcceptanceConfig
 from harness_evo.evolve.acceptance import Verdict
+from harness_evo.evolve.target import Target
 from harness_evo.harness import Harness
 from harness_evo.standins import supplied_tasks
 from harness_evo.taskset import Task
@@ -35,7 +36,7 @@ class Gating(BaseModel):
 class GatePlan(Protocol):
     """Which (task, trial) keys a child and its parent are paired on."""
 
-    def plan(self, parent: Harness, child: Harness, pattern: dict, parent_outcomes: list[Outcome],
+    def plan(self, parent: Harness, child: Harness, pattern: Target, parent_outcomes: list[Outcome],
              run_outcomes: list[Outcome], rng: random.Random) -> Gating:
         """The first look at `child`, an edit of `parent` against `pattern`, from the train outcomes of the parent and
         of the whole run; random choices take the iteration's `rng`."""
@@ -54,9 +55,9 @@ class PatternAndRegression:
         self.config = config
         self.train = train
 
-    def plan(self, parent: Harness, child: Harness, pattern: dict, parent_outcomes: list[Outcome],
+    def plan(self, parent: Harness, child: Harness, pattern: Target, parent_outcomes: list[Outcome],
              run_outcomes: list[Outcome], rng: random.Random) -> Gating:
-        sources = set(pattern.get("sources") or ())  # an example's own task would see its answer
+        sources = set(pattern.sources)  # an example's own task would see its answer
         targeted, related = (tasks - sources for tasks in self.supplied_tasks(parent, child, pattern))
         regression = self.regression_sample(parent_outcomes, pattern, rng, exclude=targeted | related | sources)
         train = [task for task in self.train if task.id not in sources]
@@ -68,18 +69,18 @@ class PatternAndRegression:
             return None
         return list(range(1, 1 + self.config.trials + self.config.extra_trials))
 
-    def regression_sample(self, parent_outcomes: list[Outcome], pattern: dict, rng: random.Random,
+    def regression_sample(self, parent_outcomes: list[Outcome], pattern: Target, rng: random.Random,
                           exclude: Collection[str] = ()) -> list[str]:
         """Up to `regression_sample` tasks the parent passed, none of the pattern's or `exclude`, across categories."""
         passed = {task for task, ok in parent_outcomes if ok}
-        candidates = sorted(passed - set(pattern["task_ids"]) - set(exclude))
+        candidates = sorted(passed - set(pattern.task_ids) - set(exclude))
         return across_categories(candidates, self.train, self.config.regression_sample, rng)
 
-    def supplied_tasks(self, parent: Harness, child: Harness, pattern: dict) -> tuple[set[str], set[str]]:
+    def supplied_tasks(self, parent: Harness, child: Harness, pattern: Target) -> tuple[set[str], set[str]]:
         """The tasks a tool the child adds or rewrites is for (see `standins.supplied_tasks`), and the other train tasks
         of their categories, which call for the same programs (a `sqlite3` tool is for every sqlite task, not only the
         one whose minibatch rollout happened to miss it)."""
-        targeted = supplied_tasks(parent, child, pattern["missing_programs"])
+        targeted = supplied_tasks(parent, child, pattern.missing_programs)
         return targeted, same_category(targeted, self.train)
 
     def unsolved_tasks(self, run_outcomes: list[Outcome]) -> set[str]:
@@ -98,7 +99,7 @@ def make_gate_plan(config: AcceptanceConfig, train: list[Task], name: str = "pat
     return PLANS[name](config, train)
 
 
-def pattern_sample(pattern: dict, train: list[Task], n: int, rng: random.Random, unsolved: Collection[str] = frozenset(),
+def pattern_sample(pattern: Target, train: list[Task], n: int, rng: random.Random, unsolved: Collection[str] = frozenset(),
                    targeted: Collection[str] = frozenset(), related: Collection[str] = frozenset()) -> list[str]:
     """The pattern's train tasks a child is gated on: all of them, or the `n` easiest, drawn with the iteration's
     `rng` within a difficulty. A gate learns only from pairs that differ, and a task the solver fails on either side
@@ -108,7 +109,7 @@ def pattern_sample(pattern: dict, train: list[Task], n: int, rng: random.Random,
     never left out, since the edit is what could make them solvable; `related` tasks (alike the targeted ones, though
     not the pattern's) come next. Choosing them by the edit, not by any outcome of the trials compared, keeps the gate
     sound too."""
-    members = {*pattern["task_ids"], *targeted, *related}
+    members = {*pattern.task_ids, *targeted, *related}
     failing = sorted((task for task in train if task.id in members), key=lambda task: task.id)
     rng.shuffle(failing)
     failing.sort(key=lambda task: (task.id not in targeted, task.id not in related, DIFFICULTY_RANK.get(task.difficulty, 1)))  # stable: the draw decides within a difficulty

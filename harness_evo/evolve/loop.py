@@ -29,6 +29,7 @@ from harness_evo.evolve.moves import Harvest, KnobMove, MoveKind, move_chooser
 from harness_evo.evolve.patterns import Patterns
 from harness_evo.evolve.proposer import Proposer
 from harness_evo.evolve.state import LoopState, NodeStats
+from harness_evo.evolve.target import Target
 from harness_evo.evolve.tree import BestNode, SearchTree, confirmed_best, node_selector
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
@@ -110,8 +111,6 @@ class Evolution:
         self.patterns.analyze(rows, node)                                                    # 4
         self.sync_arms()
         pattern = self.patterns.target(arm.id, rows, self.curriculum.probabilities())
-        if pattern is not None:
-            pattern = {**pattern, "missing_programs": self.patterns.missing_programs(pattern["id"])}
         verdict, outcome = None, "no promoted failure pattern to work on yet"
         available = self.available_moves(node, pattern)
         move = self.moves.choose(available, self.store.records(Edit, order_by="rowid")) if available else None
@@ -121,20 +120,20 @@ class Evolution:
             verdict, outcome = self.knob.run(i, node, pattern, rng)                           # 5: a knob step, 6, 7
         elif move == "proposer":
             candidates = self.propose_and_review(i, node, pattern)                           # 5, 6
-            outcome = f"no edit against pattern {pattern['id']} passed the critic"
+            outcome = f"no edit against pattern {pattern.id} passed the critic"
             for candidate in candidates:
                 verdict, outcome = self.try_candidate(i, node, pattern, candidate, rng)     # 6, 7
                 if verdict.accepted:
                     break
         gated = verdict.model_dump(include={"accepted", "fixed", "broken", "ties"}) if verdict is not None else {}
-        self.curriculum.reward(Pull(arm=arm.id, pattern=pattern["id"] if pattern else None,                  # 7
+        self.curriculum.reward(Pull(arm=arm.id, pattern=pattern.id if pattern else None,                  # 7
                                     found=self.patterns.promoted_share(rows), **gated))
         spend = self.budget.spend()
         self.store.emit("iteration", id=i, finished=time.time(), outcome=outcome, spend=spend)          # 8
         self.emit(ev.IterationFinished(i, outcome, spend))
         return verdict is not None and verdict.accepted
 
-    def available_moves(self, node: str, pattern: dict | None) -> list[MoveKind]:
+    def available_moves(self, node: str, pattern: Target | None) -> list[MoveKind]:
         """The moves of `search.moves` that have something to do on `node`: the proposer and a knob step need a targeted
         pattern (a knob step, one that addresses its category); harvesting, passed train rollouts not harvested yet. With
         none of them, a harvest still may remove examples that kept failing, or say it found nothing."""
@@ -144,18 +143,18 @@ class Evolution:
             or (move == "harvest" and self.harvest.harvestable(node))]
         return available or (["harvest"] if "harvest" in moves else [])
 
-    def propose_and_review(self, i: int, node: str, pattern: dict) -> list[Candidate]:
+    def propose_and_review(self, i: int, node: str, pattern: Target) -> list[Candidate]:
         """Proposals that passed the static critic; rejected ones go back to the proposer with their reasons."""
         parent = self.harness(node)
-        evidence = self.patterns.evidence(pattern["id"], self.config.search.evidence)
+        evidence = self.patterns.evidence(pattern.id, self.config.search.evidence)
         feedback: list[Edit] = []
         for revision in range(self.config.search.revisions + 1):
             self.budget.check()
             seed = self.config.seed * 10_000 + i * 10 + revision
-            proposals = self.proposer.propose(pattern, evidence, parent, self.ledger.tried(pattern["id"], before=i), feedback, seed)
+            proposals = self.proposer.propose(pattern, evidence, parent, self.ledger.tried(pattern.id, before=i), feedback, seed)
             passed, feedback = [], []
             for k, proposal in enumerate(proposals):
-                candidate = self.ledger.propose(i, revision, k, node, pattern["id"], proposal)
+                candidate = self.ledger.propose(i, revision, k, node, pattern.id, proposal)
                 known = self.ledger.children(node) | {hash: "already a node of the tree" for hash in self.state.nodes}
                 judgement = self.critic.judge(parent, proposal.edit, pattern, seed, known) if proposal.edit else None
                 candidate = self.ledger.judged(candidate, judgement)
@@ -168,7 +167,7 @@ class Evolution:
                 return passed
         return []
 
-    def try_candidate(self, i: int, node: str, pattern: dict, candidate: Candidate, rng: random.Random) -> tuple[Verdict, str]:
+    def try_candidate(self, i: int, node: str, pattern: Target, candidate: Candidate, rng: random.Random) -> tuple[Verdict, str]:
         """The empirical gate: child vs parent on the (task, trial) keys the gate plan chooses."""
         child = candidate.child
         gating = self.gate_plan.plan(self.harness(node), child, pattern, self.train_outcomes([node]), self.train_outcomes(self.state.stats), rng)

@@ -16,6 +16,7 @@ from harness_evo.evolve.acceptance import Verdict
 from harness_evo.evolve.harvest import harvest, retrieving_tasks, train_trajectories
 from harness_evo.evolve.knobs import knob_edit, knob_steps
 from harness_evo.evolve.proposer import Proposal
+from harness_evo.evolve.target import Target
 from harness_evo.store import Edit, EditStatus
 
 MoveKind = Literal["proposer", "harvest", "knob"]
@@ -64,18 +65,18 @@ def move_chooser(policy: str) -> MoveChooser:
     return {"bandit": MoveBandit, "first-harvest": FirstHarvest}[policy]()
 
 
-def gate_model_free(evolution, i: int, node: str, target: dict, proposal: Proposal,
+def gate_model_free(evolution, i: int, node: str, target: Target, proposal: Proposal,
                     rng: random.Random) -> tuple[Verdict | None, str]:
     """A move's edit (made without a model) through the critic and, if it passes, the gate against `target`."""
     parent = evolution.harness(node)
-    candidate = evolution.ledger.propose(i, 0, 0, node, target["id"], proposal)
+    candidate = evolution.ledger.propose(i, 0, 0, node, target.id, proposal)
     known = evolution.ledger.children(node) | {hash: "already a node of the tree" for hash in evolution.state.nodes}
     candidate = evolution.ledger.judged(candidate, evolution.critic.judge(parent, proposal.edit, target, evolution.config.seed, known))
     if candidate.status is not EditStatus.PROPOSED:
         return None, f"{proposal.kind} edit {candidate.edit.id} refused: {'; '.join(candidate.edit.reasons)}"
     evolution.harnesses[candidate.child.hash] = candidate.child
     if proposal.kind == "harvest":
-        target["task_ids"] = retrieving_tasks(parent, candidate.child, evolution.train, proposal.sources)
+        target = target.model_copy(update={"task_ids": retrieving_tasks(parent, candidate.child, evolution.train, proposal.sources)})
     return evolution.try_candidate(i, node, target, candidate, rng)
 
 
@@ -110,8 +111,7 @@ class Harvest:
         proposal = Proposal(ops=[op.model_dump() for op in harvested.edit.ops], rationale=harvested.rationale,
                             prediction="tasks like the examples' sources pass more often", edit=harvested.edit,
                             kind="harvest", sources=harvested.sources)
-        target = {"id": None, "description": harvested.rationale, "support": len(harvested.sources), "missing_programs": {},
-                  "sources": harvested.sources}
+        target = Target(description=harvested.rationale, support=len(harvested.sources), sources=harvested.sources)
         return gate_model_free(loop, i, node, target, proposal, rng)
 
 
@@ -122,21 +122,21 @@ class KnobMove:
     def __init__(self, evolution):
         self.evolution = evolution
 
-    def step(self, node: str, pattern: dict):
+    def step(self, node: str, pattern: Target):
         """The knob step this move would make from `node` against `pattern`, or None."""
         loop = self.evolution
         parent = loop.harness(node)
         known = loop.ledger.children(node).keys() | loop.state.nodes.keys()
-        for step in knob_steps(parent, pattern.get("category") or "", loop.config.models.solver):
-            if parent.apply(knob_edit(parent, step, pattern["category"])).hash not in known:
+        for step in knob_steps(parent, pattern.category or "", loop.config.models.solver):
+            if parent.apply(knob_edit(parent, step, pattern.category)).hash not in known:
                 return step
         return None
 
-    def run(self, i: int, node: str, pattern: dict, rng: random.Random) -> tuple[Verdict | None, str]:
+    def run(self, i: int, node: str, pattern: Target, rng: random.Random) -> tuple[Verdict | None, str]:
         step = self.step(node, pattern)
         if step is None:
-            return None, f"knob: no knob step left against pattern {pattern['id']} ({pattern.get('category')})"
-        edit = knob_edit(self.evolution.harness(node), step, pattern["category"])
+            return None, f"knob: no knob step left against pattern {pattern.id} ({pattern.category})"
+        edit = knob_edit(self.evolution.harness(node), step, pattern.category)
         proposal = Proposal(ops=[op.model_dump() for op in edit.ops], rationale=edit.rationale,
-                            prediction=f"fewer failures of pattern {pattern['id']}", edit=edit, kind="knob")
+                            prediction=f"fewer failures of pattern {pattern.id}", edit=edit, kind="knob")
         return gate_model_free(self.evolution, i, node, pattern, proposal, rng)

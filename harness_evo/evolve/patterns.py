@@ -8,6 +8,7 @@ from typing import Any
 
 from harness_evo.config import RunConfig
 from harness_evo.curriculum import EXPLORE, PatternView
+from harness_evo.evolve.target import Target
 from harness_evo.failures import FailureAnalysis, pattern_evidence, patterns
 from harness_evo.standins import MissingProgram, pattern_missing_programs
 from harness_evo.store import Rollout, RunStore
@@ -36,15 +37,18 @@ class Patterns:
         """Every live pattern as the curriculum sees it."""
         return [view(row) for row in patterns(self.store) if row.get("task_ids")]
 
-    def target(self, arm_id: str, rollouts: list[Rollout], preference: dict[str, float]) -> dict[str, Any] | None:
-        """The promoted pattern to propose edits against: the arm's own, or for the explore arm the promoted pattern
-        that this iteration's rollouts fell into whose arm the curriculum now prefers (`preference`: arm id -> its
-        probability), the best supported first among equals (by support alone, explore keeps picking the broadest)."""
+    def target(self, arm_id: str, rollouts: list[Rollout], preference: dict[str, float]) -> Target | None:
+        """The promoted pattern to propose edits against, with its missing programs: the arm's own, or for the explore
+        arm the promoted pattern that this iteration's rollouts fell into whose arm the curriculum now prefers
+        (`preference`: arm id -> its probability), the best supported first among equals (by support alone, explore
+        keeps picking the broadest)."""
         promoted = [row for row in patterns(self.store) if row["status"] == "promoted"]
         if arm_id != EXPLORE:
-            return next((row for row in promoted if row["id"] == arm_id), None)
-        touched = [row for row in promoted if row["id"] in self._patterns_of(rollouts)]
-        return max(touched, key=lambda row: preference.get(row["id"], 0.0), default=None)
+            row = next((row for row in promoted if row["id"] == arm_id), None)
+        else:
+            touched = [row for row in promoted if row["id"] in self._patterns_of(rollouts)]
+            row = max(touched, key=lambda row: preference.get(row["id"], 0.0), default=None)
+        return Target.of(row, self.missing_programs(row["id"])) if row is not None else None
 
     def promoted_share(self, rollouts: list[Rollout]) -> float:
         """Share of the rollouts' tasks whose failures joined a promoted pattern: what exploring found."""

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from harness_evo.config import SearchConfig, one_line
 from harness_evo.errors import UserError
 from harness_evo.evolve import templates
+from harness_evo.evolve.target import Target
 from harness_evo.harness import Edit, Harness
 from harness_evo.standins import Needs, StandIns, Tryout, compiles, scriptable, tool_components, usage_line
 from harness_evo.store import Edit as TriedEdit
@@ -94,13 +95,13 @@ class Proposer:
         self.config = config
         self.standins = StandIns(llm, tryout, config.tool_attempts)
 
-    def propose(self, pattern: dict, evidence: list[dict], harness: Harness, ledger: list[TriedEdit],
+    def propose(self, pattern: Target, evidence: list[dict], harness: Harness, ledger: list[TriedEdit],
                 feedback: list[TriedEdit] | None = None, seed: int = 0) -> list[Proposal]:
         """Candidate edits for `pattern` from its `evidence` (items of `pattern_evidence`); `ledger` holds the edits
         tried against it in earlier iterations, `feedback` the previous round's rejected edits with their reasons.
         A missing program is offered as the stand-in step says (see `StandIns.needs`)."""
-        needs = self.standins.needs(harness, pattern.get("missing_programs") or {})
-        pattern = {**pattern, "missing_programs": needs.missing}
+        needs = self.standins.needs(harness, pattern.missing_programs)
+        pattern = pattern.model_copy(update={"missing_programs": needs.missing})
         if offer := self.standins.offer(needs, harness.hash, [*ledger, *(feedback or [])]):
             draft = EditDraft(rationale=offer.rationale, prediction=offer.prediction, ops=[OpDraft(op="tool", name=offer.program)])
             return [self.proposal(draft, harness, seed * 10, needs)]
