@@ -256,6 +256,8 @@ def reach_line(results: dict[str, dict], test: dict[str, Any]) -> str:
     score = {system: rate({row["letter"]: row["pass_at_1"] for row in test["harnesses"]}[test["letters"][system]]).value
              for system in SYSTEMS}
     evo = results["harness-evo"]
+    if None in score.values():
+        return "rollouts harness-evo needed to reach GEPA's final test score: not measured (a harness has no scored test rollout)"
     if score["start"] >= score["GEPA"]:
         return "rollouts harness-evo needed to reach GEPA's final test score: 0 (the start already scores as well)"
     if score["harness-evo"] >= score["GEPA"]:
