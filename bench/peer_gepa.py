@@ -285,7 +285,7 @@ def report(bench: Bench, results: dict[str, dict], test: dict[str, Any]) -> None
 def main(
     tasks: Annotated[Path, typer.Option(help="The task suite; its train/dev/test splits are used as they are.")] = ROOT / "tasks" / "core",
     harness: Annotated[Path, typer.Option(help="The starting harness of every system.")] = ROOT / "harnesses" / "bash-agent",
-    budget: Annotated[int | None, typer.Option(min=1, help="Rollouts per optimizer (GEPA's max_metric_calls). [default: 200; --quick 20]")] = None,
+    budget: Annotated[int | None, typer.Option(min=1, help="Rollouts per optimizer (GEPA's max_metric_calls); default 200, 20 with --quick.")] = None,
     model: Annotated[str | None, typer.Option(help="The solver's model, the same for every system.")] = None,
     optimizer_model: Annotated[str | None, typer.Option(help="The analyzer's, proposer's and critic's model; GEPA reflects with the proposer's.")] = None,
     config: Annotated[Path | None, typer.Option(help="A run configuration (config.toml) every piece starts from; the options above override it.")] = None,
