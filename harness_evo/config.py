@@ -148,8 +148,9 @@ class CurriculumConfig(Strict):
 class AcceptanceConfig(Strict):
     """When a child harness is accepted over its parent."""
 
-    rule: Literal["sign-test", "strict-sum"] = "sign-test"
-    """`sign-test`: one-sided sign test on fixed vs broken pairs; `strict-sum`: any gain on the minibatch (GEPA)."""
+    rule: Literal["sign-test", "strict-sum", "none"] = "sign-test"
+    """`sign-test`: one-sided sign test on fixed vs broken pairs; `strict-sum`: any gain on the minibatch (GEPA);
+    `none`: every edit is accepted, whatever it scores (random search, a baseline)."""
     alpha: float = Field(0.1, gt=0, lt=1)
     """Significance level of the sign test."""
     pattern_tasks: int = Field(4, ge=1)

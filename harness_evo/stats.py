@@ -93,7 +93,7 @@ class Difference:
         return self.b_rate - self.a_rate
 
     def significant(self, alpha: float) -> bool:
-        return self.p_value is not None and self.p_value <= alpha
+        return self.p_value is not None and bool(self.p_value <= alpha)
 
     def interval(self) -> str:
         return f"{pp(self.diff)} [{pp(self.low, sign=True)}, {pp(self.high, sign=True)}]"

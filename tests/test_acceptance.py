@@ -3,7 +3,7 @@
 import random
 
 from harness_evo.config import AcceptanceConfig
-from harness_evo.evolve.acceptance import Pair, SignTestGate, StrictSumGate, make_gate, pair_rollouts
+from harness_evo.evolve.acceptance import AcceptAll, Pair, SignTestGate, StrictSumGate, make_gate, pair_rollouts
 from harness_evo.store import Rollout
 
 
@@ -116,6 +116,15 @@ def test_a_second_look_at_more_trials_still_accepts_noise_at_most_alpha_of_the_t
         return (gate.decide(all_pairs) if verdict.undecided else verdict).accepted
 
     assert sum(two_looks(seed) for seed in range(400)) / 400 <= 0.1
+
+
+def test_random_search_accepts_every_edit_even_one_that_breaks_a_protected_task():
+    rule = make_gate(AcceptanceConfig(rule="none"))
+    verdict = rule.decide(pairs(broken=5, ties=1), protected=["task-0"])
+
+    assert isinstance(rule, AcceptAll) and verdict.accepted and (verdict.fixed, verdict.broken, verdict.ties) == (0, 5, 1)
+    assert verdict.reason == "accepted without a test (acceptance rule none): 0 fixed vs 5 broken (1 ties)"
+    assert rule.decide([]).accepted, "no pairs at all is still an accept"
 
 
 def test_the_rule_is_chosen_by_name():

@@ -133,6 +133,13 @@ class StrictSumGate:
         return tally.verdict(child > parent, f"child total {child:g} {relation} parent total {parent:g} over {len(pairs)} pairs: {tally}")
 
 
+class AcceptAll:
+    """Random search's rule: every edit that reaches the gate is accepted, whatever its pairs show."""
+
+    def decide(self, pairs: list[Pair], protected: Collection[str] = ()) -> Verdict:
+        return Tally.of(pairs).verdict(True, f"accepted without a test (acceptance rule none): {Tally.of(pairs)}")
+
+
 def lost_tasks(pairs: list[Pair], protected: Collection[str]) -> list[str]:
     """Protected tasks the parent passed on at least half of their trials and the child on none. A task the parent
     passed once in three trials is failed in all three by an unchanged harness about a third of the time
@@ -148,6 +155,7 @@ def lost_tasks(pairs: list[Pair], protected: Collection[str]) -> list[str]:
 RULES: dict[str, Callable[[AcceptanceConfig], AcceptanceRule]] = {
     "sign-test": lambda config: SignTestGate(config.alpha, looks=2 if config.extra_trials else 1, second_look_p=config.second_look_p),
     "strict-sum": lambda config: StrictSumGate(),
+    "none": lambda config: AcceptAll(),
 }
 """`AcceptanceConfig.rule` -> how to build it."""
 
