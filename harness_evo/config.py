@@ -198,6 +198,10 @@ class SearchConfig(Strict):
     """Moves an iteration may make: the `proposer` (a model writes an edit against the targeted pattern), `harvest`
     (solved episodes of passed train rollouts become examples), `knob` (one setting of `harness.toml` one step up or
     down, against the targeted pattern); `move_policy` picks among those that have something to do."""
+    examples_from: list[Literal["rollouts", "solutions"]] = ["rollouts"]
+    """Where a harvest takes its episodes: the node's passed train rollouts, and/or the train tasks' reference solutions
+    (`solution/solve.sh` run one command per step, once per run, in the run folder's `solutions/`; not counted as
+    rollouts of the budget). A harvest takes at most half of the train tasks, so that its gate has others to measure."""
     move_policy: Literal["bandit", "first-harvest"] = "bandit"
     """`bandit`: each move kind first once, then the one with the most accepted gain per gate rollout, plus an
     exploration bonus; `first-harvest`: harvest whenever there is something to harvest, else the first of `moves`."""

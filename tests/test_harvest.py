@@ -261,3 +261,23 @@ def test_the_reference_solutions_run_a_command_per_step_and_become_examples_of_s
 ])
 def test_a_solution_script_splits_into_one_complete_command_per_step_unless_they_share_shell_state(script: str, steps: list[str]):
     assert script_steps(script) == steps
+
+
+@pytest.mark.docker
+@pytest.mark.usefixtures("user_cache")
+def test_a_harvest_of_reference_solutions_takes_half_the_train_tasks_and_is_gated_on_the_others(tmp_path: Path):
+    config = harvest_config(tmp_path, imitator, ["harvest"])
+    config.search = config.search.model_copy(update={"examples_from": ["solutions"]})
+    store = session.start(config, tmp_path / "runs")
+    summary = session.run(store)
+
+    [edit] = store.rows("edits")
+    assert edit["move"] == "harvest" and edit["status"] == "accepted" and len(edit["sources"]) == 1, edit
+    [source] = edit["sources"]
+    assert sorted(edit["gate"]["tasks"]) == sorted({"sun", "moon", "star"} - {source}), "gated on the train tasks it did not quote"
+    child = Harness.load(store.folder / "harnesses" / edit["child_id"])
+    assert [(example.task, example.source) for example in child.examples] == [(source, "solution")]
+    assert (store.folder / "solutions" / "run.db").is_file()
+    assert summary["rollouts"] == len(store.rows("rollouts")) and all(row["model"] != "solution" for row in store.rows("rollouts")), \
+        "the solutions' episodes are no rollouts of the run"
+    assert (summary["start_dev"], summary["best_dev"]) == (0.0, 1.0)

@@ -7,7 +7,7 @@ which the gate plan leaves out, and it is gated on the other train tasks whose r
 
 import re
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -76,12 +76,17 @@ def harmful_examples(trajectories: list[Trajectory], names: Collection[str], aft
 
 
 def harvest(parent: Harness, trajectories: list[Trajectory], tasks: dict[str, Task], train: Collection[str],
-            taken: Collection[str] = (), shown: int = EXAMPLES_SHOWN) -> Harvested | None:
+            taken: Collection[str] = (), shown: int = EXAMPLES_SHOWN, limit: Callable[[list[str]], list[str]] | None = None
+            ) -> Harvested | None:
     """The edit that adds an example per train task solved in `trajectories` (none for tasks the parent already has an
-    example of, or in `taken`), showing `shown` per task if the parent shows none; else the edit removing
+    example of, or in `taken`; `limit` picks the tasks to take among those solved), showing `shown` per task if the
+    parent shows none; else the edit removing
     harmful examples; None when there is neither."""
     have = {example.task for example in parent.examples} | {example.name for example in parent.examples}
     chosen = choose_episodes(trajectories, train, set(taken) | have)
+    if limit is not None:
+        kept = set(limit([trajectory.task_id for trajectory in chosen]))
+        chosen = [trajectory for trajectory in chosen if trajectory.task_id in kept]
     if chosen:
         examples = [as_example(trajectory, tasks[trajectory.task_id], parent) for trajectory in chosen]
         ops = [Write(path=example.path, text=render_example(example)) for example in examples]

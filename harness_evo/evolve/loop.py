@@ -43,7 +43,7 @@ class Evolution:
 
     def __init__(self, store: RunStore, config: RunConfig, suite: Suite, harness: Harness, llm, backend: SandboxBackend,
                  callbacks: list[ev.Callback] = ()):
-        self.store, self.config, self.suite, self.llm = store, config, suite, llm
+        self.store, self.config, self.suite, self.llm, self.backend = store, config, suite, llm, backend
         self.callbacks = list(callbacks)
         self.executor = Executor(store, backend, suite, llm, workers=config.rollout_workers(), agent=config.agent,
                                  on_progress=lambda kind, row: self.emit(ev.RolloutProgress(kind, row)))

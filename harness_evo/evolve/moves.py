@@ -11,15 +11,19 @@ import random
 from collections import defaultdict
 from typing import Literal, Protocol
 
+from harness_evo.agent.executor import Executor
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.evolve.acceptance import Verdict
+from harness_evo.evolve.gate import across_categories
 from harness_evo.evolve.harvest import harvest, retrieving_tasks, train_trajectories
 from harness_evo.evolve.knobs import knob_edit, knob_steps
 from harness_evo.evolve.proposer import Proposal
 from harness_evo.evolve.target import Target
-from harness_evo.store import Edit, EditStatus
+from harness_evo.store import Edit, EditStatus, RunStore
 
 MoveKind = Literal["proposer", "harvest", "knob"]
+SOLUTIONS = "solutions"
+"""The run folder's store of reference-solution episodes."""
 EXPLORATION = 0.05
 """Scale of `MoveBandit`'s exploration bonus, in gain per gate rollout (a move kind whose edit fixed one task more than
 it broke in a 20-rollout gate has 0.05)."""
@@ -87,8 +91,21 @@ class Harvest:
         self.evolution = evolution
 
     def trajectories(self, node: str) -> list[Trajectory]:
-        """The node's train rollouts, in the order they were recorded."""
-        return train_trajectories(self.evolution.store, node)
+        """The node's train rollouts in the order they were recorded, then (with `solutions` among
+        `search.examples_from`) the episodes of the train tasks' reference solutions."""
+        sources = self.evolution.config.search.examples_from
+        rollouts = train_trajectories(self.evolution.store, node) if "rollouts" in sources else []
+        return rollouts + (self.solutions() if "solutions" in sources else [])
+
+    def solutions(self) -> list[Trajectory]:
+        """The reference solutions of the train tasks run one command per step with the root harness: once per run,
+        in the run folder's own `solutions/` store (its rows are no rollouts of the run's nodes or budget)."""
+        loop = self.evolution
+        folder = loop.store.folder / SOLUTIONS
+        store = RunStore(folder) if (folder / "run.db").is_file() else RunStore.create(loop.store.folder, "eval", run_id=SOLUTIONS)
+        root = loop.harness(loop.root)
+        Executor(store, loop.backend, loop.suite, loop.llm, workers=2, agent="solution").run(root, loop.train, [0])
+        return train_trajectories(store, root.hash)
 
     def taken(self, node: str) -> set[str]:
         """Tasks an earlier harvest of `node` already took an episode of, whatever that edit's fate."""
@@ -105,7 +122,9 @@ class Harvest:
         """One harvest of `node`: the edit through the critic and the gate, or why there was none."""
         loop = self.evolution
         train = {task.id: task for task in loop.train}
-        harvested = harvest(loop.harness(node), self.trajectories(node), train, set(train), self.taken(node))
+        half = max(1, len(train) // 2)  # the gate measures the others
+        harvested = harvest(loop.harness(node), self.trajectories(node), train, set(train), self.taken(node),
+                            limit=lambda tasks: across_categories(tasks, loop.train, half, rng))
         if harvested is None:
             return None, "harvest: no passed train rollout to take an example from and no example that kept failing"
         proposal = Proposal(ops=[op.model_dump() for op in harvested.edit.ops], rationale=harvested.rationale,
