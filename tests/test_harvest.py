@@ -17,6 +17,7 @@ from harness_evo.evolve import session
 from harness_evo.evolve.critic import Critic
 from harness_evo.evolve.gate import PatternAndRegression
 from harness_evo.evolve.harvest import choose_episodes, harmful_examples, harvest, retrieving_tasks
+from harness_evo.evolve.proposer import shown_components
 from harness_evo.evolve.target import Target
 from harness_evo.harness import Edit, Harness, Write
 from harness_evo.llm import scripted
@@ -66,6 +67,32 @@ def test_a_harvest_adds_an_example_per_solved_train_task_and_shows_two_when_the_
     assert child.agent.examples == 2 and parent.agent.examples == 0
     assert retrieving_tasks(parent, child, list(tasks.values()), harvested.sources) == ["moon", "rain"]
     assert harvest(child, trajectories, tasks, train={"sun", "moon"}) is None, "the parent already holds that episode"
+
+
+def test_a_harvest_takes_only_the_examples_that_fit_the_size_budget_and_the_tasks_its_limit_picks():
+    parent = Harness.load(DEFAULT)
+    tasks = {word: task(word) for word in ("moon", "star", "sun")}
+    trajectories = [rollout(word, "ls /app", f"echo {word} > /app/{word}.txt", f"cat /app/{word}.txt") for word in tasks]
+    every = parent.apply(harvest(parent, trajectories, tasks, train=set(tasks)).edit)
+    one_example = len(every.components["examples/moon.md"])
+
+    fitting = harvest(parent, trajectories, tasks, train=set(tasks), max_chars=parent.size + 100 + 2 * one_example + 10)
+    assert fitting.sources == ["moon", "star"], "the third would leave the budget"
+    assert harvest(parent, trajectories, tasks, train=set(tasks), max_chars=parent.size) is None
+    limited = harvest(parent, trajectories, tasks, train=set(tasks), limit=lambda solved: solved[-1:])
+    assert limited.sources == ["sun"]
+
+
+def test_the_proposer_sees_many_long_examples_as_one_line_each():
+    parent = Harness.load(DEFAULT)
+    tasks = {word: task(word) for word in ("moon", "star", "sun")}
+    few = parent.apply(harvest(parent, [rollout("moon", "ls /app")], tasks, train=set(tasks)).edit)
+    assert shown_components(few)["examples/moon.md"] == few.components["examples/moon.md"]
+    long = [rollout(word, "ls /app", "cat /app/" + "x" * 1200, f"cat /app/{word}.txt") for word in tasks]
+    many = parent.apply(harvest(parent, long, tasks, train=set(tasks)).edit)
+    shown = shown_components(many)
+    assert shown["examples/sun.md"].startswith("[a worked example of train task sun (rollout),") and len(shown["examples/sun.md"]) < 120
+    assert shown["harness.toml"] == many.components["harness.toml"]
 
 
 def test_examples_that_only_failed_rollouts_retrieved_are_removed():

@@ -86,7 +86,7 @@ class Critic:
 
     def rules(self, parent: Harness, child: Harness) -> list[str]:
         reasons = []
-        size = sum(len(text) for text in child.components.values()) + len(child.render("system.md.j2"))
+        size = child.size
         if size > self.config.max_harness_chars:
             reasons.append(f"the harness grows to {size} characters, over the budget of {self.config.max_harness_chars}; make the edit shorter")
         changed = [path for path in child.changed_paths(parent) if path in child.components]

@@ -8,6 +8,7 @@ which the gate plan leaves out, and it is gated on the other train tasks whose r
 import re
 from collections import Counter
 from collections.abc import Callable, Collection
+from itertools import accumulate
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -24,6 +25,8 @@ from harness_evo.taskset import Task, load_suite
 
 EXAMPLES_SHOWN = 2
 """`[agent] examples` a harvest sets when the parent shows none."""
+SETTING_ROOM = 100
+"""Characters of the size budget a harvest leaves for the `examples` setting it may add."""
 HARMFUL_AFTER = 2
 """An example retrieved by this many failed rollouts, and by no passed one, is removed."""
 WRITES = re.compile(r"(?<![0-9&])>|\btee\b|\bsed\s+-i|\b(?:mv|cp|touch|mkdir|rm|chmod|ln|install)\b")
@@ -76,23 +79,26 @@ def harmful_examples(trajectories: list[Trajectory], names: Collection[str], aft
 
 
 def harvest(parent: Harness, trajectories: list[Trajectory], tasks: dict[str, Task], train: Collection[str],
-            taken: Collection[str] = (), shown: int = EXAMPLES_SHOWN, limit: Callable[[list[str]], list[str]] | None = None
-            ) -> Harvested | None:
-    """The edit that adds an example per train task solved in `trajectories` (none for tasks the parent already has an
-    example of, or in `taken`; `limit` picks the tasks to take among those solved), showing `shown` per task if the
-    parent shows none; else the edit removing
-    harmful examples; None when there is neither."""
+            taken: Collection[str] = (), shown: int = EXAMPLES_SHOWN, limit: Callable[[list[str]], list[str]] | None = None,
+            max_chars: int | None = None) -> Harvested | None:
+    """The edit that adds an example per train task solved in `trajectories`: none for tasks the parent already has an
+    example of or in `taken`; `limit` picks the tasks to take among the others; as many as keep the harness within
+    `max_chars` (the critic's size budget). It shows `shown` per task if the parent shows none. Without any to add, the
+    edit removing harmful examples; None when there is neither."""
     have = {example.task for example in parent.examples} | {example.name for example in parent.examples}
     chosen = choose_episodes(trajectories, train, set(taken) | have)
     if limit is not None:
         kept = set(limit([trajectory.task_id for trajectory in chosen]))
         chosen = [trajectory for trajectory in chosen if trajectory.task_id in kept]
-    if chosen:
-        examples = [as_example(trajectory, tasks[trajectory.task_id], parent) for trajectory in chosen]
-        ops = [Write(path=example.path, text=render_example(example)) for example in examples]
-        if parent.agent.examples == 0:
-            ops.append(Write(path="harness.toml", text=set_setting(parent.components["harness.toml"], "agent", "examples", shown)))
-        sources = [example.task for example in examples]
+    examples = [as_example(trajectory, tasks[trajectory.task_id], parent) for trajectory in chosen]
+    writes = [Write(path=example.path, text=render_example(example)) for example in examples]
+    if max_chars is not None:
+        room = max_chars - parent.size - SETTING_ROOM
+        writes = [write for write, spent in zip(writes, accumulate(len(write.text) for write in writes)) if spent <= room]
+    if writes:
+        sources = [example.task for example in examples[:len(writes)]]
+        ops = writes + ([Write(path="harness.toml", text=set_setting(parent.components["harness.toml"], "agent", "examples", shown))]
+                        if parent.agent.examples == 0 else [])
         return Harvested(edit=Edit(ops=ops, rationale=f"worked examples from passed rollouts of {', '.join(sources)}"),
                          sources=sources, removed=[], rationale=f"harvested {len(sources)} solved episode(s)")
     removed = harmful_examples(trajectories, [example.name for example in parent.examples])

@@ -124,7 +124,8 @@ class Harvest:
         train = {task.id: task for task in loop.train}
         half = max(1, len(train) // 2)  # the gate measures the others
         harvested = harvest(loop.harness(node), self.trajectories(node), train, set(train), self.taken(node),
-                            limit=lambda tasks: across_categories(tasks, loop.train, half, rng))
+                            limit=lambda tasks: across_categories(tasks, loop.train, half, rng),
+                            max_chars=loop.config.search.max_harness_chars)
         if harvested is None:
             return None, "harvest: no passed train rollout to take an example from and no example that kept failing"
         proposal = Proposal(ops=[op.model_dump() for op in harvested.edit.ops], rationale=harvested.rationale,

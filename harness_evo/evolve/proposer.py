@@ -170,6 +170,11 @@ def unusable(draft: EditDraft, problem: str) -> Proposal:
 
 
 def shown_components(harness: Harness) -> dict[str, str]:
-    """The components as the proposer sees them; a very long one is cut (a replace must quote text it can see)."""
-    return {path: text if len(text) <= MAX_COMPONENT_CHARS else text[:MAX_COMPONENT_CHARS] + "\n[... cut ...]"
+    """The components as the proposer sees them; a very long one is cut (a replace must quote text it can see), and
+    when the worked examples together are longer than one component may be, each is one line naming its task."""
+    examples = {example.path: example for example in harness.examples}
+    stubbed = sum(len(harness.components[path]) for path in examples) > MAX_COMPONENT_CHARS
+    return {path: (f"[a worked example of train task {examples[path].task} ({examples[path].source}), {len(text)} characters: "
+                   "write it whole or delete it]") if stubbed and path in examples
+            else text if len(text) <= MAX_COMPONENT_CHARS else text[:MAX_COMPONENT_CHARS] + "\n[... cut ...]"
             for path, text in harness.components.items()}

@@ -160,6 +160,11 @@ class Harness:
         return self.settings.agent
 
     @property
+    def size(self) -> int:
+        """Characters of all components plus the rendered system prompt: what the size budget counts."""
+        return sum(len(text) for text in self.components.values()) + len(self.render("system.md.j2"))
+
+    @property
     def sampling(self) -> SamplingSettings:
         return self.settings.model
 
