@@ -41,7 +41,8 @@ def main() -> None:
         sys.exit(2)
     except SystemExit as e:
         if e.code == INTERRUPTED:  # typer turns Ctrl-C into this exit code
-            err_console.print("interrupted; finished work is kept in the run folder (`harness-evo resume RUN` continues it)")
+            err_console.print("interrupted; finished work is kept in the run folder (`harness-evo resume RUN` continues an "
+                              "evolution run; `compare` run again reuses the finished rollouts)")
         raise
 
 
