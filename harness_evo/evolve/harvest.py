@@ -116,10 +116,16 @@ def retrieving_tasks(parent: Harness, child: Harness, tasks: list[Task], sources
     return sorted(task.id for task in tasks if task.id not in sources and names(parent, task) != names(child, task))
 
 
-def train_trajectories(store: RunStore, node: str) -> list[Trajectory]:
-    """The train rollouts of harness `node` in the run, in the order they were recorded."""
-    rollouts = store.records(Rollout, "harness_hash = ? AND split = 'train'", [node], order_by="rowid")
-    return [Trajectory.model_validate(store.read_json(rollout.trajectory)) for rollout in rollouts if rollout.trajectory]
+def train_trajectories(store: RunStore, node: str, read: dict[str, Trajectory] | None = None) -> list[Trajectory]:
+    """The train rollouts of harness `node` in the run, in the order they were recorded; `read` keeps the trajectories
+    already read by rollout id (a finished rollout's trajectory does not change), so a later call reads only new ones."""
+    read = {} if read is None else read
+    rollouts = [rollout for rollout in store.records(Rollout, "harness_hash = ? AND split = 'train'", [node], order_by="rowid")
+                if rollout.trajectory]
+    for rollout in rollouts:
+        if rollout.id not in read:
+            read[rollout.id] = Trajectory.model_validate(store.read_json(rollout.trajectory))
+    return [read[rollout.id] for rollout in rollouts]
 
 
 def harvest_into(store: RunStore, parent: Harness, out: Path, tasks: Path, shown: int = EXAMPLES_SHOWN) -> Harvested:

@@ -89,23 +89,30 @@ class Harvest:
 
     def __init__(self, evolution):
         self.evolution = evolution
+        self.read: dict[str, Trajectory] = {}
+        """Trajectories read so far, by rollout id."""
+        self.solved: list[Trajectory] | None = None
+        """The reference solutions' episodes, once run."""
 
     def trajectories(self, node: str) -> list[Trajectory]:
         """The node's train rollouts in the order they were recorded, then (with `solutions` among
         `search.examples_from`) the episodes of the train tasks' reference solutions."""
         sources = self.evolution.config.search.examples_from
-        rollouts = train_trajectories(self.evolution.store, node) if "rollouts" in sources else []
+        rollouts = train_trajectories(self.evolution.store, node, self.read) if "rollouts" in sources else []
         return rollouts + (self.solutions() if "solutions" in sources else [])
 
     def solutions(self) -> list[Trajectory]:
         """The reference solutions of the train tasks run one command per step with the root harness: once per run,
         in the run folder's own `solutions/` store (its rows are no rollouts of the run's nodes or budget)."""
+        if self.solved is not None:
+            return self.solved
         loop = self.evolution
         folder = loop.store.folder / SOLUTIONS
         store = RunStore(folder) if (folder / "run.db").is_file() else RunStore.create(loop.store.folder, "eval", run_id=SOLUTIONS)
         root = loop.harness(loop.root)
         Executor(store, loop.backend, loop.suite, loop.llm, workers=2, agent="solution").run(root, loop.train, [0])
-        return train_trajectories(store, root.hash)
+        self.solved = train_trajectories(store, root.hash)
+        return self.solved
 
     def taken(self, node: str) -> set[str]:
         """Tasks an earlier harvest of `node` already took an episode of, whatever that edit's fate."""
