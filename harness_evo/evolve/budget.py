@@ -44,8 +44,6 @@ class Budget:
 
     def spend(self) -> dict[str, float]:
         """Dollars spent per role."""
-        if "llm_calls" not in self.store.db.table_names():
-            return {}
         rows = self.store.db.execute("SELECT role, coalesce(sum(cost), 0) FROM llm_calls GROUP BY role ORDER BY role")
         return {role: round(cost, 6) for role, cost in rows}
 

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import sqlite_utils
 
 from harness_evo.errors import UserError
+from harness_evo.store.calls import Iteration, LlmCall
 from harness_evo.store.edit import Edit
 from harness_evo.store.node import Node
 from harness_evo.store.record import Record
@@ -41,7 +42,7 @@ INDEXES: dict[str, tuple[str, ...]] = {"rollouts": ("harness_hash", "node_id"), 
 
 R = TypeVar("R", bound=Record)
 
-RECORDS: tuple[type[Record], ...] = (Rollout, Edit, Node)
+RECORDS: tuple[type[Record], ...] = (Rollout, Edit, Node, LlmCall, Iteration)
 """Typed records; their tables are made from their fields when a run is opened (an older run's gain the new columns)."""
 
 

@@ -142,20 +142,11 @@ def split_scores(store: RunStore, where: str | None = None, params: list | None 
 
 def spend(store: RunStore) -> dict[str, dict[str, Any]]:
     """Per role: calls, cache hits, errors, tokens in and out, dollars."""
-    have = columns(store, "llm_calls")
-    if "role" not in have:
-        return {}
-    c = present(have)
-    query = f"""SELECT role, COUNT(*) AS calls, SUM(COALESCE({c('cache_hit')}, 0)) AS cached, SUM({c('error')} IS NOT NULL) AS errors,
-                       SUM(COALESCE({c('tokens_in')}, 0)) AS tokens_in, SUM(COALESCE({c('tokens_out')}, 0)) AS tokens_out,
-                       SUM(COALESCE({c('cost')}, 0)) AS cost
-                FROM llm_calls GROUP BY role ORDER BY role"""
+    query = """SELECT role, COUNT(*) AS calls, SUM(COALESCE(cache_hit, 0)) AS cached, SUM(error IS NOT NULL) AS errors,
+                      SUM(COALESCE(tokens_in, 0)) AS tokens_in, SUM(COALESCE(tokens_out, 0)) AS tokens_out,
+                      SUM(COALESCE(cost, 0)) AS cost
+               FROM llm_calls GROUP BY role ORDER BY role"""
     return {row.pop("role"): row for row in store.db.query(query)}
-
-
-def present(have: set[str]):
-    """`c(name)`: the column in SQL, or NULL when no row has had a value for it yet (the store adds columns on first value)."""
-    return lambda name: f"[{name}]" if name in have else "NULL"
 
 
 def origin(store: RunStore, node: str) -> Origin:

@@ -43,9 +43,8 @@ def collect(store: RunStore) -> dict[str, Any]:
 def models(store: RunStore) -> dict[str, str]:
     """Role -> the model(s) it called; the solver from the rollouts when no call was recorded (oracle, noop, cached)."""
     found: dict[str, set[str]] = {}
-    if "model" in query.columns(store, "llm_calls"):
-        for role, model in store.db.execute("SELECT DISTINCT role, model FROM llm_calls"):
-            found.setdefault(role, set()).add(model)
+    for role, model in store.db.execute("SELECT DISTINCT role, model FROM llm_calls WHERE model IS NOT NULL"):
+        found.setdefault(role, set()).add(model)
     if "solver" not in found:
         found["solver"] = {model for (model,) in store.db.execute("SELECT DISTINCT model FROM rollouts") if model}
     return {role: ", ".join(sorted(names)) for role, names in sorted(found.items()) if names}

@@ -40,8 +40,7 @@ def frames(store: RunStore, interval: float = 1.0) -> Iterator[Group]:
 
 def collect(store: RunStore) -> dict[str, Any]:
     best = query.best_node(store)
-    iterations = [decode_json(row) for row in store.db.query("SELECT * FROM iterations ORDER BY id DESC LIMIT 1")] \
-        if "iterations" in store.db.table_names() else []
+    iterations = [decode_json(row) for row in store.db.query("SELECT * FROM iterations ORDER BY id DESC LIMIT 1")]
     return {
         **query.run_facts(store),
         "splits": query.split_scores(store),

@@ -1,0 +1,52 @@
+"""A model call and an evolution iteration, as the run records them."""
+
+from typing import ClassVar
+
+from pydantic import Field
+
+from harness_evo.store.record import Record
+
+
+class LlmCall(Record):
+    """A row of `llm_calls`: one model call of a role (a cache hit included)."""
+
+    kind: ClassVar[str] = "llm_call"
+    table: ClassVar[str] = "llm_calls"
+
+    id: str
+    role: str
+    """solver, analyzer, proposer or critic."""
+    model: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_cached: int = 0
+    """Prompt tokens the server answered from its cache."""
+    latency_s: float = 0.0
+    cost: float = 0.0
+    """Dollars (0 for cache hits and local models)."""
+    cache_hit: bool = False
+    """Answered from the response cache."""
+    error: str | None = None
+    ts: float | None = None
+
+
+class Iteration(Record):
+    """A row of `iterations`: one evolution iteration, written when it starts and again when it ends."""
+
+    kind: ClassVar[str] = "iteration"
+    table: ClassVar[str] = "iterations"
+
+    id: int
+    arm: str | None = None
+    """The curriculum's arm (a pattern id, or explore)."""
+    node_id: str | None = None
+    """The node it expanded."""
+    tasks: list[str] = Field(default_factory=list)
+    """Its minibatch of train tasks."""
+    started: float | None = None
+    finished: float | None = None
+    """None while it runs."""
+    outcome: str | None = None
+    """What came of it, in one line."""
+    spend: dict[str, float] = Field(default_factory=dict)
+    """Dollars spent per role by its end."""
