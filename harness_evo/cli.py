@@ -83,6 +83,7 @@ def eval_command(
         "models.cache": False if no_cache else None,
     })
     started = time.time()
+    warn_skipped(config)
     with RolloutProgress(planned(config), console=console) as progress:
         result = run_eval(config, runs, on_progress=progress.update)
     console.print(eval_table(result, started))
@@ -114,6 +115,7 @@ def compare_command(
         "kind": "compare", "tasks": tasks, "split": split, "sandbox.backend": sandbox, "executor.workers": workers,
         "executor.trials": trials, "models.solver.model": model,
     })
+    warn_skipped(config)
     with RolloutProgress(planned(config, found), console=err_console if as_json else console) as progress:
         facts = run_compare(config, found, runs, on_progress=progress.update)
     print_view(facts, None if as_json else view.render)
@@ -192,6 +194,7 @@ def evolve_command(
         raise UserError("--node needs --from RUN (the run whose node to start from)")
     else:
         store = session.start(session.configure(load_config(config_file), **overrides), runs)
+    warn_skipped(session.load_run_config(store))
     with session.owned(store):
         run_evolution(store, quiet)
 
@@ -317,6 +320,15 @@ def sandbox_build_base_command(
     console.print(f"built {tag}" if built else f"{tag} is already there (--force builds it again)", highlight=False)
 
 
+def warn_skipped(config: RunConfig) -> None:
+    """Say, before a run starts, which task folders of its suite could not be loaded."""
+    from harness_evo.taskset import load_suite
+    from harness_evo.views.tasks import skipped_line
+
+    if skipped := load_suite(config.tasks, seed=config.seed).skipped:
+        err_console.print(f"[yellow]{skipped_line(skipped)}[/yellow]", highlight=False, soft_wrap=True)
+
+
 def print_view(facts, view) -> None:
     """`view` is a function rendering the facts; with --json the facts are printed instead."""
     import json
@@ -427,6 +439,20 @@ def watch_command(
                 live.update(frame, refresh=True)
     except KeyboardInterrupt:
         console.print("stopped watching; the run goes on")
+
+
+@app.command("tasks")
+def tasks_command(
+    folder: Annotated[Path, typer.Argument(help="A task folder, or a suite: a folder of task folders.")],
+    split: Annotated[str | None, typer.Option(help="Only the tasks of train, dev or test.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the stratified split when the suite has no suite.toml.")] = 0,
+    as_json: JsonFlag = False,
+) -> None:
+    """A suite's tasks with their splits and categories, and the task folders that could not be loaded and why."""
+    from harness_evo.taskset import load_suite
+    from harness_evo.views import tasks as view
+
+    print_view(view.collect(load_suite(folder, seed=seed), split), None if as_json else view.render)
 
 
 @app.command("harvest")

@@ -1,11 +1,14 @@
 """Loading Harbor task folders and suites, with their splits."""
 
+import json
 from pathlib import Path
 
 import pytest
 
 from harness_evo.errors import TaskError
 from harness_evo.taskset import load_suite, load_task
+
+HARNESS = Path(__file__).parents[1] / "harnesses" / "bash-agent"
 
 
 def make_task(root: Path, name: str, category: str = "files", toml: str | None = None, skip: str | None = None) -> Path:
@@ -93,3 +96,30 @@ def test_a_suite_loads_symlinked_task_folders_and_survives_a_symlink_loop(tmp_pa
     suite = load_suite(suite_folder)
 
     assert sorted(suite.tasks) == ["linked-task", "own-task"] and not suite.skipped
+
+
+def test_tasks_lists_a_suites_tasks_and_says_which_folders_were_skipped_and_why(cli, tmp_path: Path):
+    make_task(tmp_path / "suite", "count-lines", category="text")
+    make_task(tmp_path / "suite", "sum-numbers", category="data")
+    make_task(tmp_path / "suite", "broken", skip="tests/test.sh")
+
+    shown = " ".join(cli("tasks", tmp_path / "suite").output.split())
+    assert "count-lines" in shown and "sum-numbers" in shown and "2 tasks" in shown
+    assert "skipped 1 task folder(s) that could not be loaded: broken:" in shown and "test.sh: missing" in shown
+
+    facts = json.loads(cli("tasks", tmp_path / "suite", "--json").output)
+    assert [row["id"] for row in facts["tasks"]] == ["count-lines", "sum-numbers"] and list(facts["skipped"]) == ["broken"]
+    assert facts["categories"] == {"data": 1, "text": 1}
+
+
+def test_eval_says_which_task_folders_it_skipped_at_the_start_and_in_its_summary(cli, tmp_path: Path):
+    make_task(tmp_path / "suite", "good")
+    make_task(tmp_path / "suite", "broken", skip="instruction.md")
+    (tmp_path / "suite" / "suite.toml").write_text('[splits]\ntrain = []\ndev = ["good"]\ntest = []\n')
+
+    result = cli("eval", "--harness", HARNESS, "--tasks", tmp_path / "suite", "--agent", "oracle", "--sandbox", "local",
+                 "--runs", tmp_path / "runs")
+
+    assert result.exit_code == 0, result.output
+    shown = " ".join(result.output.split())
+    assert shown.count("skipped 1 task folder(s) that could not be loaded: broken:") == 2, result.output

@@ -36,6 +36,8 @@ class EvalResult:
     run: RunStore
     harness: Harness
     tasks: list[TaskScore]
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Task folders of the suite that could not be loaded, and why."""
 
     @property
     def scored(self) -> int:
@@ -82,11 +84,11 @@ def evaluate(config: RunConfig, store: RunStore, on_progress: ProgressCallback |
     suite = load_suite(config.tasks, seed=config.seed)
     tasks = suite.split(config.split)
     store.emit("run", id=store.id, harness=str(config.harness), harness_hash=harness.hash, tasks=str(config.tasks),
-               split=config.split, trials=config.executor.trials, agent=config.agent)
+               split=config.split, trials=config.executor.trials, agent=config.agent, skipped=suite.skipped)
     backend = get_backend(config.sandbox, run_id=store.id)
     executor = Executor(store, backend, suite, llm=llm, workers=config.rollout_workers(), agent=config.agent, on_progress=on_progress)
     rows = executor.run(harness, tasks, config.executor.trials)
-    result = EvalResult(store, harness, score_rollouts(rows))
+    result = EvalResult(store, harness, score_rollouts(rows), suite.skipped)
     rate = result.rate
     store.set_status("finished", finished=time.time(), best_node=harness.hash, summary={
         "split": config.split, **rate.facts(), "pass_at_1": rate.value,

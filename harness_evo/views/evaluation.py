@@ -9,6 +9,7 @@ from rich.table import Table
 from harness_evo.agent.evaluate import EvalResult
 from harness_evo.store import Rollout
 from harness_evo.views import style
+from harness_evo.views.tasks import skipped_line
 
 
 class RolloutProgress:
@@ -53,6 +54,7 @@ def eval_table(result: EvalResult, started: float) -> Table:
         table.add_row(task.task_id, task.split, passed, reward, reasons, f"{task.tokens:,}", f"{task.wall_s:.1f}")
     infra = f"; {result.infra_failures} infrastructure failures not counted" if result.infra_failures else ""
     table.caption = (f"pass@1 {style.score(result.pass_at_1, result.scored)} over scored rollouts{infra}; "
-                     f"tokens {sum(t.tokens for t in result.tasks):,}; wall {time.time() - started:.0f} s; run {result.run.folder}")
+                     f"tokens {sum(t.tokens for t in result.tasks):,}; wall {time.time() - started:.0f} s; run {result.run.folder}"
+                     + (f"\n{skipped_line(result.skipped)}" if result.skipped else ""))
     table.caption_justify = "left"
     return table
