@@ -66,6 +66,14 @@ def test_native_export_is_a_harness_folder_with_its_provenance(harness: Harness,
     assert "| train | 0.750 | 12 |" in notes and "| dev | 0.500 | 8 |" in notes
 
 
+def test_a_native_export_loads_as_the_same_harness_and_exports_again(harness: Harness, tmp_path: Path):
+    export_harness(harness, "native", tmp_path / "out")
+    loaded = Harness.load(tmp_path / "out")
+    assert loaded.hash == harness.hash and "EXPORT.md" not in loaded.components
+    export_harness(loaded, "native", tmp_path / "again")
+    assert Harness.load(tmp_path / "again").hash == harness.hash
+
+
 def test_mini_swe_agent_export_round_trips_prompts_settings_and_skills(harness: Harness, tmp_path: Path):
     export_harness(harness, "mini-swe-agent", tmp_path / "mini")
     imported = import_harness("mini-swe-agent", tmp_path / "mini" / "config.yaml", tmp_path / "back", base=harness)

@@ -21,6 +21,8 @@ from harness_evo.templating import environment
 
 REQUIRED_TEMPLATES = ("system.md.j2", "instance.md.j2", "observation.md.j2", "format_error.md.j2")
 OPTIONAL_TEMPLATES = ("confirm_done.md.j2",)
+EXPORT_NOTES = "EXPORT.md"
+"""The notes an export writes beside the harness (where it came from, what was lost): not a component when loaded."""
 SANDBOX_ROOT = "/opt/harness"
 """Where tools and skills are installed inside the sandbox."""
 
@@ -116,7 +118,7 @@ class Harness:
             relative = path.relative_to(folder).as_posix()
             if path.is_symlink():
                 raise HarnessError(f"{folder / relative}: links are not allowed in a harness folder")
-            if not path.is_file() or "__pycache__" in path.parts:
+            if not path.is_file() or "__pycache__" in path.parts or relative == EXPORT_NOTES:
                 continue
             try:
                 components[relative] = path.read_text()
