@@ -10,6 +10,7 @@ from harness_evo.errors import UserError
 from harness_evo.harness import Edit, Harness, Replace, Write
 from harness_evo.harness.formats import Origin, export_harness, frontmatter_problems, import_harness, skill_problems
 from harness_evo.harness.formats.agent_skills import skill_name
+from harness_evo.harness.settings_edit import set_setting
 
 BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
 
@@ -74,13 +75,26 @@ def test_a_native_export_loads_as_the_same_harness_and_exports_again(harness: Ha
     assert Harness.load(tmp_path / "again").hash == harness.hash
 
 
+@pytest.mark.parametrize("knobs", [[], [("model", "temperature", 0.3)], [("agent", "confirm_done", True), ("agent", "step_limit", 18)]])
+def test_a_mini_swe_agent_round_trip_of_the_default_harness_or_a_knob_edit_of_it_gives_the_same_hash(knobs, tmp_path: Path):
+    default = Harness.load(Path(__file__).parents[1] / "harnesses" / "bash-agent")
+    toml = default.components["harness.toml"]
+    for section, key, value in knobs:
+        toml = set_setting(toml, section, key, value)
+    harness = Harness({**default.components, "harness.toml": toml})
+    export_harness(harness, "mini-swe-agent", tmp_path / "mini")
+    import_harness("mini-swe-agent", tmp_path / "mini" / "config.yaml", tmp_path / "back", base=default)
+    back = Harness.load(tmp_path / "back")
+    assert back.components["harness.toml"] == harness.components["harness.toml"] and back.hash == harness.hash
+
+
 def test_mini_swe_agent_export_round_trips_prompts_settings_and_skills(harness: Harness, tmp_path: Path):
     export_harness(harness, "mini-swe-agent", tmp_path / "mini")
     imported = import_harness("mini-swe-agent", tmp_path / "mini" / "config.yaml", tmp_path / "back", base=harness)
     back = Harness.load(tmp_path / "back")
     same_harness(harness, back, PROMPTS)
     assert imported.harness.components == back.components
-    assert not back.tools  # mini-swe-agent has no tools, and EXPORT.md says so
+    assert [tool.name for tool in back.tools] == ["view"], "mini-swe-agent has no tools, but the export's tools/ come back"
     notes = (tmp_path / "mini" / "EXPORT.md").read_text()
     assert "tool `view`" in notes and (tmp_path / "mini" / "tools" / "view" / "view.py").is_file()
 

@@ -1,5 +1,7 @@
 """Change one setting of a harness's `harness.toml`, keeping the rest of the file (comments, order) as it was."""
 
+from typing import Any
+
 import tomlkit
 
 
@@ -9,4 +11,22 @@ def set_setting(toml: str, section: str, key: str, value: bool | int | float | s
     if section not in document:
         document[section] = tomlkit.table()
     document[section][key] = value
+    return tomlkit.dumps(document)
+
+
+def with_settings(toml: str, wanted: dict[str, dict[str, Any]]) -> str:
+    """`toml` whose tables in `wanted` hold exactly those keys and values: a key whose value is already equal keeps its
+    text (`30` stays `30` for a wanted `30.0`), others are set, and keys `wanted` lacks are removed."""
+    document = tomlkit.parse(toml)
+    for section, values in wanted.items():
+        if section not in document:
+            if not values:
+                continue
+            document[section] = tomlkit.table()
+        table = document[section]
+        for key in [key for key in table if key not in values]:
+            del table[key]
+        for key, value in values.items():
+            if key not in table or table[key] != value:
+                table[key] = value
     return tomlkit.dumps(document)

@@ -21,7 +21,6 @@ from typing import Any
 import jinja2
 import jinja2.meta
 import jinja2.nodes
-import tomli_w
 import yaml
 from pydantic import ValidationError
 
@@ -30,6 +29,7 @@ from harness_evo.errors import UserError
 from harness_evo.harness.folder import AgentSettings, Harness, SamplingSettings
 from harness_evo.harness.formats.agent_skills import skill_folders
 from harness_evo.harness.formats.base import Exported, Imported
+from harness_evo.harness.settings_edit import with_settings
 from harness_evo.templating import environment
 
 DONE = "TASK_DONE"
@@ -78,6 +78,8 @@ class MiniSweAgent:
         config["environment"] = {"timeout": max(1, round(harness.agent.command_timeout_s))}
         config["harness_evo"] = {"name": harness.name, "description": harness.settings.harness.description,
                                  "max_observation_chars": harness.agent.max_observation_chars, "examples": harness.agent.examples}
+        if harness.agent.confirm_done is not None:
+            config["harness_evo"]["confirm_done"] = harness.agent.confirm_done
         files = {"config.yaml": dump_yaml(config)}
         lost.append(f"the finish marker: mini-swe-agent finishes when {MINI_DONE} is the first line of a command's output, "
                     f"harness-evo when {DONE} is the last; the templates now say {MINI_DONE}, check that their wording still fits")
@@ -136,10 +138,12 @@ class MiniSweAgent:
         notes += [f"`{key}` is not carried" for key in config if key not in ("agent", "model", "environment")]
         info = {"name": str(extra.get("name") or Path(source).stem),
                 "description": str(extra.get("description") or f"Imported from the mini-swe-agent config {Path(source).name}.")}
-        toml = {"harness": info, "agent": settings.model_dump(exclude_none=True)} | ({"model": sampling} if sampling else {})
-        components = {"harness.toml": tomli_w.dumps(toml), **templates}
+        toml = with_settings(base.components["harness.toml"], {"harness": info, "agent": settings.model_dump(exclude_none=True),
+                                                                "model": sampling})
+        components = {"harness.toml": toml, **templates}
         components |= {f"skills/{skill['folder']}/SKILL.md": skill["text"] for skill in skills}
         components |= {f"examples/{example['name']}.md": example["file"] for example in examples}
+        components |= exported_tools(Path(source).parent, notes)
         return Imported(harness=Harness(components, source=str(source)), notes=notes)
 
 
@@ -323,6 +327,7 @@ def agent_settings(config: dict[str, dict[str, Any]], extra: dict[str, Any], bas
         command_timeout_s=config["environment"].pop("timeout", base.agent.command_timeout_s),
         max_observation_chars=extra.get("max_observation_chars", base.agent.max_observation_chars),
         examples=extra.get("examples", base.agent.examples),
+        confirm_done=extra.get("confirm_done", base.agent.confirm_done),
     )
 
 
@@ -335,6 +340,19 @@ def sampling_settings(config: dict[str, dict[str, Any]], notes: list[str]) -> di
         return SamplingSettings(**taken).model_dump(exclude_defaults=True)
     except ValidationError as e:
         raise UserError(f"model.model_kwargs: {one_line(e)}") from None
+
+
+def exported_tools(folder: Path, notes: list[str]) -> dict[str, str]:
+    """The tools an export wrote beside its config (`tools/<name>/`, with its `tool.toml`), as components again."""
+    found = {}
+    for tool_toml in sorted((folder / "tools").glob("*/tool.toml")):
+        files = {path: path.relative_to(folder).as_posix() for path in sorted(tool_toml.parent.rglob("*")) if path.is_file()}
+        try:
+            found |= {relative: path.read_text() for path, relative in files.items()}
+        except (OSError, UnicodeDecodeError) as e:
+            raise UserError(f"{tool_toml.parent}: cannot read the tool's files ({e})") from None
+        notes.append(f"tool `{tool_toml.parent.name}` comes from {tool_toml.parent} beside the config")
+    return found
 
 
 def read_config(source: Path) -> dict[str, Any]:
