@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from harness_evo.config import RunConfig, option_help
 from harness_evo.errors import UserError
@@ -37,7 +38,7 @@ def main() -> None:
     try:
         app()
     except UserError as e:
-        err_console.print(f"[red]error:[/red] {e}", markup=True, highlight=False, soft_wrap=True)
+        err_console.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
         sys.exit(2)
     except SystemExit as e:
         if e.code == INTERRUPTED:  # typer turns Ctrl-C into this exit code
@@ -326,7 +327,7 @@ def warn_skipped(config: RunConfig) -> None:
     from harness_evo.views.tasks import skipped_line
 
     if skipped := load_suite(config.tasks, seed=config.seed).skipped:
-        err_console.print(f"[yellow]{skipped_line(skipped)}[/yellow]", highlight=False, soft_wrap=True)
+        err_console.print(f"[yellow]{escape(skipped_line(skipped))}[/yellow]", highlight=False, soft_wrap=True)
 
 
 def print_view(facts, view) -> None:

@@ -273,3 +273,10 @@ def test_paths_from_a_run_or_an_import_never_leave_the_chosen_folder(tmp_path: P
     with pytest.raises(UserError, match="not a valid Agent Skill"):
         import_harness("skills", escaping.parent, tmp_path / "imported", base=harness)
     assert not (tmp_path / "imported").exists()
+
+
+def test_import_of_a_config_whose_setting_does_not_fit_names_it(tmp_path: Path):
+    config = tmp_path / "bad.yaml"
+    config.write_text('agent:\n  system_template: "s"\n  instance_template: "x"\nmodel: {}\nenvironment: {timeout: "soon"}\n')
+    with pytest.raises(UserError, match="bad.yaml: a setting harness-evo cannot take: command_timeout_s: Input should be a valid number"):
+        import_harness("mini-swe-agent", config, tmp_path / "out", base=Harness.load(Path(__file__).parents[1] / "harnesses" / "bash-agent"))

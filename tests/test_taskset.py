@@ -40,6 +40,9 @@ def test_task_fields_come_from_task_toml(tmp_path: Path):
     ("instruction.md", None, "instruction.md: missing"),
     (None, "[metadata\n", "task.toml: bad TOML"),
     (None, "[agent]\ntimeout_sec = 'soon'\n", "task.toml: could not convert"),
+    (None, 'metadata = "files"\n', r"task.toml: \[metadata\] must be a table, not the str 'files'"),
+    (None, '[metadata]\ntags = "csv"\n', "task.toml: metadata.tags must be a list of strings, not 'csv'"),
+    (None, '[environment]\ncpus = "two"\n', "task.toml: cpus: Input should be a valid number"),
 ])
 def test_broken_task_folder_is_named_with_its_problem(tmp_path: Path, skip, toml, problem):
     with pytest.raises(TaskError, match=problem):
@@ -123,3 +126,21 @@ def test_eval_says_which_task_folders_it_skipped_at_the_start_and_in_its_summary
     assert result.exit_code == 0, result.output
     shown = " ".join(result.output.split())
     assert shown.count("skipped 1 task folder(s) that could not be loaded: broken:") == 2, result.output
+
+
+def test_a_binary_instruction_is_named_as_such(tmp_path: Path):
+    folder = make_task(tmp_path, "binary")
+    (folder / "instruction.md").write_bytes(b"\xff\xfe\x00binary")
+    with pytest.raises(TaskError, match="instruction.md: not UTF-8 text"):
+        load_task(folder)
+
+
+def test_a_user_error_is_one_line_that_keeps_its_brackets(tmp_path: Path, monkeypatch, capsys):
+    from harness_evo import cli
+
+    make_task(tmp_path / "suite", "broken", toml='metadata = "files"\n')
+    monkeypatch.setattr("sys.argv", ["harness-evo", "tasks", str(tmp_path / "suite")])
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    error = " ".join(capsys.readouterr().err.split())
+    assert exit_.value.code == 2 and "[metadata] must be a table" in error and "Traceback" not in error

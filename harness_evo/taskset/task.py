@@ -3,8 +3,9 @@
 import tomllib
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
+from harness_evo.config import one_line
 from harness_evo.errors import TaskError
 
 CATEGORIES = (
@@ -82,21 +83,31 @@ def load_task(folder: Path) -> Task:
         raise TaskError(f"{config_path}: missing") from None
     except tomllib.TOMLDecodeError as e:
         raise TaskError(f"{config_path}: bad TOML: {e}") from None
+    sections = {name: config.get(name, {}) for name in ("metadata", "agent", "verifier", "environment")}
+    for name, value in sections.items():
+        if not isinstance(value, dict):
+            raise TaskError(f"{config_path}: [{name}] must be a table, not the {type(value).__name__} {value!r}")
     for required in ("instruction.md", "tests/test.sh", "environment/Dockerfile"):
         if not (folder / required).is_file():
-            image = config.get("environment", {}).get("docker_image")
+            image = sections["environment"].get("docker_image")
             hint = f" (it names the prebuilt image {image}, and no registry is reachable)" if image and required.startswith("environment") else ""
             raise TaskError(f"{folder / required}: missing{hint}")
-    metadata, agent = config.get("metadata", {}), config.get("agent", {})
-    verifier, environment = config.get("verifier", {}), config.get("environment", {})
+    metadata, agent, verifier, environment = sections.values()
+    try:
+        instruction = (folder / "instruction.md").read_text().strip()
+    except UnicodeDecodeError:
+        raise TaskError(f"{folder / 'instruction.md'}: not UTF-8 text") from None
+    tags = metadata.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        raise TaskError(f"{config_path}: metadata.tags must be a list of strings, not {tags!r}")
     try:
         return Task(
             id=folder.name,
             folder=folder.resolve(),
-            instruction=(folder / "instruction.md").read_text().strip(),
+            instruction=instruction,
             category=metadata.get("category", "uncategorized"),
             difficulty=metadata.get("difficulty", "unknown"),
-            tags=list(metadata.get("tags", [])),
+            tags=tags,
             agent_timeout_s=float(agent.get("timeout_sec", 600.0)),
             verifier_timeout_s=float(verifier.get("timeout_sec", 120.0)),
             build_timeout_s=float(environment.get("build_timeout_sec", 600.0)),
@@ -104,5 +115,7 @@ def load_task(folder: Path) -> Task:
             cpus=environment.get("cpus"),
             memory_mb=environment.get("memory_mb"),
         )
+    except ValidationError as e:
+        raise TaskError(f"{config_path}: {one_line(e)}") from None
     except (ValueError, TypeError) as e:
         raise TaskError(f"{config_path}: {str(e).splitlines()[0]}") from None

@@ -131,7 +131,10 @@ class MiniSweAgent:
             else:
                 templates[component] = import_header(f"{section}.{key}", text, notes) + translate(text, fence)
         extra = config.pop("harness_evo", None) or {}
-        settings = agent_settings(config, extra, base, notes)
+        try:
+            settings = agent_settings(config, extra, base, notes)
+        except ValidationError as e:
+            raise UserError(f"{source}: a setting harness-evo cannot take: {one_line(e)}") from None
         sampling = sampling_settings(config, notes)
         notes += [f"`{section}.{key}` is not carried: it belongs to a run or to mini-swe-agent itself"
                   for section in ("agent", "model", "environment") for key in config[section]]
