@@ -20,9 +20,6 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 from pydantic import BaseModel
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.metrics import normalized_mutual_info_score
-from sklearn.metrics.pairwise import cosine_similarity
 
 from harness_evo.agent.actions import OPERATOR_CHARS, command_lines, programs, words
 from harness_evo.agent.trajectory import Trajectory
@@ -94,6 +91,10 @@ def identifiability(rows: list[tuple[str, list[str]]]) -> tuple[Measure, float |
     kept = [(task, commands) for task, commands in rows if counts[task] >= 2]
     if len({task for task, _ in kept}) < 2:
         return Measure(n=len(kept)), None
+    # scikit-learn is imported here, not at the top: the views only read a gauge, the loop computes one
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.metrics.pairwise import cosine_similarity
+
     tasks = np.array([task for task, _ in kept])
     documents = [tokens(commands) for _, commands in kept]
     if not any(documents):
@@ -116,6 +117,8 @@ def dependence(rows: list[tuple[str, list[str]]]) -> Measure:
              for program in sorted({program for command in commands for program in programs(command)})]
     if len({category for category, _ in pairs}) < 2:
         return Measure(n=len(rows))
+    from sklearn.metrics import normalized_mutual_info_score
+
     value = normalized_mutual_info_score([category for category, _ in pairs], [program for _, program in pairs])
     return Measure(value=float(value), n=len(rows))
 
