@@ -168,6 +168,12 @@ class AcceptanceConfig(Strict):
     second_look_p: float = Field(0.25, gt=0, le=1)
     """The second look is taken only when the first look's p-value is at most this: 1 fixed vs 0 broken is not worth
     doubling the gate's rollouts."""
+    conditioning: Literal["warn", "refuse", "off"] = "warn"
+    """An edit the rule accepts whose gate rollouts show the agent reading the task less (task identifiability or
+    category dependence down by more than `conditioning_margin`) and no significant gain on dev: `warn` accepts it with
+    that reason in the ledger, `refuse` rejects it, `off` does not measure."""
+    conditioning_margin: float = Field(0.2, gt=0, le=1)
+    """Drop of task identifiability or category dependence, child vs parent on the gate's pairs, that flags an edit."""
 
 
 class SearchConfig(Strict):

@@ -2,6 +2,7 @@
 stops, that the agent says it has finished, which programs a command runs."""
 
 import re
+import shlex
 
 from harness_evo.harness.actions import DONE_MARKER
 
@@ -31,3 +32,51 @@ def running(program: str) -> str:
 
 def command_lines(action: str) -> list[str]:
     return [line.split("#")[0].strip() for line in action.splitlines()]
+
+
+SHELL_WORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "time", "sudo", "exec", "nohup", "env"})
+"""Words that open a shell construct or run the command after them: the program comes next."""
+CLOSING_WORDS = frozenset({"fi", "done", "esac", "}", "for", "case"})
+"""Words after which no program comes before the next operator (a loop's variable and words, a redirection)."""
+ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
+OPERATOR_CHARS = ";&|()<>"
+HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
+
+
+def words(line: str) -> list[str]:
+    """A command line's words and shell operators (`;`, `&&`, `|`, `(`, ...), quotes removed; split on blanks when
+    its quotes do not close."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        return list(lexer)
+    except ValueError:
+        return line.split()
+
+
+def programs(action: str) -> list[str]:
+    """The programs the command `action` runs, in order: the first word of each line and of each part after a shell
+    operator (as `running` reads a line), past shell keywords, `sudo` and variable assignments, as a file name without
+    its folder. Here-document bodies are text, not commands."""
+    found, heredoc = [], None
+    for line in command_lines(action):
+        if heredoc is not None:
+            heredoc = None if line == heredoc else heredoc
+            continue
+        if match := HEREDOC.search(line):
+            heredoc = match.group(1)
+        expect, target = True, False
+        for word in words(line):
+            if set(word) <= set(OPERATOR_CHARS):
+                expect, target = (expect, True) if set(word) & set("<>") else (word != ")", False)
+                continue
+            word = word.strip("`")
+            if target or not expect or not word:
+                target = False
+                continue
+            if word in CLOSING_WORDS:
+                expect = False
+            elif not (word in SHELL_WORDS or ASSIGNMENT.match(word)):
+                found.append(word.rsplit("/", 1)[-1] or word)
+                expect = False
+    return found

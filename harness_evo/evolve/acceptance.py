@@ -46,6 +46,8 @@ class Verdict(BaseModel):
     undecided: bool = False
     """True when more pairs could still accept: the child is ahead (p at most the rule's `second_look_p`), not
     significantly, and lost no protected task."""
+    warning: str | None = None
+    """Why an accepted edit is doubtful though the rule accepted it (the agent reads the task less: see conditioning.py)."""
 
 
 class AcceptanceRule(Protocol):

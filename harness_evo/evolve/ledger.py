@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness_evo.evolve import events as ev
 from harness_evo.evolve.acceptance import Verdict
+from harness_evo.evolve.conditioning import Drop
 from harness_evo.evolve.critic import Judgement
 from harness_evo.evolve.proposer import Proposal
 from harness_evo.harness import Harness
@@ -53,9 +54,11 @@ class Ledger:
             update["status"] = EditStatus(judgement.status)
         return self._save(Candidate(edit=candidate.edit.model_copy(update=update), child=judgement.child), final=True)
 
-    def gated(self, candidate: Candidate, verdict: Verdict, tasks: list[str]) -> Candidate:
+    def gated(self, candidate: Candidate, verdict: Verdict, tasks: list[str], drop: Drop | None = None) -> Candidate:
+        """Record the gate's verdict, with the input-conditioning of both sides' gate rollouts when it was measured."""
         gate = verdict.model_dump() | {"pairs": verdict.fixed + verdict.broken + verdict.ties, "tasks": tasks,
-                                       "left_out": candidate.edit.sources}
+                                       "left_out": candidate.edit.sources,
+                                       "conditioning": drop.model_dump(mode="json") if drop else None}
         status = EditStatus.ACCEPTED if verdict.accepted else EditStatus.REJECTED_EMPIRICAL
         return self._save(Candidate(edit=candidate.edit.model_copy(update={"status": status, "gate": gate}), child=candidate.child), final=True)
 

@@ -22,6 +22,7 @@ from harness_evo.errors import HarnessError
 from harness_evo.evolve import events as ev
 from harness_evo.evolve.acceptance import Verdict, make_gate, pair_rollouts
 from harness_evo.evolve.budget import Budget, BudgetExhausted, estimate, time_spent
+from harness_evo.evolve.conditioning import ConditioningCheck, conditioning_summary
 from harness_evo.evolve.critic import Critic
 from harness_evo.evolve.gate import Gating, make_gate_plan
 from harness_evo.evolve.ledger import Candidate, Ledger
@@ -31,6 +32,7 @@ from harness_evo.evolve.proposer import Proposer
 from harness_evo.evolve.state import LoopState, NodeStats
 from harness_evo.evolve.target import Target
 from harness_evo.evolve.tree import BestNode, SearchTree, confirmed_best, node_selector
+from harness_evo.failures.conditioning import node_gauge
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
 from harness_evo.standins import SandboxTryout
@@ -55,6 +57,8 @@ class Evolution:
         self.gate = make_gate(config.acceptance)
         self.gate_plan = make_gate_plan(config.acceptance, self.train)
         self.ledger = Ledger(store, self.emit)
+        self.categories = {task.id: task.category for task in suite.tasks.values()}
+        self.conditioning = ConditioningCheck(config.acceptance, store, self.categories)
         self.selector = node_selector(config.search)
         self.moves, self.harvest, self.knob = move_chooser(config.search.move_policy), Harvest(self), KnobMove(self)
         self.harnesses = {harness.hash: harness}
@@ -128,6 +132,7 @@ class Evolution:
         gated = verdict.model_dump(include={"accepted", "fixed", "broken", "ties"}) if verdict is not None else {}
         self.curriculum.reward(Pull(arm=arm.id, pattern=pattern.id if pattern else None,                  # 7
                                     found=self.patterns.promoted_share(rows), **gated))
+        self.measure(node)
         spend = self.budget.spend()
         self.store.emit("iteration", id=i, finished=time.time(), outcome=outcome, spend=spend)          # 8
         self.emit(ev.IterationFinished(i, outcome, spend))
@@ -171,30 +176,47 @@ class Evolution:
         """The empirical gate: child vs parent on the (task, trial) keys the gate plan chooses."""
         child = candidate.child
         gating = self.gate_plan.plan(self.harness(node), child, pattern, self.train_outcomes([node]), self.train_outcomes(self.state.stats), rng)
-        verdict = self.look(node, child, gating, gating.trials)
+        verdict, rows = self.look(node, child, gating, gating.trials)
         if (trials := self.gate_plan.second_look(verdict)) is not None:
-            verdict = self.look(node, child, gating, trials)
-        self.ledger.gated(candidate, verdict, gating.tasks)
+            verdict, rows = self.look(node, child, gating, trials)
+        drop = self.conditioning.compare(*rows)
+        if verdict.accepted and drop is not None and drop.fell:  # the agent reads the task less: is there a gain on dev?
+            self.score_dev(child.hash)
+            verdict = self.conditioning.judge(verdict, drop, self.dev_difference(node, child.hash))
+        self.ledger.gated(candidate, verdict, gating.tasks, drop)
         if not verdict.accepted:
             return verdict, f"edit {candidate.edit.id} rejected by the gate: {verdict.reason}"
         self.state.put_node(self.store, child.hash, parent_id=node, edit_id=candidate.edit.id, iteration=i, status=NodeStatus.ACCEPTED)
-        self.rollouts(child.hash, self.dev, list(range(self.config.search.dev_trials)), split="dev")
+        self.score_dev(child.hash)
         self.emit_node(child.hash)
         return verdict, f"edit {candidate.edit.id} accepted: {verdict.reason}"
 
-    def look(self, node: str, child: Harness, gating: Gating, trials: list[int]) -> Verdict:
-        """The gate's decision on child and parent rollouts over the gated tasks x `trials` (rollouts already run are not paid again)."""
+    def look(self, node: str, child: Harness, gating: Gating, trials: list[int]) -> tuple[Verdict, tuple[list[Rollout], list[Rollout]]]:
+        """The gate's decision on child and parent rollouts over the gated tasks x `trials` (rollouts already run are not
+        paid again), and those rollouts."""
         parent_rows = self.rollouts(node, gating.tasks, trials)
         try:
             child_rows = self.rollouts(child.hash, gating.tasks, trials, harness=child)
         except HarnessError as e:
-            return Verdict(accepted=False, fixed=0, broken=0, ties=0, reason=f"the edited harness fails at run time: {e}")
-        return self.gate.decide(pair_rollouts(parent_rows, child_rows), protected=gating.protected)
+            return Verdict(accepted=False, fixed=0, broken=0, ties=0, reason=f"the edited harness fails at run time: {e}"), (parent_rows, [])
+        return self.gate.decide(pair_rollouts(parent_rows, child_rows), protected=gating.protected), (parent_rows, child_rows)
+
+    def score_dev(self, node: str) -> None:
+        """Score a harness on the dev tasks (once: its rollouts are cached by key)."""
+        if not self.state.stats.get(node, NodeStats()).dev:
+            self.rollouts(node, self.dev, list(range(self.config.search.dev_trials)), split="dev")
+
+    def dev_difference(self, node: str, child: str) -> stats.Difference | None:
+        """Child minus parent on the dev keys both scored (None when they share none)."""
+        parent, other = self.state.stats[node].outcomes("dev"), self.state.stats[child].outcomes("dev")
+        keys = sorted(parent.keys() & other.keys())
+        return stats.paired([stats.Outcome(task, trial, float(parent[task, trial]), float(other[task, trial]))
+                             for task, trial in keys]) if keys else None
 
     def score_root(self) -> None:
         if self.root not in self.state.nodes:
             self.state.put_node(self.store, self.root, parent_id=None, iteration=-1, status=NodeStatus.ROOT)
-            self.rollouts(self.root, self.dev, list(range(self.config.search.dev_trials)), split="dev")
+            self.score_dev(self.root)
             self.emit_node(self.root)
             self.state.save(self.store)
 
@@ -232,7 +254,13 @@ class Evolution:
         tokens = {node: row.tokens_per_rollout for node, row in self.state.nodes.items()}
         return confirmed_best(self.root, dev, tokens, self.config.acceptance.alpha)
 
+    def measure(self, node: str) -> None:
+        """Record the input-conditioning gauge of a node's train and dev rollouts (measured again only when it has more)."""
+        for split in ("train", "dev"):
+            node_gauge(self.store, node, split, self.categories)
+
     def emit_node(self, node: str) -> None:
+        self.measure(node)
         best = self.best().node
         self.store.emit("run", id=self.store.id, best_node=best)
         self.emit(ev.NodeScored(self.state.nodes[node], best))
@@ -251,6 +279,7 @@ class Evolution:
             "expected_false_accepts": round(stats.expected_false_accepts([self.config.acceptance.alpha] * gates), 2),
             "proposals": sum(fates.values()), "fates": fates, "accepted_by_move": self.ledger.accepted_by_move(), "nodes": len(tree),
             "rollouts": self.budget.rollouts(), "spend": self.budget.spend(), "elapsed_s": round(self.budget.elapsed_s, 1),
+            "conditioning": conditioning_summary(self.store, self.root, best.node),
         }
 
 

@@ -65,3 +65,9 @@ class Edit(Record):
     sources: list[str] = Field(default_factory=list)
     """The train tasks a harvested example came from; the gate leaves them out."""
     ts: float | None = None
+
+    @property
+    def reads_less(self) -> list[str]:
+        """What fell beyond the margin in the input-conditioning of its gate rollouts, child vs parent (none when not
+        measured: see evolve/conditioning.py)."""
+        return ((self.gate or {}).get("conditioning") or {}).get("fell") or []

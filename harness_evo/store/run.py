@@ -34,6 +34,7 @@ PROJECTIONS: dict[str, tuple[str, str | tuple[str, ...]]] = {
     "arm": ("arms", "id"),
     "llm_call": ("llm_calls", "id"),
     "iteration": ("iterations", "id"),
+    "conditioning": ("conditioning", "id"),
 }
 """Event kind -> (table, primary key). Events of other kinds are only logged."""
 

@@ -129,6 +129,7 @@ def summary_panel(summary: dict) -> Panel:
         f"dev pass@1: start {style.score(summary['start_dev'], summary.get('start_dev_n'))} -> best "
         f"{style.score(summary['best_dev'], summary.get('best_dev_n'))} ({summary['nodes']} node{'s' * (summary['nodes'] != 1)} in the tree)",
         *dev_lines(summary),
+        *conditioning_lines(summary),
         f"spend: {dollars(summary['spend'])}",
     ]
     return Panel("\n".join(lines), title=f"run {summary['run_id']}", title_align="left")
@@ -147,6 +148,21 @@ def dev_lines(summary: dict) -> list[str]:
     if "gates" in summary:
         lines.append(f"gated {summary['gates']} edits and accepted {summary['fates'].get(EditStatus.ACCEPTED, 0)}; edits that change "
                      f"nothing would get at most {summary['expected_false_accepts']:g} accepts from noise alone")
+    return lines
+
+
+def conditioning_lines(summary: dict) -> list[str]:
+    """The input-conditioning gauge of the starting and the best harness's train rollouts, and the edits that made the
+    agent read the task less."""
+    found = summary.get("conditioning")
+    if not found:
+        return []
+    lines = [f"reads the task (train; identifiability/chance, category dependence, template share): start "
+             f"{style.gauge(found['start'])} -> best {style.gauge(found['best'])}"]
+    if found["reads_less"]:
+        lines.append("⚠ the agent reads the task less after edit " + ", ".join(f"{row['edit']} ({row['status'].replace('_', ' ')})"
+                                                                         for row in found["reads_less"])
+                     + f": harness-evo edits {summary['run_id']} EDIT")
     return lines
 
 

@@ -117,6 +117,11 @@ def node_scores(store: RunStore, node: str) -> dict[str, dict[str, Any]]:
     return {split: score_facts(stats.rate_of(value, n)) for split, (value, n) in scores(store, node).items()}
 
 
+def conditioning(store: RunStore, node: str) -> dict[str, dict[str, Any]]:
+    """Split -> the input-conditioning gauge of a node as the loop last recorded it (`failures/conditioning.py`)."""
+    return {row["split"]: row for row in store.rows("conditioning", "node_id = ?", [node])}
+
+
 def score_facts(found: stats.Rate | None) -> dict[str, Any]:
     """A pass rate as every view's facts give it (`Rate.facts`); nothing scored when `found` is None."""
     return (found or stats.rate(0, 0)).facts()

@@ -1,4 +1,5 @@
-"""`harness-evo show RUN`: what a run did: starting vs best harness, scores over iterations, spend, failure patterns."""
+"""`harness-evo show RUN`: what a run did: starting vs best harness (scores and input-conditioning gauge), edits that made
+the agent read the task less, scores over iterations, spend, failure patterns."""
 
 from collections import Counter
 from typing import Any
@@ -36,6 +37,7 @@ def collect(store: RunStore) -> dict[str, Any]:
         "spend": query.spend(store),
         "patterns": patterns(store),
         "tools": tool_use(store, root, best) if info.get("kind") == "evolve" and root and best else [],
+        "reads_less": reads_less(store),
     }
     return facts
 
@@ -53,7 +55,7 @@ def models(store: RunStore) -> dict[str, str]:
 def node_facts(store: RunStore, node: str) -> dict[str, Any]:
     row = store.record(Node, node) or Node(id=node)
     return {"id": node, "iteration": row.iteration, "status": row.status, "tokens_per_rollout": row.tokens_per_rollout,
-            "scores": query.node_scores(store, node)}
+            "scores": query.node_scores(store, node), "conditioning": query.conditioning(store, node)}
 
 
 def lineage(store: RunStore, nodes: list[Node], best: str | None) -> list[dict[str, Any]]:
@@ -83,6 +85,12 @@ def progress(store: RunStore, nodes: list[Node]) -> dict[str, Any]:
             curves[split].append(top[f"{split}_score"] if top else None)
             points[split].append(query.score_facts(stats.rate_of(top[f"{split}_score"], top[f"{split}_n"])) if top else None)
     return {"iterations": last + 1, **curves, "scores": points}
+
+
+def reads_less(store: RunStore) -> list[dict[str, Any]]:
+    """The gated edits whose gate rollouts showed the agent reading the task less than its parent, and their fates."""
+    return [{"edit": edit.id, "status": edit.status, "fell": fell} for edit in store.records(Edit, order_by="iteration, id")
+            if (fell := edit.reads_less)]
 
 
 def tool_use(store: RunStore, root: str, best: str) -> list[dict[str, Any]]:
@@ -139,6 +147,9 @@ def render(facts: dict[str, Any]) -> Group:
             for step in facts["lineage"])))
     if facts["kind"] == "evolve":
         parts.append(progress_text(facts))
+    if facts.get("reads_less"):
+        parts.append(Text("\n".join(f"⚠ edit {row['edit']} ({row['status'].replace('_', ' ')}): the agent reads the task less: "
+                                     f"{'; '.join(row['fell'])}" for row in facts["reads_less"]), style="yellow"))
     if facts.get("tools"):
         parts.append(tools_table(facts["tools"]))
     if facts["splits"]:
@@ -169,7 +180,9 @@ def heading(facts: dict[str, Any]) -> Panel:
 
 def harness_table(facts: dict[str, Any]) -> Table:
     table = Table(title="starting vs best harness", title_justify="left")
-    for column in ("", "node", "iteration", "train", "dev", "tokens/rollout"):
+    table.caption = "reads the task: identifiability/chance, category dependence, template share, rollouts (train)"
+    table.caption_justify = "left"
+    for column in ("", "node", "iteration", "train", "dev", "tokens/rollout", "reads the task"):
         table.add_column(column, justify="right" if column in ("iteration", "train", "dev", "tokens/rollout") else "left")
     same = facts["start"] and facts["best"] and facts["start"]["id"] == facts["best"]["id"]
     for label, node in [("start = best", facts["start"])] if same else [("start", facts["start"]), ("best", facts["best"])]:
@@ -178,7 +191,8 @@ def harness_table(facts: dict[str, Any]) -> Table:
         scores = node["scores"]
         table.add_row(label, style.short(node["id"]), str(node["iteration"]) if style.iteration(node["iteration"]) >= 0 else "-",
                       *(style.score_of(scores[split]) if split in scores else "-" for split in ("train", "dev")),
-                      "-" if node["tokens_per_rollout"] is None else f"{node['tokens_per_rollout']:,.0f}")
+                      "-" if node["tokens_per_rollout"] is None else f"{node['tokens_per_rollout']:,.0f}",
+                      style.gauge(node["conditioning"].get("train")))
     return table
 
 

@@ -5,6 +5,7 @@ import time
 from rich.text import Text
 
 from harness_evo import stats
+from harness_evo.failures.conditioning import Conditioning
 from harness_evo.store import EditStatus
 
 BARS = "▁▂▃▄▅▆▇█"
@@ -83,3 +84,8 @@ def clip(text: str | None, width: int) -> str:
 def quiet_warning(run: str, quiet_s: float) -> str:
     return (f"no event for {duration(quiet_s)}: its process may be gone; "
             f"`harness-evo resume {run}` continues an evolve run, an eval run is started again")
+
+
+def gauge(row: dict | None) -> str:
+    """`id 0.92/0.10 dep 0.61 tpl 0.20 n24`: an input-conditioning gauge (`Conditioning.compact`); `-` when unmeasured."""
+    return Conditioning.model_validate(row).compact() if row else "-"

@@ -1,4 +1,5 @@
-"""`harness-evo tree RUN`: the search tree, each node with its train and dev scores, the edit that made it, its rejected children."""
+"""`harness-evo tree RUN`: the search tree, each node with its train and dev scores, its input-conditioning gauge (flagged
+when its edit lowered it), the edit that made it, its rejected children."""
 
 from collections import Counter, defaultdict
 from typing import Any
@@ -27,6 +28,7 @@ def collect(store: RunStore) -> dict[str, Any]:
             "best": row["id"] == best, "expansions": row.get("expansions") or 0,
             **{split: query.score_facts(stats.rate_of(row.get(f"{split}_score"), row.get(f"{split}_n"))) for split in ("train", "dev")},
             "edit": edit.model_dump(include={"id", "pattern_id", "rationale", "move"}) if edit else None,
+            "conditioning": query.conditioning(store, row["id"]), "fell": edit.reads_less if edit else [],
             "rejected": dict(rejected.get(row["id"], {})),
         })
     return {"id": store.id, "best": best, "nodes": facts}
@@ -56,6 +58,10 @@ def label(node: dict[str, Any]) -> Text:
     text.append(f"  it {node['iteration']}" if style.iteration(node["iteration"]) >= 0 else "")
     for split in ("train", "dev"):
         text.append(f"  {split} ").append(style.score_of(node[split]), style="cyan" if split == "dev" else "")
+    if node["conditioning"].get("train"):
+        text.append(f"  reads {style.gauge(node['conditioning']['train'])}", style="dim")
+    if node["fell"]:
+        text.append(f"  ⚠ reads the task less ({'; '.join(node['fell'])})", style="bold yellow")
     if node["edit"]:
         text.append(f"  ← {node['edit']['id']} {node['edit']['move']} [{node['edit']['pattern_id'] or '-'}] ", style="dim")
         text.append(style.clip(node["edit"]["rationale"], 60), style="dim")
