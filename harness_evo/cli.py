@@ -227,11 +227,13 @@ def resume_command(
 
 
 def run_evolution(store, quiet: bool) -> None:
+    """Run the evolution with the live view, or plain progress lines with `quiet` or when the output is no terminal
+    (piped to a log file, say); the summary either way."""
     from harness_evo.evolve import session
     from harness_evo.views.evolution import EvolutionView, next_steps, summary_panel
 
     try:
-        with EvolutionView(console, quiet=quiet) as view:
+        with EvolutionView(console, quiet=quiet or not console.is_terminal) as view:
             summary = session.run(store, [view])
     except UserError:
         raise

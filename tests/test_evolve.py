@@ -29,11 +29,13 @@ def test_evolve_fixes_a_seeded_defect_and_refuses_an_edit_that_quotes_a_training
     config_file = tmp_path / "evolve.toml"
     world.config().save(config_file)
 
-    result = cli("evolve", "--config", config_file, "--runs", tmp_path / "runs", "--quiet")
+    result = cli("evolve", "--config", config_file, "--runs", tmp_path / "runs")  # piped: plain lines, no live view
 
     assert result.exit_code == 0, result.output
     store = only_run(tmp_path / "runs")
     root, best = store.info["root"], store.info["best_node"]
+    progress = " ".join(result.output.split())
+    assert "rejected statically" in progress and f"edit i0-r1-0 against {store.rows('edits')[0]['pattern_id']}: accepted" in progress
     assert best != root and store.info["status"] == "finished"
     [pattern] = [row for row in store.rows("patterns") if row["status"] == "promoted"]
     assert pattern["task_ids"] == ["color", "fruit"] and pattern["category"] == "environment-assumption"
