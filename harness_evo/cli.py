@@ -101,6 +101,8 @@ def compare_command(
     workers: Annotated[int | None, typer.Option(min=1, help="Rollouts in parallel (default: 1 with an embedded solver, else 2).")] = None,
     sandbox: Annotated[str, typer.Option(help="docker or local.")] = "docker",
     as_json: Annotated[bool, typer.Option("--json", help="Print the facts as JSON instead of the tables.")] = False,
+    recorded: Annotated[bool, typer.Option("--recorded", help="Run nothing: compare on the keys runs already have for "
+                                           "every harness (an interrupted comparison, so far).")] = False,
     runs: RunsDir = Path("runs"),
 ) -> None:
     """Run harnesses on identical (task, trial) keys and tell, with intervals and a paired test, whether each differs
@@ -118,7 +120,7 @@ def compare_command(
     })
     warn_skipped(config)
     with RolloutProgress(planned(config, found), console=err_console if as_json else console) as progress:
-        facts = run_compare(config, found, runs, on_progress=progress.update)
+        facts = run_compare(config, found, runs, on_progress=progress.update, recorded=recorded)
     print_view(facts, None if as_json else view.render)
 
 

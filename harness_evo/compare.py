@@ -142,8 +142,9 @@ def split_tasks(suite: Suite, split: str) -> list[Task]:
 
 
 def compare(config: RunConfig, store: RunStore, found: list[Contender], runs_dir: Path, llm=None,
-            on_progress: ProgressCallback | None = None) -> dict[str, Any]:
-    """Run every contender on the split's tasks x `executor.trials` (reusing what any run has); the facts of the result."""
+            on_progress: ProgressCallback | None = None, recorded: bool = False) -> dict[str, Any]:
+    """Run every contender on the split's tasks x `executor.trials` (reusing what any run has); the facts of the result.
+    With `recorded`, nothing is run: the comparison is on the keys that runs already have for every contender."""
     suite = load_suite(config.tasks, seed=config.seed)
     tasks = split_tasks(suite, config.split)
     trials = config.executor.trials
@@ -153,11 +154,18 @@ def compare(config: RunConfig, store: RunStore, found: list[Contender], runs_dir
     backend = get_backend(config.sandbox, run_id=store.id)
     executor = Executor(store, backend, suite, llm=llm, workers=config.rollout_workers(), agent=config.agent, on_progress=on_progress)
     for contender in found:
+        if recorded:
+            contender.rows = store.records(Rollout, "harness_hash = ?", [contender.harness.hash], order_by="rowid")
+            continue
         try:
             contender.rows = executor.run(contender.harness, tasks, trials, node_id=contender.harness.hash)
         except HarnessError as e:
             raise UserError(f"{contender.spec}: {e}") from e
-    facts = summarize(store, found, tasks, trials, reused)
+    if recorded:
+        common = set.intersection(*({(row.task_id, row.trial) for row in c.rows if row.scored} for c in found))
+        for contender in found:
+            contender.rows = [row for row in contender.rows if (row.task_id, row.trial) in common]
+    facts = summarize(store, found, tasks, trials, reused) | {"recorded": recorded}
     store.set_status("finished", finished=time.time(), summary={key: facts[key] for key in ("split", "trials", "harnesses", "comparisons")})
     return facts
 
@@ -208,9 +216,9 @@ def planned(config: RunConfig, found: list[Contender]) -> int:
 
 
 def run_compare(config: RunConfig, found: list[Contender], runs_dir: Path,
-                on_progress: ProgressCallback | None = None) -> dict[str, Any]:
+                on_progress: ProgressCallback | None = None, recorded: bool = False) -> dict[str, Any]:
     """A new compare run folder under `runs_dir`, run to its end; Ctrl-C marks it stopped and keeps what finished."""
     store = RunStore.create(runs_dir, "compare")
     config.save(store.folder / "config.toml")
     with LLM(config.models, store=store) as llm, store.stopped_on_interrupt():
-        return compare(config, store, found, runs_dir, llm=llm, on_progress=on_progress)
+        return compare(config, store, found, runs_dir, llm=llm, on_progress=on_progress, recorded=recorded)

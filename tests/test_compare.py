@@ -46,9 +46,9 @@ def world(tmp_path: Path) -> dict[str, Path | str]:
     return {"suite": suite, "weak": weak, "twin": twin, "runs": tmp_path / "runs", "model": f"scripted/{name}", "name": name}
 
 
-def compare(world, *harnesses, trials: int = 6, json_out: bool = True, split: str = "train"):
+def compare(world, *harnesses, trials: int = 6, json_out: bool = True, split: str = "train", extra: tuple[str, ...] = ()):
     args = ["compare", *map(str, harnesses), "--tasks", str(world["suite"]), "--split", split, "--trials", str(trials),
-            "--model", world["model"], "--runs", str(world["runs"])] + (["--json"] if json_out else [])
+            "--model", world["model"], "--runs", str(world["runs"]), *extra] + (["--json"] if json_out else [])
     return CliRunner().invoke(app, args)
 
 
@@ -89,6 +89,22 @@ def test_two_harnesses_that_behave_alike_show_no_measurable_difference(world):
     assert (comparison["b_better"], comparison["a_better"], comparison["p_value"], comparison["significant"]) == (0, 0, None, False)
     assert comparison["verdict"].startswith("no measurable difference between B")
     assert "more trials per task would resolve a difference of 10.0 pp" in comparison["verdict"]
+
+
+@pytest.mark.docker
+def test_recorded_compares_what_an_interrupted_comparison_has_on_the_keys_every_harness_has_and_runs_nothing(world):
+    for harness, trials in ((world["weak"], 6), (HARNESS, 2)):  # one run each, as if the comparison had been cut off
+        result = CliRunner().invoke(app, ["eval", "--harness", str(harness), "--tasks", str(world["suite"]), "--split", "train",
+                                          "--trials", str(trials), "--model", world["model"], "--runs", str(world["runs"])])
+        assert result.exit_code == 0, result.output
+    calls = scripted.calls(world["name"])
+
+    result = compare(world, world["weak"], HARNESS, trials=6, json_out=False, extra=["--recorded"])
+
+    assert result.exit_code == 0, result.output
+    shown = " ".join(result.stdout.split())
+    assert "on the 2 (task, trial) keys recorded for every harness (--recorded: nothing was run)" in shown
+    assert "2 pairs better, 0 worse, of 2 on 1 tasks" in shown and scripted.calls(world["name"]) == calls
 
 
 def evolve_run(runs: Path, harnesses: list[Harness], best: Harness) -> RunStore:

@@ -11,8 +11,10 @@ from harness_evo import stats
 
 def render(facts: dict[str, Any]) -> Group:
     harnesses = facts["harnesses"]
-    overview = Table(title=f"{len(harnesses)} harnesses on {facts['tasks']} {facts['split']} tasks x {facts['trials']} trials",
-                     title_justify="left")
+    recorded = (f", on the {harnesses[0]['pass_at_1']['n']} (task, trial) keys recorded for every harness (--recorded: "
+                "nothing was run)") if facts.get("recorded") else ""
+    overview = Table(title=f"{len(harnesses)} harnesses on {facts['tasks']} {facts['split']} tasks x {facts['trials']} trials"
+                     + recorded, title_justify="left")
     for column in ("", "harness", "hash", "pass@1 [95% interval]", "infra", "rollouts paid", "reused"):
         overview.add_column(column, justify="right" if column in ("infra", "rollouts paid", "reused") else "left")
     for row in harnesses:
