@@ -28,8 +28,9 @@ def render(facts: dict[str, Any]) -> Group:
     for row in facts["per_task"]:
         cells = [f"{cell['passed']}/{cell['scored']}" if cell["scored"] else "-" for cell in row["cells"]]
         tasks.add_row(row["task_id"], *cells, style="" if row["differs"] else "dim")
-    same = sum(not row["differs"] for row in facts["per_task"])
-    tasks.caption, tasks.caption_justify = f"{same} of {len(facts['per_task'])} tasks score the same on every harness", "left"
+    measured = [row for row in facts["per_task"] if all(cell["scored"] for cell in row["cells"])]
+    same = sum(not row["differs"] for row in measured)
+    tasks.caption, tasks.caption_justify = f"{same} of {len(measured)} tasks score the same on every harness", "left"
     verdicts = Text()
     for comparison in facts["comparisons"]:
         counts = f"  ({comparison['b_better']} pairs better, {comparison['a_better']} worse, of {comparison['n']} on {comparison['tasks']} tasks)\n"
