@@ -196,9 +196,7 @@ def summarize(store: RunStore, found: list[Contender], tasks: list[Task], trials
     first = found[0]
     comparisons = []
     for other in found[1:]:
-        keys = sorted(outcomes[first.letter].keys() & outcomes[other.letter].keys())
-        difference = stats.paired([stats.Outcome(task_id, trial, outcomes[first.letter][task_id, trial], outcomes[other.letter][task_id, trial])
-                                   for task_id, trial in keys])
+        difference = stats.paired_on(outcomes[first.letter], outcomes[other.letter])
         comparisons.append({
             "a": first.letter, "b": other.letter, "n": difference.n, "tasks": difference.tasks, "diff": difference.diff,
             "low": difference.low, "high": difference.high, "b_better": difference.b_better, "a_better": difference.a_better,

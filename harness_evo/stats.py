@@ -9,7 +9,7 @@ on the pairs that differ (McNemar's test) gives the p-value.
 import math
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from scipy.stats import binomtest, norm
@@ -127,6 +127,11 @@ def paired(outcomes: Sequence[Outcome], seed: int = 0, resamples: int = BOOTSTRA
     n = len(outcomes)
     return Difference(n, len(by_task), sum(o.a for o in outcomes) / n, sum(o.b for o in outcomes) / n, low, high,
                       b_better, a_better, p_value)
+
+
+def paired_on(a: Mapping[tuple[str, int], float], b: Mapping[tuple[str, int], float]) -> Difference:
+    """`paired` over the (task, trial) keys both outcome maps have, in key order."""
+    return paired([Outcome(task, trial, a[task, trial], b[task, trial]) for task, trial in sorted(a.keys() & b.keys())])
 
 
 def trials_to_resolve(difference: Difference, alpha: float = 0.05, power: float = 0.8) -> tuple[int, float]:

@@ -1,8 +1,14 @@
 """What happened in one rollout, step by step."""
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, Field
 
-from harness_evo.store.rollout import INFRA_REASONS, ExitReason, says_something
+from harness_evo.store.rollout import INFRA_REASONS, ExitReason, Rollout, says_something
+
+if TYPE_CHECKING:
+    from harness_evo.store import RunStore
 
 
 class Step(BaseModel):
@@ -72,3 +78,17 @@ class Trajectory(BaseModel):
     def scored(self) -> bool:
         """It says something about the harness (`says_something`)."""
         return says_something(self.exit_reason, self.reward)
+
+
+def stored(store: "RunStore", rollouts: Iterable[Rollout], read: dict[str, Trajectory] | None = None) -> list[Trajectory]:
+    """The trajectories recorded for `rollouts` (those whose file was written), in their order; `read` keeps the ones
+    already read by rollout id (a finished rollout's trajectory does not change), so a later call reads only new ones."""
+    read = {} if read is None else read
+    found = []
+    for rollout in rollouts:
+        if rollout.id not in read:
+            if not rollout.trajectory or not (store.folder / rollout.trajectory).is_file():
+                continue
+            read[rollout.id] = Trajectory.model_validate(store.read_json(rollout.trajectory))
+        found.append(read[rollout.id])
+    return found

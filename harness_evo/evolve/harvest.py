@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from harness_evo.agent.episodes import as_example
-from harness_evo.agent.trajectory import Trajectory
+from harness_evo.agent.trajectory import Trajectory, stored
 from harness_evo.errors import UserError
 from harness_evo.harness import Delete, Edit, Harness, Write
 from harness_evo.harness.actions import DONE_MARKER
@@ -119,13 +119,7 @@ def retrieving_tasks(parent: Harness, child: Harness, tasks: list[Task], sources
 def train_trajectories(store: RunStore, node: str, read: dict[str, Trajectory] | None = None) -> list[Trajectory]:
     """The train rollouts of harness `node` in the run, in the order they were recorded; `read` keeps the trajectories
     already read by rollout id (a finished rollout's trajectory does not change), so a later call reads only new ones."""
-    read = {} if read is None else read
-    rollouts = [rollout for rollout in store.records(Rollout, "harness_hash = ? AND split = 'train'", [node], order_by="rowid")
-                if rollout.trajectory]
-    for rollout in rollouts:
-        if rollout.id not in read:
-            read[rollout.id] = Trajectory.model_validate(store.read_json(rollout.trajectory))
-    return [read[rollout.id] for rollout in rollouts]
+    return stored(store, store.records(Rollout, "harness_hash = ? AND split = 'train'", [node], order_by="rowid"), read)
 
 
 def harvest_into(store: RunStore, parent: Harness, out: Path, tasks: Path, shown: int = EXAMPLES_SHOWN) -> Harvested:

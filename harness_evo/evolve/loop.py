@@ -160,8 +160,7 @@ class Evolution:
             passed, feedback = [], []
             for k, proposal in enumerate(proposals):
                 candidate = self.ledger.propose(i, revision, k, node, pattern.id, proposal)
-                known = self.ledger.children(node) | {hash: "already a node of the tree" for hash in self.state.nodes}
-                judgement = self.critic.judge(parent, proposal.edit, pattern, seed, known) if proposal.edit else None
+                judgement = self.critic.judge(parent, proposal.edit, pattern, seed, self.known(node)) if proposal.edit else None
                 candidate = self.ledger.judged(candidate, judgement)
                 if candidate.status is EditStatus.PROPOSED:
                     passed.append(candidate)
@@ -171,6 +170,10 @@ class Evolution:
             if passed:
                 return passed
         return []
+
+    def known(self, node: str) -> dict[str, str]:
+        """Harnesses an edit of `node` must not make again -> why: its children proposed so far, and the tree's nodes."""
+        return self.ledger.children(node) | {hash: "already a node of the tree" for hash in self.state.nodes}
 
     def try_candidate(self, i: int, node: str, pattern: Target, candidate: Candidate, rng: random.Random) -> tuple[Verdict, str]:
         """The empirical gate: child vs parent on the (task, trial) keys the gate plan chooses."""
@@ -209,9 +212,7 @@ class Evolution:
     def dev_difference(self, node: str, child: str) -> stats.Difference | None:
         """Child minus parent on the dev keys both scored (None when they share none)."""
         parent, other = self.state.stats[node].outcomes("dev"), self.state.stats[child].outcomes("dev")
-        keys = sorted(parent.keys() & other.keys())
-        return stats.paired([stats.Outcome(task, trial, float(parent[task, trial]), float(other[task, trial]))
-                             for task, trial in keys]) if keys else None
+        return stats.paired_on(parent, other) if parent.keys() & other.keys() else None
 
     def score_root(self) -> None:
         if self.root not in self.state.nodes:

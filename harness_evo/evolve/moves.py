@@ -74,8 +74,8 @@ def gate_model_free(evolution, i: int, node: str, target: Target, proposal: Prop
     """A move's edit (made without a model) through the critic and, if it passes, the gate against `target`."""
     parent = evolution.harness(node)
     candidate = evolution.ledger.propose(i, 0, 0, node, target.id, proposal)
-    known = evolution.ledger.children(node) | {hash: "already a node of the tree" for hash in evolution.state.nodes}
-    candidate = evolution.ledger.judged(candidate, evolution.critic.judge(parent, proposal.edit, target, evolution.config.seed, known))
+    candidate = evolution.ledger.judged(candidate, evolution.critic.judge(parent, proposal.edit, target, evolution.config.seed,
+                                                                          evolution.known(node)))
     if candidate.status is not EditStatus.PROPOSED:
         return None, f"{proposal.kind} edit {candidate.edit.id} refused: {'; '.join(candidate.edit.reasons)}"
     evolution.harnesses[candidate.child.hash] = candidate.child
@@ -153,7 +153,7 @@ class KnobMove:
         """The knob step this move would make from `node` against `pattern`, or None."""
         loop = self.evolution
         parent = loop.harness(node)
-        known = loop.ledger.children(node).keys() | loop.state.nodes.keys()
+        known = loop.known(node)
         for step in knob_steps(parent, pattern.category or "", loop.config.models.solver):
             if parent.apply(knob_edit(parent, step, pattern.category)).hash not in known:
                 return step

@@ -89,9 +89,8 @@ def confirmed_best(root: str, dev: DevOutcomes, tokens: Mapping[str, float | Non
     base = dev.get(root, {})
     compared = {}
     for node, outcomes in dev.items():
-        keys = sorted(base.keys() & outcomes.keys()) if node != root else []
-        if keys:
-            compared[node] = stats.paired([stats.Outcome(task, trial, base[task, trial], outcomes[task, trial]) for task, trial in keys])
+        if node != root and base.keys() & outcomes.keys():
+            compared[node] = stats.paired_on(base, outcomes)
     each = alpha / max(1, len(compared))
     rank = {node: (-diff.b_rate, tokens.get(node) or 0.0) for node, diff in compared.items()}
     winners = [node for node, diff in compared.items() if diff.diff > 0 and diff.significant(each)]

@@ -22,7 +22,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from harness_evo.agent.actions import OPERATOR_CHARS, command_lines, programs, words
-from harness_evo.agent.trajectory import Trajectory
+from harness_evo.agent.trajectory import Trajectory, stored
 from harness_evo.harness.actions import DONE_MARKER
 from harness_evo.store import Rollout, RunStore
 
@@ -142,11 +142,7 @@ def template_share(rows: list[tuple[str, list[str]]]) -> Measure:
 
 def trajectories(store: RunStore, rollouts: Iterable[Rollout]) -> list[Trajectory]:
     """The stored trajectories of the scored rollouts among `rollouts`."""
-    found = []
-    for rollout in rollouts:
-        if rollout.scored and rollout.trajectory and (store.folder / rollout.trajectory).is_file():
-            found.append(Trajectory.model_validate(store.read_json(rollout.trajectory)))
-    return found
+    return stored(store, [rollout for rollout in rollouts if rollout.scored])
 
 
 class NodeGauge(Conditioning):
