@@ -98,7 +98,7 @@ def compare_command(
     split: Annotated[str, typer.Option(help="train, dev, test or all.")] = "dev",
     trials: Annotated[int, typer.Option(help="Trials per task (the same keys for every harness).")] = 3,
     model: Annotated[str | None, typer.Option(help="Solver model (litellm name or local/...); default: the embedded model.")] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="Rollouts in parallel (default: 1 with an embedded solver, else 2).")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help=option_help("executor.workers"), show_default=False)] = None,
     sandbox: Annotated[str, typer.Option(help="docker or local.")] = "docker",
     as_json: Annotated[bool, typer.Option("--json", help="Print the facts as JSON instead of the tables.")] = False,
     recorded: Annotated[bool, typer.Option("--recorded", help="Run nothing: compare on the keys runs already have for "

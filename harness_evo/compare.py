@@ -218,5 +218,5 @@ def run_compare(config: RunConfig, found: list[Contender], runs_dir: Path,
     """A new compare run folder under `runs_dir`, run to its end; Ctrl-C marks it stopped and keeps what finished."""
     store = RunStore.create(runs_dir, "compare")
     config.save(store.folder / "config.toml")
-    with LLM(config.models, store=store) as llm, store.stopped_on_interrupt():
+    with LLM(config.run_models(), store=store) as llm, store.stopped_on_interrupt():
         return compare(config, store, found, runs_dir, llm=llm, on_progress=on_progress, recorded=recorded)

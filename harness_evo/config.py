@@ -13,6 +13,8 @@ from harness_evo.errors import ConfigError
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 SMALL_MODEL = "local/qwen2.5-coder-0.5b"
+EMBEDDED_WORKERS = 2
+"""Rollouts at once with an embedded solver on llama-server, by default."""
 
 
 class Strict(BaseModel):
@@ -49,6 +51,23 @@ class VllmConfig(Strict):
     """How long to wait for vLLM's health endpoint; loading large weights takes minutes."""
 
 
+class EmbeddedConfig(Strict):
+    """The server of the embedded models."""
+
+    server: Literal["auto", "llama-server", "llama-cpp-python"] = "auto"
+    """llama.cpp's own `llama-server` (built by scripts/setup.sh), llama-cpp-python's server, or auto: the first when it is built."""
+    binary: Path | None = None
+    """The `llama-server` executable; unset: the one beside this Python interpreter (where set-up puts it), else on PATH."""
+    slots: int | None = Field(None, ge=1)
+    """Conversations llama-server holds at once, each with its own evaluated prompt; unset: the run's rollout workers."""
+    draft: str | None = None
+    """An embedded model that drafts tokens for speculative decoding (`local/qwen2.5-coder-0.5b`); unset: none."""
+    draft_tokens: int = Field(8, ge=1)
+    """Most tokens the draft model proposes per step."""
+    ngram: bool = False
+    """Speculate from n-grams already in the conversation (llama-server's `ngram-mod`), no draft model needed."""
+
+
 class ModelsConfig(Strict):
     """The model of each role."""
 
@@ -67,9 +86,11 @@ class ModelsConfig(Strict):
     backoff_s: float = Field(2.0, ge=0)
     """Wait before the first retry in seconds; doubled before each next one."""
     context_tokens: int = Field(8192, ge=1)
-    """Context window of the embedded llama.cpp server: long enough for one agent episode."""
+    """Context window of one conversation on the embedded server: long enough for one agent episode."""
     threads: int | None = Field(None, ge=1)
     """Threads of the embedded llama.cpp server; unset: all cores (set fewer on a machine busy with other work)."""
+    embedded: EmbeddedConfig = Field(default_factory=EmbeddedConfig)
+    """Which server runs the embedded (`local/...`) models, with how many conversations at once."""
     vllm: VllmConfig = Field(default_factory=VllmConfig)
     """How `vllm/NAME` models are served when harness-evo starts vLLM itself."""
 
@@ -104,7 +125,7 @@ class ExecutorConfig(Strict):
     """How rollouts are run."""
 
     workers: int | None = Field(None, ge=1)
-    """Rollouts run in parallel; unset: 1 when an embedded model solves (see `RunConfig.rollout_workers`), else 2."""
+    """Rollouts run in parallel; unset: for an embedded solver as many as fit its server best (see `RunConfig.rollout_workers`), else 2."""
     trials: int = Field(1, ge=1)
     """Trials per task in `eval`."""
 
@@ -297,12 +318,23 @@ class RunConfig(Strict):
             raise ConfigError(one_line(e)) from None
 
     def rollout_workers(self) -> int:
-        """`executor.workers`, or its default: an embedded solver's server answers one call at a time and keeps only
-        the last conversation's prompt evaluated, so two interleaved rollouts make it re-read every prompt whole; one at
-        a time is faster."""
+        """`executor.workers`, or its default. An embedded solver on llama-server: EMBEDDED_WORKERS, one slot each (what
+        bench/llm_local.py --rollouts measured fastest); on llama-cpp-python's server, which answers one call at a time
+        and keeps only the last conversation's prompt evaluated, 1. Any other solver: 2."""
         if self.executor.workers:
             return self.executor.workers
-        return 1 if self.agent == "model" and self.models.solver.model.startswith("local/") else 2
+        if self.agent == "model" and self.models.solver.model.startswith("local/"):
+            from harness_evo.llm.llama import server_kind  # the llm package builds on this module
+
+            return EMBEDDED_WORKERS if server_kind(self.models.embedded) == "llama-server" else 1
+        return 2
+
+    def run_models(self) -> ModelsConfig:
+        """The models as this run calls them: llama-server's slots, when unset, are the run's rollout workers."""
+        if self.models.embedded.slots:
+            return self.models
+        embedded = self.models.embedded.model_copy(update={"slots": self.rollout_workers()})
+        return self.models.model_copy(update={"embedded": embedded})
 
     def reviews_edits(self) -> bool:
         """`search.review`, or its default: no review when the critic is an embedded model, whose verdicts follow its

@@ -9,6 +9,7 @@ say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 need_apt=()
 python3 -c 'import ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 command -v g++ >/dev/null || need_apt+=(g++)  # llama.cpp is compiled here
+command -v cmake >/dev/null || need_apt+=(cmake)
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v debootstrap >/dev/null || need_apt+=(debootstrap)
 command -v dockerd >/dev/null || docker info >/dev/null 2>&1 || need_apt+=(docker.io)
@@ -44,6 +45,26 @@ if [ ! -f "$stamp" ]; then
     "$VENV/bin/pip" install -q -e ".[local,test]"
     rm -f "$VENV"/.installed-* && touch "$stamp"
 fi
+
+# llama.cpp's own server (several conversations at once, speculative decoding) from the same llama.cpp source,
+# built the same way, kept beside the wheel and put into the virtual environment, where harness-evo looks for it.
+server="$wheels/llama-server-$LLAMA_CPP/llama-server"
+if [ ! -x "$server" ]; then
+    say "building llama.cpp's llama-server for this CPU (once per CPU model: ~5-10 min)"
+    src=$(mktemp -d)
+    "$VENV/bin/pip" download -q --no-deps --no-binary llama-cpp-python -d "$src" "llama-cpp-python==$LLAMA_CPP"
+    tar -xzf "$src"/llama_cpp_python-"$LLAMA_CPP".tar.gz -C "$src"
+    no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+    cmake -S "$src/llama_cpp_python-$LLAMA_CPP/vendor/llama.cpp" -B "$src/build" -DCMAKE_BUILD_TYPE=Release \
+        -DGGML_NATIVE=ON -DCMAKE_C_FLAGS="$no_amx" -DCMAKE_CXX_FLAGS="$no_amx" -DBUILD_SHARED_LIBS=OFF \
+        -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
+        -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF >"$src/configure.log" 2>&1 || { cat "$src/configure.log"; exit 1; }
+    cmake --build "$src/build" --target llama-server -j "$(nproc)" >"$src/build.log" 2>&1 || { tail -30 "$src/build.log"; exit 1; }
+    mkdir -p "$(dirname "$server")"
+    cp "$src/build/bin/llama-server" "$server.partial" && mv "$server.partial" "$server"
+    rm -rf "$src"
+fi
+cmp -s "$server" "$VENV/bin/llama-server" || install -m 755 "$server" "$VENV/bin/llama-server"
 
 if ! docker info >/dev/null 2>&1; then
     if command -v dockerd >/dev/null && [ "$(id -u)" = 0 ]; then

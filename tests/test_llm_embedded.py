@@ -24,7 +24,7 @@ def tiny_model(tmp_path, monkeypatch, user_cache):
             (data / f"part{number:02d}.bin").write_bytes(part)
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     whole = b"".join(contents)
-    gguf = embedded.Gguf("tiny", ("tiny_weights_part1", "tiny_weights_part2"), len(whole), hashlib.sha256(whole).hexdigest())
+    gguf = embedded.Gguf("tiny", ("tiny_weights_part1", "tiny_weights_part2"), len(whole), hashlib.sha256(whole).hexdigest(), 1024)
     monkeypatch.setitem(embedded.EMBEDDED, "tiny", gguf)
     return whole
 
@@ -38,7 +38,7 @@ def test_the_gguf_is_reassembled_once_from_its_packages_in_order(tiny_model):
 
 
 def test_parts_that_do_not_match_the_recorded_sha256_are_refused(tiny_model, monkeypatch):
-    broken = embedded.Gguf("tiny", ("tiny_weights_part1", "tiny_weights_part2"), len(tiny_model), "0" * 64)
+    broken = embedded.Gguf("tiny", ("tiny_weights_part1", "tiny_weights_part2"), len(tiny_model), "0" * 64, 1024)
     monkeypatch.setitem(embedded.EMBEDDED, "tiny", broken)
     with pytest.raises(ModelError, match="sha256"):
         embedded.ensure("tiny")
@@ -46,7 +46,7 @@ def test_parts_that_do_not_match_the_recorded_sha256_are_refused(tiny_model, mon
 
 
 def test_missing_packages_say_how_to_install_the_local_extra(tiny_model, monkeypatch):
-    missing = embedded.Gguf("tiny", ("tiny_weights_part1", "no_such_weights_part2"), len(tiny_model), "0" * 64)
+    missing = embedded.Gguf("tiny", ("tiny_weights_part1", "no_such_weights_part2"), len(tiny_model), "0" * 64, 1024)
     monkeypatch.setitem(embedded.EMBEDDED, "tiny", missing)
     with pytest.raises(ModelError, match=r"harness-evo\[local\]"):
         embedded.ensure("tiny")

@@ -83,10 +83,11 @@ ThreadingHTTPServer((args.host, int(args.port)), Handler).serve_forever()
 CHILD = textwrap.dedent('''\
     import sys
     import time
-    from harness_evo.config import ModelsConfig, RoleModel
+    from harness_evo.config import EmbeddedConfig, ModelsConfig, RoleModel
     from harness_evo.llm import LLM
 
-    llm = LLM(ModelsConfig(solver=RoleModel(model=sys.argv[1], max_tokens=8)), cache=False)
+    models = ModelsConfig(solver=RoleModel(model=sys.argv[1], max_tokens=8), embedded=EmbeddedConfig(server=sys.argv[2]))
+    llm = LLM(models, cache=False)
     llm.complete("solver", [{"role": "user", "content": "hi"}])
     server = llm.endpoint(llm.models.solver).server
     print(server.process.pid, server.port, flush=True)
@@ -228,17 +229,17 @@ def test_the_models_command_shows_roles_embedded_models_and_running_servers(cli)
     assert "vllm/org/coder-7b" in shown.output and server.url in shown.output
 
 
-@pytest.mark.parametrize("model, signum", [
-    ("vllm/org/coder-7b", signal.SIGINT),
-    ("vllm/org/coder-7b", signal.SIGTERM),
-    ("vllm/org/coder-7b", signal.SIGKILL),
-    pytest.param("local/qwen2.5-coder-0.5b", signal.SIGINT, marks=pytest.mark.embedded),
-    pytest.param("local/qwen2.5-coder-0.5b", signal.SIGKILL, marks=pytest.mark.embedded),
+@pytest.mark.parametrize("model, server, signum", [
+    ("vllm/org/coder-7b", "auto", signal.SIGINT),
+    ("vllm/org/coder-7b", "auto", signal.SIGTERM),
+    ("vllm/org/coder-7b", "auto", signal.SIGKILL),
+    *(pytest.param("local/qwen2.5-coder-0.5b", server, signum, marks=pytest.mark.embedded)
+      for server in ("llama-server", "llama-cpp-python") for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)),
 ])
-def test_the_server_dies_with_the_process_that_started_it(model, signum, monkeypatch):
+def test_the_server_dies_with_the_process_that_started_it(model, server, signum, monkeypatch):
     if model.startswith("local/"):
         monkeypatch.delenv("HARNESS_EVO_CACHE")  # the GGUF assembled once in the user cache, not a copy per test
-    child = subprocess.Popen([sys.executable, "-c", CHILD, model], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", CHILD, model, server], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         pid, port = map(int, child.stdout.readline().split())
         child.send_signal(signum)

@@ -109,7 +109,7 @@ def run_eval(config: RunConfig, runs_dir: Path, on_progress: ProgressCallback | 
     Harness.load(config.harness)
     store = RunStore.create(runs_dir, "eval")
     config.save(store.folder / "config.toml")
-    llm = LLM(config.models, store=store) if config.agent == "model" else None
+    llm = LLM(config.run_models(), store=store) if config.agent == "model" else None
     try:
         with store.stopped_on_interrupt():
             return evaluate(config, store, on_progress=on_progress, llm=llm)

@@ -2,7 +2,8 @@
 
 A rollout is identified by (harness hash, task, trial, solver model): a result already in the run's
 `rollouts` table is returned as it is and never paid for again. Infrastructure failures are recorded as
-such (never as the agent's failure) and are tried again by a later `run` of the same keys.
+such (never as the agent's failure) and are tried again by a later `run` of the same keys; a rollout whose model
+could not be reached (a local server that died) is tried once more at once.
 """
 
 import hashlib
@@ -101,8 +102,21 @@ class Executor:
         row = Rollout(id=key, node_id=node_id, harness_hash=harness.hash, task_id=task.id, split=self.suite.split_of(task.id),
                       trial=trial, model=self.model, started=time.time())
         self.on_progress("started", row)
-        trajectory = Trajectory(task_id=task.id, trial=trial, harness_hash=harness.hash, model=self.model)
         clock = time.monotonic()
+        trajectory = self._attempt(harness, task, trial)
+        if trajectory is not None and trajectory.exit_reason == "model_error":  # a model server that died starts again
+            trajectory = self._attempt(harness, task, trial)
+        if trajectory is None or self.stop.is_set():
+            return None
+        trajectory.duration_s = time.monotonic() - clock
+        row = row.model_copy(update=self._record(key, trajectory))
+        self.store.put(row)
+        self.on_progress("finished", row)
+        return row
+
+    def _attempt(self, harness: Harness, task: Task, trial: int) -> Trajectory | None:
+        """One run of the agent in a fresh sandbox, scored; None when interrupted."""
+        trajectory = Trajectory(task_id=task.id, trial=trial, harness_hash=harness.hash, model=self.model)
         try:
             self.backend.prepare(task)
             sandbox = self.backend.open(task)
@@ -123,13 +137,7 @@ class Executor:
             trajectory.exit_reason, trajectory.error = "model_error", str(e)
         except InfraError as e:
             trajectory.exit_reason, trajectory.error = "infra_error", str(e)
-        if self.stop.is_set():
-            return None
-        trajectory.duration_s = time.monotonic() - clock
-        row = row.model_copy(update=self._record(key, trajectory))
-        self.store.put(row)
-        self.on_progress("finished", row)
-        return row
+        return trajectory
 
     def _record(self, key: str, trajectory: Trajectory) -> dict:
         path = f"rollouts/{key}.json"

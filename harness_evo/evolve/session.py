@@ -143,7 +143,7 @@ def run(store: RunStore, callbacks: list[ev.Callback] = ()) -> dict:
     suite = load_suite(config.tasks, seed=config.seed)
     store.set_status("running")
     try:
-        with LLM(config.models, store=store) as llm:
+        with LLM(config.run_models(), store=store) as llm:
             evolution = Evolution(store, config, suite, harness, llm, get_backend(config.sandbox, run_id=store.id), callbacks)
             return evolution.run()
     except KeyboardInterrupt:

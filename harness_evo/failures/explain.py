@@ -27,7 +27,7 @@ def analyze_run(store: RunStore, rollouts: list[dict[str, Any]], model: str | No
     config = (RunConfig.load(config_path) if config_path.is_file() else RunConfig()).with_options({"models.analyzer.model": model})
     suite = load_suite(config.tasks, seed=config.seed) if Path(config.tasks).is_dir() else None
     try:
-        with LLM(config.models, store=store) as llm:
+        with LLM(config.run_models(), store=store) as llm:
             FailureAnalysis(store, llm, config.failures, suite, explain=("train", "dev", "test") if all_splits else ("train",)
                             ).process(rollouts, on_rollout=on_rollout)
     except ModelUnavailable as e:

@@ -169,8 +169,9 @@ class LLM:
             if endpoint.mock:
                 params = {**params, "mock_response": endpoint.mock(messages, params)}
             try:
-                with endpoint.gate or nullcontext():
-                    return _completion(endpoint, messages, params, config.timeout_s)
+                with endpoint.slots.hold() if endpoint.slots else nullcontext() as slot:
+                    routed = {"extra_body": {"id_slot": slot}} if endpoint.slots and endpoint.slots.routed else {}
+                    return _completion(endpoint, messages, {**params, **routed}, config.timeout_s)
             except litellm.ContextWindowExceededError as e:
                 raise ContextTooLong(f"{config.model}: the request does not fit its context window ({_first_line(e)}); shorten the prompt or observations") from e
             except litellm.AuthenticationError as e:

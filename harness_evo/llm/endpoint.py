@@ -1,6 +1,5 @@
 """Where the calls of one model go: a provider per kind of model name turns the name into an endpoint."""
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -8,6 +7,7 @@ from typing import Any, Protocol
 import litellm
 
 from harness_evo.llm.process import ServerProcess
+from harness_evo.llm.slots import Slots
 
 
 @dataclass
@@ -20,8 +20,8 @@ class Endpoint:
     """Extra litellm arguments: api_base, api_key."""
     schema: str | None = None
     """How the server takes a JSON schema in `response_format` (see structured.response_format); None: it does not."""
-    gate: threading.Semaphore | None = None
-    """Queue in front of a server that answers fewer requests at once than our callers send."""
+    slots: Slots | None = None
+    """The conversations the server holds at once: callers beyond them wait their turn (None: no limit of ours)."""
     server: ServerProcess | None = None
     """The local server behind the endpoint, when we started one."""
     mock: Callable[[list[dict], dict[str, Any]], Any] | None = None

@@ -7,7 +7,7 @@ from rich.console import Group
 from rich.table import Table
 
 from harness_evo.config import ROLES, ModelsConfig
-from harness_evo.llm import embedded, process
+from harness_evo.llm import embedded, llama, process
 
 
 def collect(models: ModelsConfig) -> dict[str, Any]:
@@ -18,6 +18,8 @@ def collect(models: ModelsConfig) -> dict[str, Any]:
                       "gguf": str(embedded.gguf_path(name)) if embedded.gguf_path(name).exists() else None}
                      for name, gguf in embedded.EMBEDDED.items()],
         "llama_cpp": importlib.util.find_spec("llama_cpp") is not None,
+        "embedded_server": llama.server_kind(models.embedded),
+        "llama_server": str(binary) if (binary := llama.llama_server_binary(models.embedded)) else None,
         "servers": process.running_servers(),
     }
 
@@ -31,7 +33,9 @@ def render(facts: dict[str, Any]) -> Group:
         local.add_row(row["model"], row["description"], "installed" if row["installed"] else "[red]missing[/red]",
                       row["gguf"] or "assembled on first use")
     parts: list[Any] = [roles, local]
-    if not facts["llama_cpp"]:
+    where = f" ({facts['llama_server']})" if facts["embedded_server"] == "llama-server" else ""
+    parts.append(f"Embedded models are served by {facts['embedded_server']}{where}.")
+    if not facts["llama_cpp"] and facts["embedded_server"] == "llama-cpp-python":
         parts.append(f"[red]llama-cpp-python is not installed[/red]: {embedded.INSTALL_HINT}")
     servers = Table("server", "url", "pid", "started by pid", title="Running model servers", title_justify="left")
     for server in facts["servers"]:

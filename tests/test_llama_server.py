@@ -1,0 +1,177 @@
+"""The embedded models on llama.cpp's own server: slots per conversation, speculation, every way it can fail."""
+
+import os
+import shutil
+import signal
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from harness_evo.agent.executor import Executor
+from harness_evo.config import SMALL_MODEL, EmbeddedConfig, ModelsConfig, RoleModel, RunConfig
+from harness_evo.harness import Harness
+from harness_evo.llm import LLM, ModelError, llama
+from harness_evo.llm import process as servers
+from harness_evo.llm.slots import Slots
+from harness_evo.sandbox import get_backend
+from harness_evo.store import RunStore
+from harness_evo.taskset import load_suite
+
+ROOT = Path(__file__).parents[1]
+SOLVER = "local/qwen2.5-coder-1.5b"
+
+
+def on_llama_server(model: str = SMALL_MODEL, slots: int = 2, **embedded) -> ModelsConfig:
+    return ModelsConfig(solver=RoleModel(model=model, max_tokens=24), embedded=EmbeddedConfig(server="llama-server", slots=slots, **embedded))
+
+
+def test_a_thread_gets_its_own_slot_back_and_callers_beyond_the_slots_wait():
+    slots = Slots(2, routed=True)
+    held: dict[str, set[int]] = {}
+    inside, most = 0, 0
+    lock = threading.Lock()
+
+    def caller(name: str) -> None:
+        nonlocal inside, most
+        for _ in range(5):
+            with slots.hold() as slot:
+                with lock:
+                    inside += 1
+                    most = max(most, inside)
+                held.setdefault(name, set()).add(slot)
+                time.sleep(0.01)
+                with lock:
+                    inside -= 1
+
+    pair = [threading.Thread(target=caller, args=(name,)) for name in ("a", "b")]
+    for thread in pair:
+        thread.start()
+    for thread in pair:
+        thread.join()
+    assert len(held["a"]) == 1 and len(held["b"]) == 1 and held["a"] != held["b"]
+
+    with ThreadPoolExecutor(5) as pool:  # five callers, two slots: never more than two requests at the server
+        list(pool.map(caller, "cdefg"))
+    assert most == 2
+
+
+def test_without_a_built_llama_server_the_error_says_how_to_get_one(tmp_path):
+    models = on_llama_server(binary=tmp_path / "nowhere" / "llama-server")
+    with LLM(models, cache=False) as llm, pytest.raises(ModelError, match="scripts/setup.sh"):
+        llm.complete("solver", [{"role": "user", "content": "hi"}])
+
+
+def test_auto_takes_llama_server_when_it_is_built_and_the_python_server_otherwise(tmp_path):
+    assert llama.server_kind(EmbeddedConfig(binary=shutil.which("true"))) == "llama-server"
+    absent = EmbeddedConfig(binary=None)
+    expected = "llama-server" if llama.llama_server_binary(absent) else "llama-cpp-python"
+    assert llama.server_kind(absent) == expected
+    assert RunConfig(models=ModelsConfig(embedded=EmbeddedConfig(server="llama-cpp-python"))).rollout_workers() == 1
+    assert RunConfig(models=ModelsConfig(embedded=EmbeddedConfig(server="llama-server"))).run_models().embedded.slots == 2
+
+
+def test_slots_the_memory_cannot_hold_are_refused_in_one_line():
+    models = on_llama_server(slots=4096)
+    with LLM(models, cache=False) as llm, pytest.raises(ModelError) as refused:
+        llm.complete("solver", [{"role": "user", "content": "hi"}])
+    assert "4096 slots" in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_draft_that_is_not_an_embedded_model_is_refused():
+    models = on_llama_server(draft="openai/gpt-4o-mini")
+    with LLM(models, cache=False) as llm, pytest.raises(ModelError, match="local/NAME"):
+        llm.complete("solver", [{"role": "user", "content": "hi"}])
+
+
+@pytest.mark.embedded
+def test_two_conversations_at_once_each_keep_their_own_continuation_and_prompt():
+    def conversation(llm: LLM, word: str) -> list[tuple[str, int, int]]:
+        messages = [{"role": "system", "content": "You are a helpful assistant. " * 20},
+                    {"role": "user", "content": f"My code word is {word}. Reply with the word 'noted' only."}]
+        replies = []
+        for _ in range(3):
+            reply = llm.complete("solver", messages, temperature=0)
+            replies.append(reply.text)
+            messages += [{"role": "assistant", "content": reply.text},
+                         {"role": "user", "content": "What is my code word? Answer with the code word only."}]
+        return replies
+
+    with LLM(on_llama_server(), cache=False) as llm, ThreadPoolExecutor(2) as pool:
+        zebra, mango = pool.map(lambda word: conversation(llm, word), ["ZEBRA", "MANGO"])
+        server = llm.endpoint(llm.models.solver).server
+        log = server.log.read_text()
+    assert "ZEBRA" in zebra[-1] and "MANGO" not in " ".join(zebra)
+    assert "MANGO" in mango[-1] and "ZEBRA" not in " ".join(mango)
+    assert "selected slot by id (0)" in log and "selected slot by id (1)" in log
+
+
+@pytest.mark.embedded
+def test_a_rollouts_next_turn_reads_its_prompt_from_its_slot(tmp_path):
+    store = RunStore.create(tmp_path / "runs", "eval")
+    messages = [{"role": "system", "content": "You answer in one short sentence. " * 30}, {"role": "user", "content": "Name a colour."}]
+    with LLM(on_llama_server(slots=1), store=store, cache=False) as llm:
+        first = llm.complete("solver", messages, temperature=0)
+        llm.complete("solver", [*messages, {"role": "assistant", "content": first.text}, {"role": "user", "content": "Another one."}],
+                     temperature=0)
+    calls = store.rows("llm_calls")
+    assert calls[-1]["tokens_cached"] >= calls[0]["tokens_in"] - 1, "the second turn evaluated the whole prompt again"
+
+
+@pytest.mark.embedded
+def test_greedy_replies_are_the_same_with_and_without_speculation():
+    prompts = ["Write a bash command that counts the lines of data.txt.",
+               "Reply with one bash command that prints the current date in ISO format."]
+
+    def replies(**embedded) -> list[str]:
+        with LLM(on_llama_server(model=SOLVER, slots=1, **embedded), cache=False) as llm:
+            return [llm.complete("solver", [{"role": "user", "content": p}], temperature=0, max_tokens=48).text for p in prompts]
+
+    plain = replies()
+    assert replies(draft=SMALL_MODEL) == plain
+    assert replies(ngram=True) == plain
+
+
+@pytest.mark.embedded
+def test_a_port_taken_before_the_server_binds_it_gets_another(monkeypatch):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        ports = iter([taken.getsockname()[1]])
+        real = servers.free_port
+        monkeypatch.setattr(servers, "free_port", lambda: next(ports, None) or real())
+        with LLM(on_llama_server(slots=1), cache=False) as llm:
+            assert llm.complete("solver", [{"role": "user", "content": "Say ok."}]).text
+            assert llm.endpoint(llm.models.solver).server.port != taken.getsockname()[1]
+
+
+@pytest.mark.embedded
+def test_a_server_that_dies_mid_rollout_fails_it_as_infrastructure_once_and_the_run_goes_on(tmp_path):
+    config = RunConfig(harness=ROOT / "harnesses/bash-agent", tasks=ROOT / "tests/fixtures/eval-tasks", sandbox={"backend": "local"})
+    suite = load_suite(config.tasks)
+    task = suite.tasks["greeting"]
+    store = RunStore.create(tmp_path / "runs", "eval")
+    harness = Harness.load(config.harness)
+    killed = threading.Event()
+
+    def kill_while_it_answers() -> None:
+        while True:
+            mine = [record for record in servers.running_servers() if record["owner"] == os.getpid()]
+            if mine and "launch_slot_" in Path(mine[0]["log"]).read_text(errors="replace"):
+                os.kill(mine[0]["pid"], signal.SIGKILL)
+                return killed.set()
+            time.sleep(0.05)
+
+    with LLM(on_llama_server(slots=1), store=store, cache=False) as llm:
+        threading.Thread(target=kill_while_it_answers, daemon=True).start()
+        executor = Executor(store, get_backend(config.sandbox, run_id=store.id), suite, llm=llm, workers=1)
+        [row] = executor.run(harness, [task], 1)
+        [later] = executor.run(harness, [task], [1])
+    assert killed.is_set()
+    failed = [call["error"] for call in store.rows("llm_calls") if call["error"]]
+    assert failed and "died" in failed[0]
+    assert row.exit_reason != "model_error", "the rollout was not tried again on a new server"
+    assert later.exit_reason != "model_error" and later.steps >= 1
