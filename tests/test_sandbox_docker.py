@@ -16,7 +16,7 @@ from harness_evo.config import SandboxConfig
 from harness_evo.errors import InfraError
 from harness_evo.sandbox import get_backend
 from harness_evo.sandbox.docker import GRACE_S, DockerBackend
-from harness_evo.sandbox.images import LABEL
+from harness_evo.sandbox.images import LABEL, resolve_dockerfile
 from harness_evo.taskset import Task
 
 pytestmark = pytest.mark.docker
@@ -107,8 +107,9 @@ def test_there_is_no_network_unless_the_task_asks_for_it(backend, tmp_path, make
     assert "eth0" in interfaces
 
 
-def test_the_sandbox_has_the_configured_limits(client, backend, tmp_path, make_task):
-    task = make_task(tmp_path / "limits", environment="cpus = 0.5\nmemory_mb = 300")
+@pytest.mark.parametrize("memory", ["memory_mb = 300", 'memory = "300M"'])
+def test_the_sandbox_has_the_configured_limits(client, backend, tmp_path, make_task, memory):
+    task = make_task(tmp_path / "limits", environment=f"cpus = 0.5\n{memory}")
     with backend.open(task) as sandbox:
         host = client.api.inspect_container(sandbox.id)["HostConfig"]
     assert (host["NanoCpus"], host["Memory"], host["MemorySwap"]) == (500_000_000, 300 * 2**20, 300 * 2**20)
@@ -245,6 +246,23 @@ def test_a_failed_build_names_the_task_and_the_end_of_its_log(backend, tmp_path,
         backend.prepare(task)
     assert "broken: image build failed" in str(failure.value)
     assert "about to fail" in str(failure.value)
+
+
+def test_from_inside_a_heredoc_or_a_continued_line_is_no_from_line(backend, tmp_path, make_task):
+    heredoc = "RUN <<EOF\ncat > /app/formula.py <<'PY'\nfrom fractions import Fraction\nPY\nEOF\n"
+    continued = "RUN echo first \\\n  from the next line > /app/said.txt\n"
+    resolved, bases = resolve_dockerfile(f"FROM python:3.11-slim-bookworm AS build\n{heredoc}{continued}FROM build\n", SandboxConfig())
+    assert bases == ["harness-evo/base:latest"]
+    assert heredoc in resolved and continued in resolved and resolved.endswith("FROM build\n")
+
+    task = make_task(tmp_path / "continued", dockerfile=f"FROM python:3.11-slim-bookworm\nWORKDIR /app\n{continued}")
+    backend.prepare(task)
+    with backend.open(task) as sandbox:
+        assert sandbox.run("cat /app/said.txt", timeout_s=30).output.split() == ["first", "from", "the", "next", "line"]
+    task = make_task(tmp_path / "heredoc", dockerfile=f"FROM python:3.11-slim-bookworm\nWORKDIR /app\n{heredoc}")
+    with pytest.raises(InfraError) as failure:  # this engine's classic builder has no heredocs
+        backend.prepare(task)
+    assert "heredocs (RUN <<EOF), which need BuildKit" in str(failure.value) and "\n" not in str(failure.value)
 
 
 def test_an_unknown_image_that_is_not_on_this_machine_fails_the_task_in_one_line(backend, tmp_path, make_task):

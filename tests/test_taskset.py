@@ -35,6 +35,19 @@ def test_task_fields_come_from_task_toml(tmp_path: Path):
     assert task.instruction == "Do count-lines."
 
 
+@pytest.mark.parametrize(("environment", "memory_mb", "storage_mb"), [
+    ('memory = "2G"\nstorage = "10G"', 2048, 10240),  # as Terminal-Bench 2.0 writes them
+    ("memory_mb = 4096\nstorage_mb = 20480", 4096, 20480),  # as Harbor documents them now
+    ('memory = "512MiB"', 512, None),
+    ("", None, None),
+])
+def test_memory_and_storage_are_read_in_both_of_harbors_spellings(tmp_path: Path, environment, memory_mb, storage_mb):
+    folder = make_task(tmp_path, "sized")
+    (folder / "task.toml").write_text((folder / "task.toml").read_text() + f"\n[environment]\n{environment}\n")
+    task = load_task(folder)
+    assert (task.memory_mb, task.storage_mb) == (memory_mb, storage_mb)
+
+
 @pytest.mark.parametrize(("skip", "toml", "problem"), [
     ("tests/test.sh", None, "tests/test.sh: missing"),
     ("instruction.md", None, "instruction.md: missing"),
@@ -43,6 +56,7 @@ def test_task_fields_come_from_task_toml(tmp_path: Path):
     (None, 'metadata = "files"\n', r"task.toml: \[metadata\] must be a table, not the str 'files'"),
     (None, '[metadata]\ntags = "csv"\n', "task.toml: metadata.tags must be a list of strings, not 'csv'"),
     (None, '[environment]\ncpus = "two"\n', "task.toml: cpus: Input should be a valid number"),
+    (None, '[environment]\nmemory = "lots"\n', "task.toml: environment.memory must be a size such as \"2G\""),
 ])
 def test_broken_task_folder_is_named_with_its_problem(tmp_path: Path, skip, toml, problem):
     with pytest.raises(TaskError, match=problem):

@@ -52,9 +52,34 @@ BASE_CHANGES = (
 """Dockerfile instructions applied by `docker import` to the debootstrapped root file system."""
 BUILD_LOG = Path(tempfile.gettempdir()) / "harness-evo-build-base.log"
 
-FROM_LINE = re.compile(r"^(?P<lead>\s*FROM\s+(?:--\S+\s+)*)(?P<image>\S+)(?P<rest>.*)$", re.IGNORECASE | re.MULTILINE)
+FROM_LINE = re.compile(r"^(?P<lead>\s*FROM\s+(?:--\S+\s+)*)(?P<image>\S+)(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
 STAGE_NAME = re.compile(r"\s+AS\s+(\S+)", re.IGNORECASE)
-ARG_LINE = re.compile(r"^\s*ARG\s+(\w+)(?:=(\S*))?", re.IGNORECASE | re.MULTILINE)
+ARG_LINE = re.compile(r"^\s*ARG\s+(\w+)(?:=(\S*))?", re.IGNORECASE)
+HEREDOC = re.compile(r"<<(-?)([\"']?)([A-Za-z_]\w*)\2")
+HEREDOC_INSTRUCTIONS = ("RUN", "COPY", "ADD")
+
+
+def instruction_lines(text: str) -> list[int]:
+    """Indexes (in `text.splitlines(keepends=True)`) of the lines that start an instruction, as Docker reads them:
+    not comments, not continuations of the line before (a trailing backslash), not the bodies of heredocs (`RUN <<EOF`)."""
+    starts, closing, continued = [], [], False
+    for index, line in enumerate(text.splitlines(keepends=True)):
+        if closing:
+            strip_tabs, word = closing[0]
+            if (line.lstrip("\t") if strip_tabs else line).rstrip("\r\n") == word:
+                closing.pop(0)
+            continue
+        stripped = line.strip()
+        if not continued and (not stripped or stripped.startswith("#")):
+            continue
+        if not continued:
+            starts.append(index)
+            keyword = stripped.split(maxsplit=1)[0].upper()
+            heredocs = keyword in HEREDOC_INSTRUCTIONS
+        if heredocs:
+            closing += [(dash == "-", word) for dash, _, word in HEREDOC.findall(line)]
+        continued = stripped.endswith("\\")
+    return starts
 
 
 def normalize(image: str) -> str:
@@ -74,26 +99,31 @@ def resolve_image(image: str, config: SandboxConfig) -> str:
     return image
 
 
+def uses_heredocs(text: str) -> bool:
+    lines = text.splitlines()
+    return any(HEREDOC.search(lines[i]) and lines[i].split(maxsplit=1)[0].upper() in HEREDOC_INSTRUCTIONS for i in instruction_lines(text))
+
+
 def resolve_dockerfile(text: str, config: SandboxConfig) -> tuple[str, list[str]]:
     """The Dockerfile with every `FROM` image resolved, and the images it starts from (not earlier stages)."""
-    first_from = FROM_LINE.search(text)
-    header = text[: first_from.start()] if first_from else ""
-    args = {name: (value or "").strip("'\"") for name, value in ARG_LINE.findall(header)}
+    lines = text.splitlines(keepends=True)
+    froms = [i for i in instruction_lines(text) if FROM_LINE.match(lines[i])]
+    header = [lines[i] for i in instruction_lines(text) if not froms or i < froms[0]]
+    args = {name: (value or "").strip("'\"") for line in header if (arg := ARG_LINE.match(line)) for name, value in [arg.groups()]}
     stages: set[str] = set()
     bases: list[str] = []
-
-    def resolve(match: re.Match) -> str:
+    for index in froms:
+        match = FROM_LINE.match(lines[index])
         image = Template(match["image"]).safe_substitute(args)
         earlier_stage = image.lower() in stages or image == "scratch"
         if stage := STAGE_NAME.match(match["rest"]):
             stages.add(stage[1].lower())
         if earlier_stage:
-            return match[0]
+            continue
         resolved = resolve_image(image, config)
         bases.append(resolved)
-        return f"{match['lead']}{resolved}{match['rest']}"
-
-    return FROM_LINE.sub(resolve, text), bases
+        lines[index] = f"{match['lead']}{resolved}{match['rest']}"
+    return "".join(lines), bases
 
 
 def context_hash(folder: Path, dockerfile: str, base_ids: list[str]) -> str:
@@ -168,7 +198,10 @@ class TaskImages:
                 lines = [line for entry in e.build_log for line in str(entry.get("stream") or entry.get("error") or "").splitlines() if line.strip()]
                 raise InfraError(f"{task.id}: image build failed: {e.msg}\n" + "\n".join(lines[-10:])) from None
             except (APIError, RequestException) as e:
-                raise InfraError(f"{task.id}: image build failed: {str(e).splitlines()[0]}") from None
+                if uses_heredocs(dockerfile) and "unknown instruction" in str(e):
+                    raise InfraError(f"{task.id}: its Dockerfile writes files with heredocs (RUN <<EOF), which need BuildKit; "
+                                     "this Docker engine builds with the classic builder, which cannot read them") from None
+                raise InfraError(f"{task.id}: image build failed: {_reason(e)}") from None
 
 
 def build_base(client: docker.DockerClient, tag: str, force: bool = False, mirror: str = DEBIAN_MIRROR) -> bool:
@@ -236,3 +269,9 @@ def unmount_below(folder: Path) -> None:
     mounts = [line.split()[1] for line in Path("/proc/self/mounts").read_text().splitlines()]
     for mount in sorted((m for m in mounts if m.startswith(f"{folder}/")), key=len, reverse=True):
         subprocess.run(["umount", "-l", mount], check=False)
+
+
+def _reason(error: Exception) -> str:
+    """The engine's own explanation of a failed build request (its quoted message), else the error's first line."""
+    quoted = re.search(r'\("(.+)"\)\s*$', str(error))
+    return quoted[1] if quoted else str(error).splitlines()[0]

@@ -1,5 +1,6 @@
 """One task folder in the Harbor format (as used by Terminal-Bench 2.0 and SkillsBench)."""
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -54,7 +55,9 @@ class Task(BaseModel):
     cpus: float | None = None
     """[environment] cpus, overriding the sandbox default."""
     memory_mb: int | None = None
-    """[environment] memory_mb, overriding the sandbox default."""
+    """[environment] memory_mb (or the older `memory`, as "2G" or "512M"), overriding the sandbox default."""
+    storage_mb: int | None = None
+    """[environment] storage_mb (or the older `storage`): the disk the task expects; recorded, not enforced by our sandboxes."""
 
     @property
     def environment_dir(self) -> Path:
@@ -71,6 +74,23 @@ class Task(BaseModel):
     @property
     def solution_dir(self) -> Path:
         return self.folder / "solution"
+
+
+UNITS_MB = {"": 1, "K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
+"""Size suffix (of "512M", "2G", also with "B" or "i", as "2GiB") -> megabytes."""
+
+
+def megabytes(environment: dict, field: str, config_path: Path) -> int | None:
+    """`<field>_mb` of an [environment] table, else Harbor's older `<field>` as a size ("2G", "512M"), in megabytes."""
+    if f"{field}_mb" in environment:
+        return environment[f"{field}_mb"]
+    value = environment.get(field)
+    if value is None or isinstance(value, int) and not isinstance(value, bool):
+        return value
+    size = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*", str(value), re.IGNORECASE)
+    if not size:
+        raise TaskError(f"{config_path}: environment.{field} must be a size such as \"2G\" or \"512M\", not {value!r}")
+    return max(1, round(float(size.group(1)) * UNITS_MB[size.group(2).upper()]))
 
 
 def load_task(folder: Path) -> Task:
@@ -113,7 +133,8 @@ def load_task(folder: Path) -> Task:
             build_timeout_s=float(environment.get("build_timeout_sec", 600.0)),
             allow_internet=bool(environment.get("allow_internet", False)),
             cpus=environment.get("cpus"),
-            memory_mb=environment.get("memory_mb"),
+            memory_mb=megabytes(environment, "memory", config_path),
+            storage_mb=megabytes(environment, "storage", config_path),
         )
     except ValidationError as e:
         raise TaskError(f"{config_path}: {one_line(e)}") from None
