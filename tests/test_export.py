@@ -134,6 +134,7 @@ def test_mini_swe_agent_runs_the_export_with_our_prompts(harness: Harness, tmp_p
     system, instance, _, observation = (m["content"] for m in messages[:4])
     assert "exactly one fenced bash block" in system and "## Skill: check-before-done" in system
     assert "only then `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`" in system  # folded skill, in mini-swe-agent's terms
+    assert "mini-swe-agent 2" in (tmp_path / "mini" / "EXPORT.md").read_text()
     assert instance == "Task:\nSay hello.\n\nYou have 2 replies (2 left). Start."
     assert observation == "Exit code: 0\nOutput:\nhello\n"
     assert messages[-1]["extra"]["exit_status"] == "LimitsExceeded"
@@ -142,6 +143,14 @@ def test_mini_swe_agent_runs_the_export_with_our_prompts(harness: Harness, tmp_p
     assert messages[2]["content"].startswith("Your reply was not run: Expected exactly 1 action, found 0.")
 
     messages = run_mini(config_file, "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```", "Say hello.", step_limit=3)
+    assert messages[-1]["extra"]["exit_status"] == "Submitted"
+
+
+def test_the_default_harness_exported_to_mini_swe_agent_asks_for_the_marker_where_mini_looks_for_it(tmp_path: Path):
+    export_harness(Harness.load(BASH_AGENT), "mini-swe-agent", tmp_path / "mini")
+    system = yaml.safe_load((tmp_path / "mini" / "config.yaml").read_text())["agent"]["system_template"]
+    assert "prints COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT as its first line" in system and "last line" not in system
+    messages = run_mini(tmp_path / "mini" / "config.yaml", "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```", "Say hello.", step_limit=3)
     assert messages[-1]["extra"]["exit_status"] == "Submitted"
 
 

@@ -65,7 +65,7 @@ class MiniSweAgent:
             source = harness.components[component]
             header = export_header(key, template_variables(source, component)[0], harness, lost)
             folded = SKILLS_LOOP if key == "system_template" and harness.skills else ""
-            config[section][key] = header + source.replace(DONE, MINI_DONE) + folded
+            config[section][key] = header + to_mini(source) + folded
         config["agent"]["step_limit"] = harness.agent.step_limit
         if harness.agent.action_format == "bash-block":
             config["model"] |= {"model_class": "litellm_textbased", "action_regex": ACTION_REGEX}
@@ -82,7 +82,8 @@ class MiniSweAgent:
             config["harness_evo"]["confirm_done"] = harness.agent.confirm_done
         files = {"config.yaml": dump_yaml(config)}
         lost.append(f"the finish marker: mini-swe-agent finishes when {MINI_DONE} is the first line of a command's output, "
-                    f"harness-evo when {DONE} is the last; the templates now say {MINI_DONE}, check that their wording still fits")
+                    f"harness-evo when {DONE} is the last; the templates now say {MINI_DONE}, and \"first line\" for \"last line\" "
+                    "in the sentences that name it: check that their wording still fits")
         if harness.skills:
             lost.append("skills are folded into the system template (a section `Skill: NAME` each, at its end); "
                         "there are no skill files to `cat`")
@@ -99,7 +100,8 @@ class MiniSweAgent:
         lost.append(f"the output cap of {harness.agent.max_observation_chars} characters is applied by the observation template's "
                     "header, as mini-swe-agent itself does not cut output")
         return Exported(files=files, lost=lost, usage=[
-            "`mini -c config.yaml -m MODEL -t TASK` runs it (`-c config.yaml` replaces mini-swe-agent's default config)",
+            "`mini -c config.yaml -m MODEL -t TASK` runs it (`-c config.yaml` replaces mini-swe-agent's default config); it needs "
+            "mini-swe-agent 2 (pip install 'mini-swe-agent>=2'): 1.x has no model class `litellm_textbased` (\"Unknown model class\")",
             "`harness-evo import mini-swe-agent config.yaml --out DIR` brings it back (tools excepted)",
         ])
 
@@ -127,7 +129,7 @@ class MiniSweAgent:
                     body = body.split(SKILLS_START, 1)[0]
                 if key == "instance_template":
                     examples = folded_examples(header)
-                templates[component] = body.replace(MINI_DONE, DONE)
+                templates[component] = from_mini(body)
             else:
                 templates[component] = import_header(f"{section}.{key}", text, notes) + translate(text, fence)
         extra = config.pop("harness_evo", None) or {}
@@ -196,7 +198,7 @@ def folded_skill_list(harness: Harness) -> list[dict[str, str]]:
     """The skills as the exported system template sees them; `folder` and `text` let an import restore the files."""
     skills = []
     for skill, (folder, files) in zip(harness.skills, skill_folders(harness).items(), strict=True):
-        skills.append({"name": skill.name, "description": skill.description, "body": skill.body.replace(DONE, MINI_DONE),
+        skills.append({"name": skill.name, "description": skill.description, "body": to_mini(skill.body),
                        "path": f'the section "Skill: {skill.name}" at the end of these instructions',
                        "folder": folder, "text": files["SKILL.md"]})
     return skills
@@ -204,11 +206,9 @@ def folded_skill_list(harness: Harness) -> list[dict[str, str]]:
 
 def folded_example_list(harness: Harness) -> list[dict[str, Any]]:
     """The examples as the exported instance template sees them, in mini-swe-agent's terms; `file` lets an import restore them."""
-    def mini(text: str) -> str:
-        return text.replace(DONE, MINI_DONE)
-
-    return [example.model_dump() | {"text": mini(example.text), "file": harness.components[example.path],
-                                    "turns": [{"reply": mini(turn.reply), "observation": mini(turn.observation or "")} for turn in example.turns]}
+    return [example.model_dump() | {"text": to_mini(example.text), "file": harness.components[example.path],
+                                    "turns": [{"reply": to_mini(turn.reply), "observation": to_mini(turn.observation or "")}
+                                              for turn in example.turns]}
             for example in harness.examples]
 
 
@@ -300,7 +300,22 @@ def translate(text: str, fence: str) -> str:
     """mini-swe-agent's finish marker and block language in our terms."""
     if fence != "bash":
         text = text.replace(f"```{fence}", "```bash")
-    return text.replace(MINI_DONE, DONE)
+    return from_mini(text)
+
+
+def to_mini(text: str) -> str:
+    """Our finish marker in mini-swe-agent's terms: its name, and "first line" for "last line" where a sentence names it."""
+    return _near(text.replace(DONE, MINI_DONE), MINI_DONE, "last line", "first line")
+
+
+def from_mini(text: str) -> str:
+    """mini-swe-agent's finish marker in our terms (the inverse of `to_mini`)."""
+    return _near(text.replace(MINI_DONE, DONE), DONE, "first line", "last line")
+
+
+def _near(text: str, marker: str, old: str, new: str) -> str:
+    """`old` -> `new` in each sentence (up to a period or a line's end) that names `marker`."""
+    return re.sub(rf"[^.\n]*{marker}[^.\n]*", lambda sentence: sentence[0].replace(old, new), text)
 
 
 def action_fence(regex: Any) -> str:
