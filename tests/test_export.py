@@ -1,12 +1,13 @@
 """Export a harness to other agent frameworks' formats and import it back; never write outside the chosen folder."""
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
-from harness_evo.errors import UserError
+from harness_evo.errors import HarnessError, UserError
 from harness_evo.harness import Edit, Harness, Replace, Write
 from harness_evo.harness.formats import Origin, export_harness, frontmatter_problems, import_harness, skill_problems
 from harness_evo.harness.formats.agent_skills import skill_name
@@ -212,6 +213,32 @@ def test_exported_skills_follow_the_agent_skills_rules_and_round_trip(harness: H
     prompts_only = Harness({path: text for path, text in harness.components.items() if not path.startswith(("skills/", "tools/"))})
     import_harness("skills", tmp_path / "skills", tmp_path / "back", base=prompts_only)  # the format has no place for prompts
     assert Harness.load(tmp_path / "back").components == harness.components
+
+
+def test_a_skills_import_takes_what_the_reference_validator_takes_and_refuses_one_bad_skill_alone(tmp_path: Path):
+    skills = tmp_path / "skills"
+    for folder, file, front in [
+        ("pdf-tools", "SKILL.md", "name: pdf-tools\ndescription: Read PDFs.\nallowed-tools:\n  - Bash\n  - Read\n"),
+        ("csv-tools", "skill.md", "name: csv-tools\ndescription: Read CSV files.\n"),
+        ("Bad-Name", "SKILL.md", "name: Bad-Name\ndescription: Shouts.\n"),
+    ]:
+        (skills / folder).mkdir(parents=True)
+        (skills / folder / file).write_text(f"---\n{front}---\nUse it well.\n")
+    imported = import_harness("skills", skills, tmp_path / "out", base=Harness.load(BASH_AGENT))
+    harness = Harness.load(tmp_path / "out")
+    assert sorted(skill.name for skill in harness.skills) == ["csv-tools", "pdf-tools", "python-instead-of-missing-tools"]
+    assert "skills/csv-tools/SKILL.md" in harness.components
+    refused = [note for note in imported.notes if note.startswith("refused")]
+    assert len(refused) == 1 and "Bad-Name" in refused[0] and "lowercase" in refused[0]
+    assert any("pdf-tools: frontmatter `allowed-tools`" in note for note in imported.notes)
+
+
+def test_a_skill_whose_name_is_not_its_folder_is_refused_naming_both(tmp_path: Path):
+    folder = shutil.copytree(BASH_AGENT, tmp_path / "harness")
+    skill = folder / "skills" / "python-instead-of-missing-tools" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("name: python-instead-of-missing-tools", "name: use-python"))
+    with pytest.raises(HarnessError, match=r"SKILL.md.*'use-python' must be its folder's name 'python-instead-of-missing-tools'"):
+        Harness.load(folder)
 
 
 def test_claude_code_export_has_instructions_and_skills(harness: Harness, tmp_path: Path):

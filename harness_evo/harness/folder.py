@@ -209,6 +209,9 @@ class Harness:
                 for key in ("name", "description"):
                     if not isinstance(front.get(key), str) or not front[key].strip():
                         raise self._error(path, f"frontmatter needs a `{key}`")
+                if front["name"].strip() != parts[1]:
+                    raise self._error(path, f"frontmatter `name` {front['name']!r} must be its folder's name {parts[1]!r}, "
+                                            "where the agent is pointed to read it")
                 skills.append(Skill(name=front["name"], description=front["description"].strip(), body=body))
         return skills
 

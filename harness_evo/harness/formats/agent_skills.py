@@ -6,6 +6,7 @@ into a tool. Prompts and agent settings have no place in this format.
 """
 
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -29,18 +30,28 @@ EXAMPLES_MARK = "harness-evo-examples"
 """Key of the frontmatter `metadata` that marks the skill holding the harness's worked examples (`examples/<name>.md`)."""
 
 
-def frontmatter_problems(front: dict[str, Any], folder_name: str) -> list[str]:
-    """Every way a SKILL.md frontmatter breaks the Agent Skills rules; empty when it is valid."""
+def valid_name(name: str) -> bool:
+    """Lowercase letters (any script) and digits in words joined by single hyphens, as the reference validator reads names."""
+    name = unicodedata.normalize("NFKC", name)
+    return (name == name.lower() and all(c.isalnum() or c == "-" for c in name) and not name.startswith("-")
+            and not name.endswith("-") and "--" not in name)
+
+
+def frontmatter_problems(front: dict[str, Any], folder_name: str, lenient: bool = False) -> list[str]:
+    """Every way a SKILL.md frontmatter breaks the Agent Skills rules; empty when it is valid. `lenient` checks only what
+    the reference validator (skills-ref) checks, for skills brought in: it lets `allowed-tools` be a YAML list, `license`
+    any value and `metadata` any mapping."""
     problems = [f"unknown frontmatter field `{key}` (allowed: {', '.join(sorted(FIELDS))})" for key in front if key not in FIELDS]
     name = front.get("name")
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str) or not name.strip():
         problems.append("`name` is missing or not a string")
     else:
+        name = unicodedata.normalize("NFKC", name.strip())
         if len(name) > MAX_NAME:
             problems.append(f"`name` has {len(name)} characters, at most {MAX_NAME} are allowed")
-        if not NAME.fullmatch(name):
+        if not valid_name(name):
             problems.append(f"`name` {name!r} must be lowercase letters, digits and single hyphens, not starting or ending with one")
-        if name != folder_name:
+        if name != unicodedata.normalize("NFKC", folder_name):
             problems.append(f"`name` {name!r} must match its folder {folder_name!r}")
     description = front.get("description")
     if not isinstance(description, str) or not description.strip():
@@ -50,6 +61,8 @@ def frontmatter_problems(front: dict[str, Any], folder_name: str) -> list[str]:
     compatibility = front.get("compatibility")
     if compatibility is not None and (not isinstance(compatibility, str) or len(compatibility) > MAX_COMPATIBILITY):
         problems.append(f"`compatibility` must be a string of at most {MAX_COMPATIBILITY} characters")
+    if lenient:
+        return problems
     for key in ("license", "allowed-tools"):
         if key in front and not isinstance(front[key], str):
             problems.append(f"`{key}` must be a string")
@@ -59,16 +72,21 @@ def frontmatter_problems(front: dict[str, Any], folder_name: str) -> list[str]:
     return problems
 
 
-def skill_problems(folder: Path) -> list[str]:
-    """Every way a skill folder breaks the Agent Skills rules; empty when it is valid."""
-    skill_md = folder / "SKILL.md"
-    if skill_md.is_symlink() or not skill_md.is_file():
-        return [f"{skill_md}: missing (or a link)"]
+def skill_file(folder: Path) -> Path | None:
+    """A skill folder's SKILL.md, or its lowercase `skill.md`, which the reference validator also takes."""
+    return next((folder / name for name in ("SKILL.md", "skill.md") if (folder / name).is_file() or (folder / name).is_symlink()), None)
+
+
+def skill_problems(folder: Path, lenient: bool = False) -> list[str]:
+    """Every way a skill folder breaks the Agent Skills rules; empty when it is valid (see `frontmatter_problems`)."""
+    skill_md = skill_file(folder) if lenient else folder / "SKILL.md"
+    if skill_md is None or skill_md.is_symlink() or not skill_md.is_file():
+        return [f"{skill_md or folder / 'SKILL.md'}: missing (or a link)"]
     try:
         front, _ = split_frontmatter(skill_md.read_text(), str(skill_md))
     except UserError as e:
         return [str(e)]
-    return [f"{skill_md}: {problem}" for problem in frontmatter_problems(front, folder.name)]
+    return [f"{skill_md}: {problem}" for problem in frontmatter_problems(front, folder.name, lenient)]
 
 
 def skill_name(name: str) -> str:
@@ -194,43 +212,54 @@ class AgentSkills:
         source = Path(source)
         if not source.is_dir():
             raise UserError(f"{source}: not a folder of skills")
-        folders = [source] if (source / "SKILL.md").exists() else sorted(p for p in source.iterdir() if (p / "SKILL.md").exists() or p.is_symlink())
+        folders = [source] if skill_file(source) else sorted(p for p in source.iterdir() if p.is_dir() and skill_file(p) or p.is_symlink())
         if not folders:
             raise UserError(f"{source}: no `<name>/SKILL.md` inside; a folder of Agent Skills holds one folder per skill")
         imported: dict[str, str] = {}
-        notes = []
+        notes, refused = [], []
         for folder in folders:
-            if folder.is_symlink():
-                raise UserError(f"{folder}: links are refused; copy the skill in place of the link")
-            problems = skill_problems(folder)
-            if problems:
-                raise UserError(f"{folder} is not a valid Agent Skill: {'; '.join(problems)}")
-            files = read_text_files(folder)
-            front, _ = split_frontmatter(files["SKILL.md"], str(folder / "SKILL.md"))
-            marks = front.get("metadata") or {}
-            if marks.get(INSTRUCTIONS_MARK) == "true":
-                notes.append(f"{folder.name} holds instructions exported from a harness; the prompts come from the base harness instead")
-                continue
-            if marks.get(EXAMPLES_MARK) == "true":
-                imported |= {path: text for path, text in files.items() if path.startswith("examples/")}
-                notes.append(f"{folder.name}: its worked examples are the harness's examples/; how many a task is shown "
-                             f"(`[agent] examples`, {base.agent.examples}) comes from the base harness")
-                continue
-            if marks.get(TOOL_MARK) == "true":
-                if "tool.toml" not in files:
-                    raise UserError(f"{folder}: marked as a harness-evo tool but has no tool.toml")
-                imported |= {f"tools/{folder.name}/{path}": text for path, text in files.items() if path != "SKILL.md"}
-            else:
-                imported |= {f"skills/{folder.name}/{path}": text for path, text in files.items()}
-            notes += [f"{folder.name}: frontmatter `{key}` is kept in SKILL.md but harness-evo does not act on it" for key in ("allowed-tools", "compatibility") if key in front]
+            try:
+                imported |= self._skill(folder, base, notes)
+            except UserError as e:  # one bad skill is named and left out; the others come in
+                refused.append(f"{folder.name}: {e}")
+        notes += [f"refused {reason}" for reason in refused]
         replaced = {"/".join(path.split("/")[:2]) for path in imported}
         replaced |= {"examples"} if any(path.startswith("examples/") for path in imported) else set()
         kept = {path: text for path, text in base.components.items()
                 if "/".join(path.split("/")[:2]) not in replaced and path.split("/")[0] not in replaced}
         notes.append(f"prompts and agent settings come from the base harness {base.source}")
         if not imported:
-            raise UserError(f"{source}: only exported instructions, no skill or tool to import")
+            why = "; ".join(refused) if refused else "only exported instructions"
+            raise UserError(f"{source}: no skill or tool to import ({why})")
         return Imported(harness=Harness({**kept, **imported}, source=str(source)), notes=notes)
+
+    def _skill(self, folder: Path, base: Harness, notes: list[str]) -> dict[str, str]:
+        """The harness files of one skill folder (none for exported instructions); a UserError says why it is refused."""
+        if folder.is_symlink():
+            raise UserError("a link; copy the skill in place of the link")
+        problems = skill_problems(folder, lenient=True)
+        if problems:
+            raise UserError(f"not a valid Agent Skill: {'; '.join(problems)}")
+        files = read_text_files(folder)
+        if "SKILL.md" not in files:
+            files["SKILL.md"] = files.pop("skill.md")
+            notes.append(f"{folder.name}: skill.md is SKILL.md in the harness")
+        front, _ = split_frontmatter(files["SKILL.md"], str(folder / "SKILL.md"))
+        marks = front.get("metadata") if isinstance(front.get("metadata"), dict) else {}
+        if marks.get(INSTRUCTIONS_MARK) == "true":
+            notes.append(f"{folder.name} holds instructions exported from a harness; the prompts come from the base harness instead")
+            return {}
+        if marks.get(EXAMPLES_MARK) == "true":
+            notes.append(f"{folder.name}: its worked examples are the harness's examples/; how many a task is shown "
+                         f"(`[agent] examples`, {base.agent.examples}) comes from the base harness")
+            return {path: text for path, text in files.items() if path.startswith("examples/")}
+        notes += [f"{folder.name}: frontmatter `{key}` is kept in SKILL.md but harness-evo does not act on it"
+                  for key in ("allowed-tools", "compatibility") if key in front]
+        if marks.get(TOOL_MARK) == "true":
+            if "tool.toml" not in files:
+                raise UserError("marked as a harness-evo tool but has no tool.toml")
+            return {f"tools/{folder.name}/{path}": text for path, text in files.items() if path != "SKILL.md"}
+        return {f"skills/{folder.name}/{path}": text for path, text in files.items()}
 
 
 def read_text_files(folder: Path) -> dict[str, str]:
