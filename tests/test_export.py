@@ -231,6 +231,11 @@ def test_a_skills_import_takes_what_the_reference_validator_takes_and_refuses_on
     refused = [note for note in imported.notes if note.startswith("refused")]
     assert len(refused) == 1 and "Bad-Name" in refused[0] and "lowercase" in refused[0]
     assert any("pdf-tools: frontmatter `allowed-tools`" in note for note in imported.notes)
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("mine\n")
+    with pytest.raises(UserError, match="busy is not empty"):
+        import_harness("skills", skills, tmp_path / "busy", base=Harness.load(BASH_AGENT))
+    assert sorted(p.name for p in (tmp_path / "busy").iterdir()) == ["notes.txt"]
 
 
 def test_a_skill_whose_name_is_not_its_folder_is_refused_naming_both(tmp_path: Path):

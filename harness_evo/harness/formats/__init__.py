@@ -28,7 +28,7 @@ def export_harness(harness: Harness, format_name: str, out: Path, origin: Origin
 def import_harness(format_name: str, source: Path, out: Path, base: Harness) -> Imported:
     """Make a harness folder at `out` from `source` in `format_name`; refuses, with the reason, what it cannot express."""
     imported = pick(IMPORTERS, format_name, "import").load(Path(source), base)
-    write_folder(out, imported.harness.components)
+    write_folder(out, imported.harness.components, empty=True)
     return imported
 
 

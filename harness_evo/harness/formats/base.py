@@ -71,11 +71,14 @@ class Importer(Protocol):
         ...
 
 
-def write_folder(out: Path, files: dict[str, str]) -> Path:
-    """Write `files` under `out`, never outside it: unsafe names, links on the way and existing files are refused."""
+def write_folder(out: Path, files: dict[str, str], empty: bool = False) -> Path:
+    """Write `files` under `out`, never outside it: unsafe names, links on the way and existing files are refused; with
+    `empty`, so is a folder that holds anything (a harness folder made there would carry it)."""
     out = Path(out)
     if out.is_symlink():
         raise UserError(f"{out} is a link; export into a real folder")
+    if empty and out.is_dir() and any(out.iterdir()):
+        raise UserError(f"{out} is not empty; a harness folder is written into an empty or new folder")
     root = out.resolve()
     targets = {safe_relative(relative): text for relative, text in files.items()}
     for relative in targets:
