@@ -13,7 +13,7 @@ from harness_evo.errors import ConfigError
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 SMALL_MODEL = "local/qwen2.5-coder-0.5b"
-EMBEDDED_WORKERS = 2
+EMBEDDED_WORKERS = 3
 """Rollouts at once with an embedded solver on llama-server, by default."""
 
 

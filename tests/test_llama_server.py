@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness_evo.agent.executor import Executor
-from harness_evo.config import SMALL_MODEL, EmbeddedConfig, ModelsConfig, RoleModel, RunConfig
+from harness_evo.config import EMBEDDED_WORKERS, SMALL_MODEL, EmbeddedConfig, ModelsConfig, RoleModel, RunConfig
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM, ModelError, llama
 from harness_evo.llm import process as servers
@@ -71,7 +71,7 @@ def test_auto_takes_llama_server_when_it_is_built_and_the_python_server_otherwis
     expected = "llama-server" if llama.llama_server_binary(absent) else "llama-cpp-python"
     assert llama.server_kind(absent) == expected
     assert RunConfig(models=ModelsConfig(embedded=EmbeddedConfig(server="llama-cpp-python"))).rollout_workers() == 1
-    assert RunConfig(models=ModelsConfig(embedded=EmbeddedConfig(server="llama-server"))).run_models().embedded.slots == 2
+    assert RunConfig(models=ModelsConfig(embedded=EmbeddedConfig(server="llama-server"))).run_models().embedded.slots == EMBEDDED_WORKERS
 
 
 def test_slots_the_memory_cannot_hold_are_refused_in_one_line():
