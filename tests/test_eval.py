@@ -95,6 +95,26 @@ def test_tools_of_the_harness_are_on_the_agents_path(tmp_path: Path):
     assert "1  notes" in trajectory.steps[0].output
 
 
+def test_skills_a_task_brings_are_listed_beside_the_harnesss_and_readable_in_the_sandbox(tmp_path: Path):
+    suite = greeting_suite(tmp_path)
+    skill = suite / "greeting" / "environment" / "skills" / "greeting-style"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greeting-style\ndescription: How greetings are written here.\n---\n"
+                                    "Write exactly: hello harness\n")
+
+    def solver(messages: list[dict]) -> str:
+        listed = [line for line in messages[0]["content"].splitlines() if "greeting-style" in line]
+        if len(messages) == 2:
+            path = next(word.strip("():") for word in listed[0].split() if word.strip("():").endswith("SKILL.md"))
+            return bash(f"cat {path}")
+        return bash("echo 'hello harness' > /app/greeting.txt && echo TASK_DONE")
+
+    store = run_eval(tmp_path, solver, tasks=suite)
+    trajectory = Trajectory.model_validate(store.read_json(store.rows("rollouts")[0]["trajectory"]))
+    assert "python-instead-of-missing-tools" in trajectory.messages[0]["content"]  # the harness's own skill is still there
+    assert "Write exactly: hello harness" in trajectory.steps[0].output
+
+
 def test_an_agent_that_never_acts_fails_with_format_errors(tmp_path: Path):
     store = run_eval(tmp_path, lambda messages: "I have completed the task successfully.", tasks=greeting_suite(tmp_path))
     [row] = store.rows("rollouts")

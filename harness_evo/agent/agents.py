@@ -8,6 +8,7 @@ from typing import Protocol
 
 from harness_evo.agent.actions import DONE_MARKER, STOP_SEQUENCES, closed, says_done
 from harness_evo.agent.script_steps import script_steps
+from harness_evo.agent.task_skills import bundled
 from harness_evo.agent.trajectory import ExitReason, Step, Trajectory
 from harness_evo.errors import HarnessError
 from harness_evo.harness import Harness, Tool
@@ -64,13 +65,17 @@ class ModelAgent:
             raise HarnessError(f"{harness.where('harness.toml')}: action_format {settings.action_format!r} is not supported by "
                                "the agent loop yet (neither embedded model makes native tool calls); use \"bash-block\"")
         install_harness(harness, sandbox)
+        brought, files = bundled(task)
+        if files:
+            sandbox.write_files(files)
+        skills = [*harness.skills, *brought]
         examples = harness.examples_for(task.instruction)
         trajectory.examples = [example.name for example in examples]
         messages = trajectory.messages
         messages += [
-            {"role": "system", "content": harness.render("system.md.j2")},
+            {"role": "system", "content": harness.render("system.md.j2", skills=skills)},
             {"role": "user", "content": harness.render("instance.md.j2", instruction=task.instruction, step=0,
-                                                       steps_left=settings.step_limit, examples=examples)},
+                                                       steps_left=settings.step_limit, examples=examples, skills=skills)},
         ]
         started, errors_in_a_row = time.monotonic(), 0
         try:

@@ -94,10 +94,12 @@ class Skill(BaseModel):
     name: str
     description: str
     body: str
+    location: str | None = None
+    """Where its SKILL.md is in the sandbox, when not the harness's own skills folder (a skill a task brings)."""
 
     @property
     def path(self) -> str:
-        return f"{SANDBOX_ROOT}/skills/{self.name}/SKILL.md"
+        return self.location or f"{SANDBOX_ROOT}/skills/{self.name}/SKILL.md"
 
 
 class Harness:
@@ -245,13 +247,13 @@ class Harness:
     # rendering
 
     def render(self, template: str, **context: Any) -> str:
-        """Render `prompts/<template>` with the common context (tools, skills, agent) plus `context`."""
+        """Render `prompts/<template>` with the common context (tools, skills, agent) plus `context`, which may replace it."""
         source = self.components.get(f"prompts/{template}")
         if source is None:
             raise self._error(f"prompts/{template}", "missing template")
         defaults = {name: value for name, value in OPTIONAL_VARIABLES.items() if name in TEMPLATE_VARIABLES.get(template, ())}
         try:
-            return self._jinja.from_string(source).render(tools=self.tools, skills=self.skills, agent=self.agent, **defaults | context).strip()
+            return self._jinja.from_string(source).render({"tools": self.tools, "skills": self.skills, "agent": self.agent, **defaults, **context}).strip()
         except jinja2.UndefinedError as e:
             known = ", ".join(["agent", "tools", "skills", *TEMPLATE_VARIABLES.get(template, ())])
             raise self._error(f"prompts/{template}", f"does not render: {e} (it can use {known})") from None

@@ -1,0 +1,41 @@
+"""Skills a task brings for the agent (`environment/skills/<name>/SKILL.md`, as SkillsBench ships them): installed in the
+sandbox beside the harness's own and listed in the prompt with them, as Harbor's agents see them."""
+
+import logging
+from pathlib import Path
+
+from harness_evo.harness.folder import SANDBOX_ROOT, Skill
+from harness_evo.harness.formats.agent_skills import skill_file, skill_problems
+from harness_evo.harness.frontmatter import split_frontmatter
+from harness_evo.taskset import Task
+
+TASK_SKILLS_ROOT = f"{SANDBOX_ROOT}/task-skills"
+log = logging.getLogger(__name__)
+
+
+def bundled(task: Task) -> tuple[list[Skill], dict[str, str]]:
+    """The task's own skills and their text files by sandbox path; a skill that is not valid is left out with a warning."""
+    root = task.environment_dir / "skills"
+    skills, files = [], {}
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        problems = skill_problems(folder, lenient=True)
+        if problems:
+            log.warning("%s: skill %s left out: %s", task.id, folder.name, "; ".join(problems))
+            continue
+        front, body = split_frontmatter(skill_file(folder).read_text(), str(skill_file(folder)))
+        skills.append(Skill(name=front["name"], description=str(front["description"]).strip(), body=body,
+                            location=f"{TASK_SKILLS_ROOT}/{folder.name}/{skill_file(folder).name}"))
+        files |= {f"{TASK_SKILLS_ROOT}/{folder.name}/{path.relative_to(folder).as_posix()}": text
+                  for path in sorted(folder.rglob("*")) if (text := _text(path)) is not None}
+    return skills, files
+
+
+def _text(path: Path) -> str | None:
+    """A regular file's text; None for folders, links and binary files (the agent reads text)."""
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        return path.read_text()
+    except (UnicodeDecodeError, OSError):
+        return None
+
