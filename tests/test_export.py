@@ -191,12 +191,40 @@ def test_import_of_a_hand_written_mini_swe_agent_config(tmp_path: Path):
     assert any("model_class litellm makes native tool calls" in note for note in imported.notes)
 
 
+def test_every_config_shipped_with_mini_swe_agent_imports_and_runs_in_our_loop(tmp_path: Path):
+    from minisweagent.config import builtin_config_dir
+
+    base, imported = Harness.load(BASH_AGENT), []
+    for config in sorted(builtin_config_dir.rglob("*.yaml")):
+        out = tmp_path / config.stem
+        if set(yaml.safe_load(config.read_text())) <= {"environment", "model", "run"}:  # an overlay of another config
+            with pytest.raises(UserError, match="an overlay that `mini -c BASE"):
+                import_harness("mini-swe-agent", config, out, base=base)
+            continue
+        import_harness("mini-swe-agent", config, out, base=base)
+        harness = Harness.load(out)
+        observation = harness.render("observation.md.j2", output="42\n", exit_code=0, timed_out=False, step=1, steps_left=9,
+                                     elapsed_s=12.5, time_limit_s=600.0)
+        assert "42" in observation
+        assert harness.render("format_error.md.j2", error="no fenced bash block found.")
+        assert "```bash" in harness.render("instance.md.j2", instruction="Fix it.", step=0, steps_left=9) + harness.render("system.md.j2")
+        imported.append(config.stem)
+    assert {"mini", "default", "mini_textbased", "swebench", "swebench_xml"} <= set(imported)
+    xml = Harness.load(tmp_path / "swebench_xml").render("instance.md.j2", instruction="Fix it.", step=0, steps_left=9)
+    assert "mswea_bash_command" not in xml and "```bash\nls -la\n```" in xml
+
+
 def test_import_refuses_what_harness_evo_cannot_express(tmp_path: Path):
     base = Harness.load(BASH_AGENT)
-    with pytest.raises(UserError, match=r"format_error_template uses `actions`"):
-        import_harness("mini-swe-agent", minisweagent_config("default"), tmp_path / "a", base=base)
+    config = yaml.safe_load(minisweagent_config("mini_textbased").read_text())
+    config["model"]["format_error_template"] = "Error after {{ elapsed_minutes }} minutes."
+    (tmp_path / "minutes.yaml").write_text(yaml.safe_dump(config))
+    with pytest.raises(UserError, match=r"format_error_template uses `elapsed_minutes`"):
+        import_harness("mini-swe-agent", tmp_path / "minutes.yaml", tmp_path / "a", base=base)
+    config["model"] |= {"format_error_template": "{{ error }}", "action_regex": r"ACTION: (.*)"}
+    (tmp_path / "regex.yaml").write_text(yaml.safe_dump(config))
     with pytest.raises(UserError, match="action_regex .* is not a fenced code block"):
-        import_harness("mini-swe-agent", minisweagent_config("swebench_xml"), tmp_path / "b", base=base)
+        import_harness("mini-swe-agent", tmp_path / "regex.yaml", tmp_path / "b", base=base)
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
 

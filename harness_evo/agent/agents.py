@@ -126,6 +126,8 @@ class ModelAgent:
                     timed_out=result.timed_out,
                     step=len(trajectory.steps),
                     steps_left=settings.step_limit - len(trajectory.steps),
+                    elapsed_s=time.monotonic() - started,
+                    time_limit_s=task.agent_timeout_s,
                 )})
         except Submitted:
             trajectory.exit_reason = "done"

@@ -308,16 +308,19 @@ SAMPLE_CONTEXT = {
     "timed_out": False,
     "step": 1,
     "steps_left": 9,
+    "elapsed_s": 42.0,
+    "time_limit_s": 600.0,
     "error": "No bash block found.",
     "examples": [SAMPLE_EXAMPLE],
 }
-"""Sample values of the variables the agent loop passes to templates (besides `agent`, `tools` and `skills`). `examples`
+"""Sample values of the variables the agent loop passes to templates (besides `agent`, `tools` and `skills`);
+`elapsed_s` is the episode's wall time so far and `time_limit_s` the task's limit on it (seconds). `examples`
 are the worked examples retrieved for the task, none when `[agent] examples` is 0; each has `text` (the episode as its
 file holds it), `instruction`, `turns` (each a `reply` and its `observation`), `task`, `category`, `tags`, `source`, `name`."""
 TEMPLATE_VARIABLES = {
     "system.md.j2": (),
     "instance.md.j2": ("instruction", "step", "steps_left", "examples"),
-    "observation.md.j2": ("output", "exit_code", "timed_out", "step", "steps_left"),
+    "observation.md.j2": ("output", "exit_code", "timed_out", "step", "steps_left", "elapsed_s", "time_limit_s"),
     "format_error.md.j2": ("error",),
     "confirm_done.md.j2": (),
 }

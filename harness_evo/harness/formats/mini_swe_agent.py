@@ -112,6 +112,9 @@ class MiniSweAgent:
         skills: list[dict[str, str]] = []
         examples: list[dict[str, str]] = []
         fence = action_fence(config["model"].get("action_regex"))
+        if fence.startswith("<"):
+            notes.append(f"model.action_regex: the command in {fence} tags is a fenced bash block in harness-evo; the templates' "
+                         "tags and examples were rewritten to fenced blocks, check that their wording still fits")
         for component, (section, key) in PLACES.items():
             text = config[section].pop(key, None)
             if text is None:
@@ -269,8 +272,9 @@ def import_header(where: str, text: str, notes: list[str]) -> str:
     }
     if where == "model.observation_template":
         given["output"] = '{"output": output, "returncode": exit_code, "exception_info": "the command timed out" if timed_out else ""}'
-    if where == "model.format_error_template":
-        given = {"error": "error"}
+        given |= {"elapsed_seconds": "elapsed_s | int", "wall_time_limit_seconds": "time_limit_s | int"}
+    if where == "model.format_error_template":  # a reply with no runnable block: no actions, and no tool calls here
+        given = {"error": "error", "actions": "[]", "has_tool_calls": "false"}
     used, optional = template_variables(text, where)
     missing = sorted(used - optional - set(given))
     if missing:
@@ -297,8 +301,12 @@ def template_variables(text: str, where: str) -> tuple[set[str], set[str]]:
 
 
 def translate(text: str, fence: str) -> str:
-    """mini-swe-agent's finish marker and block language in our terms."""
-    if fence != "bash":
+    """mini-swe-agent's finish marker and block language in our terms (a command in XML tags becomes a fenced block)."""
+    if fence.startswith("<"):
+        tag = fence.strip("<>")
+        text = re.sub(rf"<{tag}>(.*?)</{tag}>", lambda m: f"\n```bash\n{m[1].strip()}\n```\n", text, flags=re.DOTALL)
+        text = text.replace(f"{tag} tag", "fenced bash block").replace(tag, "bash block")
+    elif fence != "bash":
         text = text.replace(f"```{fence}", "```bash")
     return from_mini(text)
 
@@ -319,9 +327,12 @@ def _near(text: str, marker: str, old: str, new: str) -> str:
 
 
 def action_fence(regex: Any) -> str:
-    """The language of the fenced block a text-based mini-swe-agent model parses; refuses what is not a fenced block."""
+    """The language of the fenced block a text-based mini-swe-agent model parses (`<TAG>` for an XML tag around the
+    command, which the import turns into fenced blocks); refuses what is neither."""
     if regex is None:
         return MINI_FENCE
+    if tag := re.fullmatch(r"<(\w+)>\(\.\*\?\)</\1>", str(regex)):
+        return f"<{tag[1]}>"
     match = re.fullmatch(r"```(\w*)\\s\*\\n\(\.\*\?\)\\n```", str(regex))
     if not match:
         raise UserError(f"model.action_regex {regex!r} is not a fenced code block; harness-evo reads one ```bash block per reply "
@@ -380,6 +391,9 @@ def read_config(source: Path) -> dict[str, Any]:
         raise UserError(f"cannot read {source}: {e.strerror}") from None
     except yaml.YAMLError as e:
         raise UserError(f"{source}: not valid YAML: {str(e).splitlines()[0]}") from None
+    if isinstance(config, dict) and "agent" not in config and config and set(config) <= {"environment", "model", "run"}:
+        raise UserError(f"{source}: only {', '.join(f'`{key}`' for key in config)} settings, an overlay that `mini -c BASE -c "
+                        f"{Path(source).name}` merges over another config; import that config (the overlay's settings belong to a run)")
     if not isinstance(config, dict) or not isinstance(config.get("agent"), dict):
         raise UserError(f"{source}: not a mini-swe-agent config (no `agent` section)")
     for section in ("model", "environment"):
