@@ -319,7 +319,7 @@ class RunConfig(Strict):
 
     def rollout_workers(self) -> int:
         """`executor.workers`, or its default. An embedded solver on llama-server: EMBEDDED_WORKERS, one slot each (what
-        bench/llm_local.py --rollouts measured fastest); on llama-cpp-python's server, which answers one call at a time
+        bench/embedded_throughput.py measured fastest); on llama-cpp-python's server, which answers one call at a time
         and keeps only the last conversation's prompt evaluated, 1. Any other solver: 2."""
         if self.executor.workers:
             return self.executor.workers

@@ -22,9 +22,10 @@ def bundled(task: Task) -> tuple[list[Skill], dict[str, str]]:
         if problems:
             log.warning("%s: skill %s left out: %s", task.id, folder.name, "; ".join(problems))
             continue
-        front, body = split_frontmatter(skill_file(folder).read_text(), str(skill_file(folder)))
+        skill_md = skill_file(folder)
+        front, body = split_frontmatter(skill_md.read_text(), str(skill_md))
         skills.append(Skill(name=front["name"], description=str(front["description"]).strip(), body=body,
-                            location=f"{TASK_SKILLS_ROOT}/{folder.name}/{skill_file(folder).name}"))
+                            location=f"{TASK_SKILLS_ROOT}/{folder.name}/{skill_md.name}"))
         files |= {f"{TASK_SKILLS_ROOT}/{folder.name}/{path.relative_to(folder).as_posix()}": text
                   for path in sorted(folder.rglob("*")) if (text := _text(path)) is not None}
     return skills, files

@@ -10,6 +10,7 @@ import importlib.util
 import os
 import shutil
 import sys
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,8 @@ from harness_evo.llm.slots import Slots
 START_TIMEOUT_S = 180.0
 SERVER_OVERHEAD_BYTES = 400 << 20
 """Memory llama-server takes beside the weights and the KV cache (compute buffers, the prompt cache's first entries)."""
-_slots: dict[str, Slots] = {}
+_slots: weakref.WeakKeyDictionary[process.ServerProcess, Slots] = weakref.WeakKeyDictionary()
+"""The slots of each running server; a server started again gets new ones."""
 
 
 def default_threads() -> int:
@@ -143,11 +145,11 @@ class LlamaProvider:
         if self.kind == "llama-server":
             key = f"local/{name} llama-server"
             server = process.acquire(key, lambda: start_llama_server(name, self.models))
-            slots = _slots.setdefault(f"{key} {server.process.pid}", Slots(self.models.embedded.slots or 1, routed=True))
+            slots = _slots.setdefault(server, Slots(self.models.embedded.slots or 1, routed=True))
         else:
             key = f"local/{name}"
             server = process.acquire(key, lambda: start(name, self.models.context_tokens, self.models.threads))
-            slots = _slots.setdefault(key, Slots(1, routed=False))
+            slots = _slots.setdefault(server, Slots(1, routed=False))
         self._held.append(key)
         model = f"openai/{name}"
         register_free(model)

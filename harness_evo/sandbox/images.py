@@ -106,9 +106,9 @@ def uses_heredocs(text: str) -> bool:
 
 def resolve_dockerfile(text: str, config: SandboxConfig) -> tuple[str, list[str]]:
     """The Dockerfile with every `FROM` image resolved, and the images it starts from (not earlier stages)."""
-    lines = text.splitlines(keepends=True)
-    froms = [i for i in instruction_lines(text) if FROM_LINE.match(lines[i])]
-    header = [lines[i] for i in instruction_lines(text) if not froms or i < froms[0]]
+    lines, starts = text.splitlines(keepends=True), instruction_lines(text)
+    froms = [i for i in starts if FROM_LINE.match(lines[i])]
+    header = [lines[i] for i in starts if not froms or i < froms[0]]
     args = {name: (value or "").strip("'\"") for line in header if (arg := ARG_LINE.match(line)) for name, value in [arg.groups()]}
     stages: set[str] = set()
     bases: list[str] = []

@@ -17,7 +17,6 @@ from harness_evo.harness.frontmatter import frontmatter, split_frontmatter
 from harness_evo.harness.paths import safe_relative
 from harness_evo.templating import environment
 
-NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
