@@ -29,7 +29,8 @@ INTERRUPTED = 130
 RunsDir = Annotated[Path, typer.Option("--runs", help="Folder that holds the run folders.")]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the facts as JSON (for scripts) instead of the view.")]
 RunArg = Annotated[str, typer.Argument(help="The run folder or its id (a unique prefix will do).")]
-BaseHarness = Annotated[Path, typer.Option("--base", help="Harness that gives what the source has no place for (prompts, settings).")]
+BaseHarness = Annotated[Path | None, typer.Option("--base", help="Harness that gives what the source has no place for (prompts, "
+                                                   "settings); default harnesses/bash-agent, not needed for harness-evo's exports.")]
 
 
 def main() -> None:
@@ -499,13 +500,18 @@ def export_command(
                   + (f"; {len(exported.lost)} things could not be carried over, see {out / 'EXPORT.md'}" if exported.lost else ""))
 
 
-def import_into(import_format: str, source: Path, out: Path, base: Path) -> None:
+DEFAULT_BASE = Path("harnesses/bash-agent")
+"""The base harness of an import when --base is not given (if the folder exists where the command runs)."""
+
+
+def import_into(import_format: str, source: Path, out: Path, base: Path | None) -> None:
     from harness_evo.harness import Harness
     from harness_evo.harness.formats import import_harness
 
-    if not base.is_dir():
+    if base is not None and not base.is_dir():
         raise UserError(f"no base harness at {base}: pass --base HARNESS (it gives what the source has no place for)")
-    imported = import_harness(import_format, source, out, Harness.load(base))
+    base = base or (DEFAULT_BASE if DEFAULT_BASE.is_dir() else None)
+    imported = import_harness(import_format, source, out, Harness.load(base) if base else None)
     console.print(f"wrote harness {imported.harness.name} ({imported.harness.short_hash}) to {out}")
     for note in imported.notes:
         console.print(f"  note: {note}", markup=False, highlight=False)
@@ -515,7 +521,7 @@ def import_into(import_format: str, source: Path, out: Path, base: Path) -> None
 def import_mini_swe_agent_command(
     config: Annotated[Path, typer.Argument(help="A mini-swe-agent YAML config.")],
     out: Annotated[Path, typer.Option("--out", help="The harness folder to write (new or empty).")],
-    base: BaseHarness = Path("harnesses/bash-agent"),
+    base: BaseHarness = None,
 ) -> None:
     """A harness folder from a mini-swe-agent config; refuses templates that use what harness-evo cannot give."""
     import_into("mini-swe-agent", config, out, base)
@@ -523,12 +529,25 @@ def import_mini_swe_agent_command(
 
 @import_app.command("skills")
 def import_skills_command(
-    folder: Annotated[Path, typer.Argument(help="A folder of Agent Skills (`<name>/SKILL.md`), or one skill's folder.")],
+    folder: Annotated[Path, typer.Argument(help="A folder of Agent Skills (`<name>/SKILL.md`), one skill's folder, or a "
+                                                "project with `.claude/skills`.")],
     out: Annotated[Path, typer.Option("--out", help="The harness folder to write (new or empty).")],
-    base: BaseHarness = Path("harnesses/bash-agent"),
+    base: BaseHarness = None,
 ) -> None:
-    """A harness folder with these skills (and skills exported from tools as tools again), prompts from --base."""
+    """A harness folder with these skills (and skills exported from tools as tools again); prompts and settings from the
+    export itself, or from --base."""
     import_into("skills", folder, out, base)
+
+
+@import_app.command("claude-code")
+def import_claude_code_command(
+    project: Annotated[Path, typer.Argument(help="A Claude Code project: CLAUDE.md, .claude/skills, .claude/agents, .claude/commands.")],
+    out: Annotated[Path, typer.Option("--out", help="The harness folder to write (new or empty).")],
+    base: BaseHarness = None,
+) -> None:
+    """A harness folder from a Claude Code project: skills as skills, subagents and commands as skills, CLAUDE.md after
+    the system prompt of --base; an export of harness-evo comes back as the harness it was."""
+    import_into("claude-code", project, out, base)
 
 
 if __name__ == "__main__":

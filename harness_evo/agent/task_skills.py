@@ -4,7 +4,7 @@ sandbox beside the harness's own and listed in the prompt with them, as Harbor's
 import logging
 from pathlib import Path
 
-from harness_evo.harness.folder import SANDBOX_ROOT, Skill
+from harness_evo.harness.folder import SANDBOX_ROOT, Skill, installed_skill_text
 from harness_evo.harness.formats.agent_skills import skill_file, skill_problems
 from harness_evo.harness.frontmatter import split_frontmatter
 from harness_evo.taskset import Task
@@ -26,7 +26,8 @@ def bundled(task: Task) -> tuple[list[Skill], dict[str, str]]:
         front, body = split_frontmatter(skill_md.read_text(), str(skill_md))
         skills.append(Skill(name=front["name"], description=str(front["description"]).strip(), body=body,
                             location=f"{TASK_SKILLS_ROOT}/{folder.name}/{skill_md.name}"))
-        files |= {f"{TASK_SKILLS_ROOT}/{folder.name}/{path.relative_to(folder).as_posix()}": text
+        installed = f"{TASK_SKILLS_ROOT}/{folder.name}"
+        files |= {f"{installed}/{path.relative_to(folder).as_posix()}": installed_skill_text(text, installed)
                   for path in sorted(folder.rglob("*")) if (text := _text(path)) is not None}
     return skills, files
 

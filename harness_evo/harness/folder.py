@@ -25,6 +25,9 @@ EXPORT_NOTES = "EXPORT.md"
 """The notes an export writes beside the harness (where it came from, what was lost): not a component when loaded."""
 SANDBOX_ROOT = "/opt/harness"
 """Where tools and skills are installed inside the sandbox."""
+SKILL_DIR = "${CLAUDE_SKILL_DIR}"
+"""Claude Code's name, in a skill's files, for the folder that holds its SKILL.md: replaced, when the skill is installed in
+the sandbox, by the folder it is installed in."""
 
 
 class Strict(BaseModel):
@@ -241,8 +244,13 @@ class Harness:
         return ExampleIndex(self.examples)
 
     def files_for_sandbox(self) -> dict[str, str]:
-        """Sandbox path -> text of every tool and skill file, installed under /opt/harness."""
-        return {f"{SANDBOX_ROOT}/{path}": text for path, text in self.components.items() if path.startswith(("tools/", "skills/"))}
+        """Sandbox path -> text of every tool and skill file, installed under /opt/harness (`${CLAUDE_SKILL_DIR}` in a
+        skill's files is its folder there)."""
+        files = {f"{SANDBOX_ROOT}/{path}": text for path, text in self.components.items() if path.startswith("tools/")}
+        for path, text in self.components.items():
+            if path.startswith("skills/"):
+                files[f"{SANDBOX_ROOT}/{path}"] = installed_skill_text(text, f"{SANDBOX_ROOT}/skills/{path.split('/')[1]}")
+        return files
 
     # rendering
 
@@ -299,6 +307,11 @@ class Harness:
 
     def _error(self, path: str, problem: str) -> HarnessError:
         return HarnessError(f"{where}: {problem}" if (where := self.where(path)) else problem)
+
+
+def installed_skill_text(text: str, folder: str) -> str:
+    """A skill file's text as installed in `folder` of the sandbox: `${CLAUDE_SKILL_DIR}` is that folder."""
+    return text.replace(SKILL_DIR, folder)
 
 
 SAMPLE_CONTEXT = {

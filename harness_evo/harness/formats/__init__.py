@@ -11,7 +11,7 @@ from harness_evo.harness.formats.mini_swe_agent import MiniSweAgent
 from harness_evo.harness.formats.native import Native
 
 EXPORTERS: dict[str, Exporter] = {f.name: f for f in (Native(), MiniSweAgent(), AgentSkills(), ClaudeCode())}
-IMPORTERS: dict[str, Importer] = {f.name: f for f in (Native(), MiniSweAgent(), AgentSkills())}
+IMPORTERS: dict[str, Importer] = {f.name: f for f in (Native(), MiniSweAgent(), AgentSkills(), ClaudeCode())}
 
 
 def export_harness(harness: Harness, format_name: str, out: Path, origin: Origin | None = None) -> Exported:
@@ -25,8 +25,9 @@ def export_harness(harness: Harness, format_name: str, out: Path, origin: Origin
     return exported
 
 
-def import_harness(format_name: str, source: Path, out: Path, base: Harness) -> Imported:
-    """Make a harness folder at `out` from `source` in `format_name`; refuses, with the reason, what it cannot express."""
+def import_harness(format_name: str, source: Path, out: Path, base: Harness | None) -> Imported:
+    """Make a harness folder at `out` from `source` in `format_name`; refuses, with the reason, what it cannot express.
+    `base` gives what the source has no place for; an export of harness-evo carries it, other sources may need it."""
     imported = pick(IMPORTERS, format_name, "import").load(Path(source), base)
     write_folder(out, imported.harness.components, empty=True)
     return imported

@@ -7,12 +7,21 @@ into a tool. Prompts and agent settings have no place in this format.
 
 import re
 import unicodedata
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness_evo.errors import UserError
 from harness_evo.harness.folder import Harness
-from harness_evo.harness.formats.base import TEMPLATES, Exported, Imported
+from harness_evo.harness.formats.base import (
+    CARRIED,
+    TEMPLATES,
+    Exported,
+    Imported,
+    carried,
+    read_carried,
+    read_text_files,
+)
 from harness_evo.harness.frontmatter import frontmatter, split_frontmatter
 from harness_evo.harness.paths import safe_relative
 from harness_evo.templating import environment
@@ -25,6 +34,8 @@ TOOL_MARK = "harness-evo-tool"
 """Key of the frontmatter `metadata` that marks a skill made from a harness tool."""
 INSTRUCTIONS_MARK = "harness-evo-instructions"
 """Key of the frontmatter `metadata` that marks the skill holding the harness's rendered system prompt."""
+PROJECT_SKILLS = ".claude/skills"
+"""Where a Claude Code project keeps its skills."""
 EXAMPLES_MARK = "harness-evo-examples"
 """Key of the frontmatter `metadata` that marks the skill holding the harness's worked examples (`examples/<name>.md`)."""
 
@@ -111,7 +122,7 @@ def skill_folders(harness: Harness) -> dict[str, dict[str, str]]:
 
 def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
     """Skill folder files (relative to the skills folder) for every skill and tool; `tool_dir` is how a tool's
-    instructions name the folder that holds its files (`{name}` is the skill's name)."""
+    instructions name the folder that holds its files."""
     files: dict[str, str] = {}
     lost: list[str] = []
     for folder, skill_files in skill_folders(harness).items():
@@ -131,7 +142,7 @@ def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
             name = skill_name(f"{name}-tool")
         if name != tool.name:
             lost.append(f"tool `{tool.name}` became the skill `{name}`; an import brings it back under that name")
-        body = TEMPLATES.get_template("tool_skill.md.j2").render(tool=tool, command=tool.command.replace("$TOOL_DIR", tool_dir.format(name=name)))
+        body = TEMPLATES.get_template("tool_skill.md.j2").render(tool=tool, command=tool.command.replace("$TOOL_DIR", tool_dir))
         description = tool.description[:MAX_DESCRIPTION]
         files[f"{name}/SKILL.md"] = frontmatter({"name": name, "description": description, "metadata": {TOOL_MARK: "true"}}, body)
         files |= {f"{name}/{relative}": text for relative, text in harness.tool_files(tool).items()}
@@ -200,78 +211,106 @@ class AgentSkills:
                        "evolved by harness-evo from the agent's failures. Use it for any task done with shell commands.")
         exported.files[f"{name}/SKILL.md"] = frontmatter({"name": name, "description": description, "metadata": {INSTRUCTIONS_MARK: "true"}},
                                                          instructions(harness, skills_root="../"))
+        exported.files |= {f"{name}/{path}": text for path, text in carried(harness).items()}
         exported.lost += lost_prompts(harness, "the agent using these skills")
         exported.usage = [
             "copy the skill folders where your agent looks for skills (e.g. `.claude/skills/` or `~/.claude/skills/`)",
-            "`harness-evo import skills DIR --out HARNESS` turns them back into a harness (prompts from `--base`)",
+            f"`harness-evo import skills DIR --out HARNESS` turns them back into this harness: its prompts and settings are in "
+            f"`{name}/{CARRIED}/`",
         ]
         return exported
 
-    def load(self, source: Path, base: Harness) -> Imported:
-        source = Path(source)
-        if not source.is_dir():
-            raise UserError(f"{source}: not a folder of skills")
-        folders = [source] if skill_file(source) else sorted(p for p in source.iterdir() if p.is_dir() and skill_file(p) or p.is_symlink())
-        if not folders:
-            raise UserError(f"{source}: no `<name>/SKILL.md` inside; a folder of Agent Skills holds one folder per skill")
-        imported: dict[str, str] = {}
-        notes, refused = [], []
-        for folder in folders:
-            try:
-                imported |= self._skill(folder, base, notes)
-            except UserError as e:  # one bad skill is named and left out; the others come in
-                refused.append(f"{folder.name}: {e}")
-        notes += [f"refused {reason}" for reason in refused]
-        replaced = {"/".join(path.split("/")[:2]) for path in imported}
-        replaced |= {"examples"} if any(path.startswith("examples/") for path in imported) else set()
-        kept = {path: text for path, text in base.components.items()
-                if "/".join(path.split("/")[:2]) not in replaced and path.split("/")[0] not in replaced}
-        notes.append(f"prompts and agent settings come from the base harness {base.source}")
-        if not imported:
-            why = "; ".join(refused) if refused else "only exported instructions"
+    def load(self, source: Path, base: Harness | None) -> Imported:
+        read = read_skills(Path(source))
+        if not read.components and read.carried is None:
+            why = "; ".join(read.refused) if read.refused else "only exported instructions"
             raise UserError(f"{source}: no skill or tool to import ({why})")
-        return Imported(harness=Harness({**kept, **imported}, source=str(source)), notes=notes)
-
-    def _skill(self, folder: Path, base: Harness, notes: list[str]) -> dict[str, str]:
-        """The harness files of one skill folder (none for exported instructions); a UserError says why it is refused."""
-        if folder.is_symlink():
-            raise UserError("a link; copy the skill in place of the link")
-        problems = skill_problems(folder, lenient=True)
-        if problems:
-            raise UserError(f"not a valid Agent Skill: {'; '.join(problems)}")
-        files = read_text_files(folder)
-        if "SKILL.md" not in files:
-            files["SKILL.md"] = files.pop("skill.md")
-            notes.append(f"{folder.name}: skill.md is SKILL.md in the harness")
-        front, _ = split_frontmatter(files["SKILL.md"], str(folder / "SKILL.md"))
-        marks = front.get("metadata") if isinstance(front.get("metadata"), dict) else {}
-        if marks.get(INSTRUCTIONS_MARK) == "true":
-            notes.append(f"{folder.name} holds instructions exported from a harness; the prompts come from the base harness instead")
-            return {}
-        if marks.get(EXAMPLES_MARK) == "true":
-            notes.append(f"{folder.name}: its worked examples are the harness's examples/; how many a task is shown "
-                         f"(`[agent] examples`, {base.agent.examples}) comes from the base harness")
-            return {path: text for path, text in files.items() if path.startswith("examples/")}
-        notes += [f"{folder.name}: frontmatter `{key}` is kept in SKILL.md but harness-evo does not act on it"
-                  for key in ("allowed-tools", "compatibility") if key in front]
-        if marks.get(TOOL_MARK) == "true":
-            if "tool.toml" not in files:
-                raise UserError("marked as a harness-evo tool but has no tool.toml")
-            return {f"tools/{folder.name}/{path}": text for path, text in files.items() if path != "SKILL.md"}
-        return {f"skills/{folder.name}/{path}": text for path, text in files.items()}
+        components = over_carried_or_base(read, base, source)
+        return Imported(harness=Harness(components, source=str(source)), notes=read.notes)
 
 
-def read_text_files(folder: Path) -> dict[str, str]:
-    """Relative path -> text of every file under `folder`; links and binary files are refused."""
-    files = {}
-    for path in sorted(folder.rglob("*")):
-        relative = safe_relative(path.relative_to(folder).as_posix())
-        if path.is_symlink():
-            raise UserError(f"{path}: links are refused; copy the file in place of the link")
-        if path.is_file() and "__pycache__" not in path.parts:
-            try:
-                files[relative] = path.read_text()
-            except UnicodeDecodeError:
-                raise UserError(f"{path}: not a text file; a harness holds text components only") from None
-    return files
+@dataclass
+class SkillsRead:
+    """What a folder of skills brings: harness components, what an export carried, and notes (refusals among them)."""
 
+    components: dict[str, str] = field(default_factory=dict)
+    carried: dict[str, str] | None = None
+    """The components an export of a harness carried beside its skills (harness.toml, prompts), if it did."""
+    notes: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    """Skills left out, each with its reason."""
+
+
+def skills_folder(source: Path) -> Path:
+    """The folder of skills `source` names: itself, or the `.claude/skills` of a Claude Code project."""
+    if not source.is_dir():
+        raise UserError(f"{source}: not a folder of skills")
+    project = source / PROJECT_SKILLS
+    return project if not skill_file(source) and project.is_dir() else source
+
+
+def read_skills(source: Path) -> SkillsRead:
+    """Every skill folder of `source` (a folder of skills, one skill's folder, or a project with `.claude/skills`), each
+    read alone: a bad one is refused with its reason and the others come in."""
+    read = SkillsRead()
+    folder = skills_folder(source)
+    if folder != source:
+        read.notes.append(f"skills from {folder}")
+        read.carried = read_carried(folder.parent)
+    folders = [folder] if skill_file(folder) else sorted(p for p in folder.iterdir() if p.is_dir() and skill_file(p) or p.is_symlink())
+    if not folders:
+        raise UserError(f"{source}: no `<name>/SKILL.md` inside; a folder of Agent Skills holds one folder per skill")
+    for skill in folders:
+        try:
+            read.components |= one_skill(skill, read)
+        except UserError as e:  # one bad skill is named and left out; the others come in
+            read.refused.append(f"{skill.name}: {e}")
+            read.notes.append(f"refused {skill.name}: {e}")
+    return read
+
+
+def one_skill(folder: Path, read: SkillsRead) -> dict[str, str]:
+    """The harness files of one skill folder (none for exported instructions, which may carry the harness's prompts);
+    a UserError says why it is refused."""
+    if folder.is_symlink():
+        raise UserError("a link; copy the skill in place of the link")
+    problems = skill_problems(folder, lenient=True)
+    if problems:
+        raise UserError(f"not a valid Agent Skill: {'; '.join(problems)}")
+    files = read_text_files(folder)
+    if "SKILL.md" not in files:
+        files["SKILL.md"] = files.pop("skill.md")
+        read.notes.append(f"{folder.name}: skill.md is SKILL.md in the harness")
+    front, _ = split_frontmatter(files["SKILL.md"], str(folder / "SKILL.md"))
+    marks = front.get("metadata") if isinstance(front.get("metadata"), dict) else {}
+    if marks.get(INSTRUCTIONS_MARK) == "true":
+        read.carried = read_carried(folder)
+        if read.carried is None:
+            read.notes.append(f"{folder.name} holds instructions exported from a harness, without the prompts themselves")
+        return {}
+    if marks.get(EXAMPLES_MARK) == "true":
+        read.notes.append(f"{folder.name}: its worked examples are the harness's examples/")
+        return {path: text for path, text in files.items() if path.startswith("examples/")}
+    read.notes += [f"{folder.name}: frontmatter `{key}` is kept in SKILL.md but harness-evo does not act on it"
+                   for key in ("allowed-tools", "compatibility") if key in front]
+    if marks.get(TOOL_MARK) == "true":
+        if "tool.toml" not in files:
+            raise UserError("marked as a harness-evo tool but has no tool.toml")
+        return {f"tools/{folder.name}/{path}": text for path, text in files.items() if path != "SKILL.md"}
+    return {f"skills/{folder.name}/{path}": text for path, text in files.items()}
+
+
+def over_carried_or_base(read: SkillsRead, base: Harness | None, source: Path) -> dict[str, str]:
+    """The components of the imported harness: what was read, over what the export carried (prompts, settings) or, for
+    skills that carry none, over the base harness (whose skills and tools of the same names are replaced)."""
+    if read.carried is not None:
+        read.notes.append(f"prompts and agent settings come from the export itself (its {CARRIED}/ folder)")
+        return read.carried | read.components
+    if base is None:
+        raise UserError(f"{source}: skills carry no prompts or agent settings; pass --base HARNESS to take them from")
+    replaced = {"/".join(path.split("/")[:2]) for path in read.components}
+    replaced |= {"examples"} if any(path.startswith("examples/") for path in read.components) else set()
+    kept = {path: text for path, text in base.components.items()
+            if "/".join(path.split("/")[:2]) not in replaced and path.split("/")[0] not in replaced}
+    read.notes.append(f"prompts and agent settings come from the base harness {base.source}")
+    return kept | read.components

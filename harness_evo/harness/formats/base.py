@@ -13,6 +13,11 @@ from harness_evo.templating import environment
 
 TEMPLATES = environment(Path(__file__).parent)
 """The text files these formats generate (EXPORT.md, generated SKILL.md, CLAUDE.md) are templates beside this module."""
+CARRIED = "harness-evo"
+"""Folder of a skills or Claude Code export that holds, as they are, the components the format has no place for
+(harness.toml, prompts/): an import takes them back from there, so that it needs no base harness."""
+HELD_AS_SKILLS = ("skills/", "tools/", "examples/")
+"""Components a skills-based export holds as skills of their own (and an import turns back)."""
 
 
 class Origin(BaseModel):
@@ -66,8 +71,9 @@ class Importer(Protocol):
 
     name: str
 
-    def load(self, source: Path, base: Harness) -> Imported:
-        """`base` provides what the source format has no place for (e.g. prompts, for a folder of skills)."""
+    def load(self, source: Path, base: Harness | None) -> Imported:
+        """`base` provides what the source format has no place for (e.g. prompts, for a folder of skills); a UserError says
+        so when the source needs one and there is none."""
         ...
 
 
@@ -109,3 +115,32 @@ def export_notes(harness: Harness, origin: Origin, format_name: str, exported: E
     return TEMPLATES.get_template("EXPORT.md.j2").render(
         harness=harness, origin=origin, format=format_name, exported=exported, when=time.strftime("%Y-%m-%d %H:%M")
     )
+
+
+def read_text_files(folder: Path) -> dict[str, str]:
+    """Relative path -> text of every file under `folder`; links and binary files are refused."""
+    files = {}
+    for path in sorted(folder.rglob("*")):
+        relative = safe_relative(path.relative_to(folder).as_posix())
+        if path.is_symlink():
+            raise UserError(f"{path}: links are refused; copy the file in place of the link")
+        if path.is_file() and "__pycache__" not in path.parts:
+            try:
+                files[relative] = path.read_text()
+            except UnicodeDecodeError:
+                raise UserError(f"{path}: not a text file; a harness holds text components only") from None
+    return files
+
+
+
+def carried(harness: Harness) -> dict[str, str]:
+    """The files of the CARRIED folder of a skills-based export: every component it does not hold as a skill."""
+    return {f"{CARRIED}/{path}": text for path, text in harness.components.items() if not path.startswith(HELD_AS_SKILLS)}
+
+
+def read_carried(folder: Path) -> dict[str, str] | None:
+    """The components an export carried in `folder`'s CARRIED folder; None when it has none."""
+    root = folder / CARRIED
+    if root.is_symlink() or not (root / "harness.toml").is_file():
+        return None
+    return read_text_files(root)

@@ -105,8 +105,10 @@ class MiniSweAgent:
             "`harness-evo import mini-swe-agent config.yaml --out DIR` brings it back (tools excepted)",
         ])
 
-    def load(self, source: Path, base: Harness) -> Imported:
+    def load(self, source: Path, base: Harness | None) -> Imported:
         config = read_config(source)
+        if base is None:
+            raise UserError(f"{source}: a mini-swe-agent config has no place for some of a harness's settings; pass --base HARNESS")
         notes: list[str] = []
         templates: dict[str, str] = {}
         skills: list[dict[str, str]] = []

@@ -15,5 +15,5 @@ class Native:
             usage=["`harness-evo eval --harness DIR` runs it; `harness-evo evolve --harness DIR` evolves it further."],
         )
 
-    def load(self, source: Path, base: Harness) -> Imported:
+    def load(self, source: Path, base: Harness | None) -> Imported:
         return Imported(harness=Harness.load(source))
