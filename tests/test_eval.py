@@ -115,6 +115,30 @@ def test_skills_a_task_brings_are_listed_beside_the_harnesss_and_readable_in_the
     assert "Write exactly: hello harness" in trajectory.steps[0].output
 
 
+@pytest.mark.parametrize("brought_by", ["harness", "task"])
+def test_claude_skill_dir_in_a_skill_is_the_folder_the_skill_is_installed_in(brought_by: str, tmp_path: Path):
+    suite = greeting_suite(tmp_path)
+    harness = shutil.copytree(HARNESS, tmp_path / "harness")
+    skill = (harness / "skills" if brought_by == "harness" else suite / "greeting" / "environment" / "skills") / "greeter"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greeter\ndescription: Writes the greeting.\n---\n"
+                                    "Run `sh ${CLAUDE_SKILL_DIR}/scripts/greet.sh` to write it.\n")
+    (skill / "scripts" / "greet.sh").write_text("echo 'hello harness' > /app/greeting.txt\n")
+
+    def solver(messages: list[dict]) -> str:
+        if len(messages) == 2:
+            listed = next(line for line in messages[0]["content"].splitlines() if "greeter" in line)
+            return bash(f"cat {next(word.strip('():') for word in listed.split() if word.strip('():').endswith('SKILL.md'))}")
+        command = messages[-1]["content"].split("Run `", 1)[1].split("`", 1)[0]
+        return bash(f"{command} && echo TASK_DONE")
+
+    store = run_eval(tmp_path, solver, tasks=suite, harness=harness)
+    [row] = store.rows("rollouts")
+    trajectory = Trajectory.model_validate(store.read_json(row["trajectory"]))
+    assert "${CLAUDE_SKILL_DIR}" not in trajectory.steps[0].output and "/scripts/greet.sh" in trajectory.steps[0].output
+    assert row["passed"], trajectory.steps[-1].output
+
+
 def test_an_agent_that_never_acts_fails_with_format_errors(tmp_path: Path):
     store = run_eval(tmp_path, lambda messages: "I have completed the task successfully.", tasks=greeting_suite(tmp_path))
     [row] = store.rows("rollouts")
