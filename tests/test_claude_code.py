@@ -51,6 +51,9 @@ def test_a_round_trip_gives_the_same_harness_back_without_a_base(fmt: str, make,
     assert back.changed_paths(harness) == [] and back.hash == harness.hash
     assert back.name == harness.name and back.agent == harness.agent and back.sampling == harness.sampling
     assert any("from the export itself" in note for note in imported.notes)
+    if fmt == "claude-code":  # the project's skills alone, as `import skills` finds them, carry the harness too
+        import_harness("skills", tmp_path / "out", tmp_path / "skills-back", base=None)
+        assert Harness.load(tmp_path / "skills-back").hash == harness.hash
 
 
 def test_every_exported_skill_passes_the_reference_validator(tmp_path: Path):
@@ -97,6 +100,7 @@ def test_a_claude_code_project_imports_its_skills_subagents_commands_and_claude_
         "---\nname: reviewer\ndescription: Reviews a change for bugs.\ntools: Read, Grep\nmodel: sonnet\n---\nYou review code.\n")
     (project / ".claude" / "commands" / "git").mkdir(parents=True)
     (project / ".claude" / "commands" / "git" / "fix-issue.md").write_text("Fix the issue $ARGUMENTS, then run the tests.\n")
+    (project / ".claude" / "commands" / "___.md").write_text("No letters in my name.\n")
     (project / "CLAUDE.md").write_text("# Project\n\nThe data lives in /srv/data; never delete it.\n")
 
     imported = import_harness("claude-code", project, tmp_path / "harness", base=Harness.load(BASH_AGENT))
@@ -110,6 +114,7 @@ def test_a_claude_code_project_imports_its_skills_subagents_commands_and_claude_
     assert skills["git-fix-issue"].description == "Fix the issue $ARGUMENTS, then run the tests."
     assert any("subagent reviewer" in note and "model, tools not carried" in note for note in imported.notes)
     assert any("command git/fix-issue" in note and "$ARGUMENTS" in note for note in imported.notes)
+    assert any(note.startswith("refused command ___: ") for note in imported.notes)
     installed = harness.files_for_sandbox()["/opt/harness/skills/pdf-text/SKILL.md"]
     assert "python3 /opt/harness/skills/pdf-text/scripts/text.py FILE" in installed
     assert "/opt/harness/skills/pdf-text/scripts/text.py" in harness.files_for_sandbox()

@@ -20,6 +20,7 @@ from harness_evo.harness.formats.agent_skills import (
     over_carried_or_base,
     read_skills,
     render,
+    skill_file,
     skill_name,
 )
 from harness_evo.harness.formats.base import CARRIED, TEMPLATES, Exported, Imported, carried, read_carried
@@ -72,7 +73,8 @@ class ClaudeCode:
 
     def load(self, source: Path, base: Harness | None) -> Imported:
         root = project_root(Path(source))
-        read = read_skills(root) if (root / PROJECT_SKILLS).is_dir() else SkillsRead()
+        skills = root / PROJECT_SKILLS
+        read = read_skills(root) if skills.is_dir() and any(skill_file(p) for p in skills.iterdir() if p.is_dir()) else SkillsRead()
         generated = self._generated(root, read)
         for kind, folder in (("subagent", AGENTS), ("command", COMMANDS)):
             for path in sorted((root / folder).rglob("*.md")) if (root / folder).is_dir() else []:
@@ -198,12 +200,12 @@ def markdown_as_skill(path: Path, folder: Path, kind: str, read: SkillsRead) -> 
     try:
         text = path.read_text()
         front, body = split_frontmatter(text, str(path)) if text.startswith("---") else ({}, text)
+        name = skill_name(str(front.get("name") or relative.replace("/", "-")))
+        if any(existing.startswith(f"skills/{name}/") for existing in read.components):
+            name = skill_name(f"{name}-{kind}")
     except (UnicodeDecodeError, UserError) as e:
         read.notes.append(f"refused {kind} {relative}: {e}")
         return {}
-    name = skill_name(str(front.get("name") or relative.replace("/", "-")))
-    if any(existing.startswith(f"skills/{name}/") for existing in read.components):
-        name = skill_name(f"{name}-{kind}")
     first = next((line.strip("# ").strip() for line in body.splitlines() if line.strip()), "")
     description = str(front.get("description") or first or f"The {kind} {relative}.").strip()[:1024]
     extra = sorted(key for key in front if key not in ("name", "description"))
