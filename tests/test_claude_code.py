@@ -106,6 +106,7 @@ def test_a_claude_code_project_imports_its_skills_subagents_commands_and_claude_
     imported = import_harness("claude-code", project, tmp_path / "harness", base=Harness.load(BASH_AGENT))
 
     harness = Harness.load(tmp_path / "harness")
+    assert harness.name == "project" and harness.agent == Harness.load(BASH_AGENT).agent
     system = harness.render("system.md.j2")
     assert system.startswith("You are an agent that completes tasks") and system.endswith("The data lives in /srv/data; never delete it.")
     skills = {skill.name: skill for skill in harness.skills}

@@ -25,6 +25,7 @@ from harness_evo.harness.formats.agent_skills import (
 )
 from harness_evo.harness.formats.base import CARRIED, TEMPLATES, Exported, Imported, carried, read_carried
 from harness_evo.harness.frontmatter import frontmatter, split_frontmatter
+from harness_evo.harness.settings_edit import set_setting
 
 LOOP_RULES = re.compile(r"TASK_DONE|fenced bash block|bash block|\bblocks?\b.*\bruns?\b|\brepl(y|ies)\b|run for you|"
                         r"like any command|You then see its output", re.IGNORECASE)
@@ -88,6 +89,9 @@ class ClaudeCode:
         elif not read.components and read.carried is None:
             raise UserError(f"{root}: nothing to import (no CLAUDE.md, and no skill, subagent or command in .claude/)")
         components = over_carried_or_base(read, base, root)
+        if read.carried is None:
+            toml = set_setting(components["harness.toml"], "harness", "name", root.resolve().name)
+            components["harness.toml"] = set_setting(toml, "harness", "description", f"Imported from the Claude Code project {root.resolve().name}.")
         if generated:
             self._changed(root, Harness(components, source=str(root)), read.notes)
         return Imported(harness=Harness(components, source=str(root)), notes=read.notes)
