@@ -166,3 +166,13 @@ def test_the_subagent_frontmatter_is_yaml_claude_code_reads(tmp_path: Path):
     front = yaml.safe_load(text.split("---\n")[1])
     assert set(front) <= {"name", "description", "tools", "disallowedTools", "model", "permissionMode", "maxTurns", "skills"}
     assert isinstance(front["skills"], list) and isinstance(front["maxTurns"], int)
+
+
+def test_only_the_sentences_about_our_loop_are_left_out_of_claude_md():
+    from harness_evo.harness.formats.claude_code import without_loop_rules
+
+    text = ("The API server replies with JSON; parse it with python3. Every reply must hold one fenced bash block.\n\n"
+            "Tips:\n- Use `jq` when it is installed.\n- Print TASK_DONE when you are done.\n\n```bash\necho TASK_DONE\n```\n")
+    kept, dropped = without_loop_rules(text)
+    assert kept == "The API server replies with JSON; parse it with python3.\n\nTips:\n- Use `jq` when it is installed."
+    assert dropped == ["Every reply must hold one fenced bash block.", "- Print TASK_DONE when you are done.", "```bash\necho TASK_DONE\n```"]

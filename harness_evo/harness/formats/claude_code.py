@@ -27,8 +27,8 @@ from harness_evo.harness.formats.base import CARRIED, TEMPLATES, Exported, Impor
 from harness_evo.harness.frontmatter import frontmatter, split_frontmatter
 from harness_evo.harness.settings_edit import set_setting
 
-LOOP_RULES = re.compile(r"TASK_DONE|fenced bash block|bash block|\bblocks?\b.*\bruns?\b|\brepl(y|ies)\b|run for you|"
-                        r"like any command|You then see its output", re.IGNORECASE)
+LOOP_RULES = re.compile(r"TASK_DONE|fenced bash block|bash block|\bblocks?\b.*\bruns?\b|\b(your|each|every|per|next) repl(y|ies)\b|"
+                        r"\breply with\b|run for you|like any command|You then see its output", re.IGNORECASE)
 """Sentences that describe harness-evo's agent loop (reply format, finish marker, how tools are run), which Claude Code
 replaces by its own."""
 SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z`(])")
