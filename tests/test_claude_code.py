@@ -13,6 +13,7 @@ from harness_evo.errors import UserError
 from harness_evo.harness import Harness
 from harness_evo.harness.examples import Example, Turn, render_example
 from harness_evo.harness.formats import export_harness, import_harness
+from harness_evo.harness.formats.claude_code import without_loop_rules
 from harness_evo.harness.frontmatter import split_frontmatter
 from harness_evo.harness.settings_edit import set_setting
 
@@ -169,8 +170,6 @@ def test_the_subagent_frontmatter_is_yaml_claude_code_reads(tmp_path: Path):
 
 
 def test_only_the_sentences_about_our_loop_are_left_out_of_claude_md():
-    from harness_evo.harness.formats.claude_code import without_loop_rules
-
     text = ("The API server replies with JSON; parse it with python3. Every reply must hold one fenced bash block.\n\n"
             "Tips:\n- Use `jq` when it is installed.\n- Print TASK_DONE when you are done.\n\n```bash\necho TASK_DONE\n```\n")
     kept, dropped = without_loop_rules(text)
