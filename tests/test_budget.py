@@ -126,7 +126,7 @@ def test_a_wall_time_too_small_for_one_gate_is_refused_with_the_budget_to_raise(
 
     error = refused(monkeypatch, capsys, "--config", str(config_file), "--budget-minutes", "1", "--runs", str(tmp_path / "runs"))
 
-    assert error == ("error: 1 min hold about 6 rollouts at 10 s each, a default until a run here measures it, and a first "
+    assert error == ("error: the budgets cannot hold one gate: 1 min hold about 6 rollouts at 10 s each, a default until a run here measures it, and a first "
                      "edit is gated only after at least 19 (the root's dev scoring, a minibatch and the child's gate on the "
                      "smallest pattern): raise --budget-minutes (budget.max_wall_s) to at least 4")
     assert not (tmp_path / "runs").exists(), "nothing is recorded for a refused run"

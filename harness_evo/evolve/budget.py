@@ -147,7 +147,7 @@ class Estimate(BaseModel):
             raise_it = f"raise --budget-rollouts (budget.max_rollouts) to at least {self.first_gate}"
         else:
             raise_it = f"raise budget.max_dollars.{name.removesuffix(' dollar cap')}"
-        return (f"{self.allowance(name)}, and a first edit is gated only after at least {self.first_gate} (the root's "
+        return (f"the budgets cannot hold one gate: {self.allowance(name)}, and a first edit is gated only after at least {self.first_gate} (the root's "
                 f"dev scoring, a minibatch and the child's gate on the smallest pattern): {raise_it}")
 
 
