@@ -4,6 +4,7 @@ Both come from the pydantic models of `config.py`, so `harness-evo config --defa
 what the code does.
 """
 
+import re
 import textwrap
 import typing
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from pydantic import BaseModel
 from harness_evo.config import RunConfig
 
 WIDTH = 118
+BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 MARKDOWN_HEADER = """# Configuration
 
 Every setting of a run, with its default. A run reads them from a TOML file (`--config FILE`); command-line options
@@ -78,8 +80,13 @@ def toml_value(value: object) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(toml_value(item) for item in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{key} = {toml_value(item)}" for key, item in value.items()) + "}"
+        return "{" + ", ".join(f"{toml_key(key)} = {toml_value(item)}" for key, item in value.items()) + "}"
     return tomli_w.dumps({"v": value}).removeprefix("v = ").strip()
+
+
+def toml_key(key: str) -> str:
+    """`key` bare when TOML allows it, else quoted (`"python:3.11"`)."""
+    return key if BARE_KEY.fullmatch(key) else toml_value(key)
 
 
 def comment(text: str) -> list[str]:

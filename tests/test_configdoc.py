@@ -26,13 +26,15 @@ def test_the_printed_defaults_are_a_config_file_that_loads_as_the_defaults_with_
 
 def test_a_config_file_is_printed_with_what_it_sets_and_every_default_it_leaves(cli, tmp_path: Path):
     path = tmp_path / "run.toml"
-    path.write_text("[budget]\nmax_wall_s = 60.0\n[models.solver]\nmodel = \"openai/gpt-4o-mini\"\n")
+    path.write_text('[budget]\nmax_wall_s = 60.0\nmax_dollars = {proposer = 2.0}\n[models.solver]\nmodel = "openai/gpt-4o-mini"\n'
+                    '[sandbox.image_aliases]\n"python:3.11-slim" = "harness-evo/base:latest"\n')
 
     result = cli("config", "--config", path)
 
     assert result.exit_code == 0, result.output
     printed = RunConfig.model_validate(tomllib.loads(result.output))
     assert printed == RunConfig.load(path) and printed.budget.max_wall_s == 60.0 and printed.acceptance.trials == 3
+    assert printed.sandbox.image_aliases == {"python:3.11-slim": "harness-evo/base:latest"}
 
 
 @pytest.mark.parametrize("args", [[], ["--defaults", "--config", "x.toml"]])
