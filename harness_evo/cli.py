@@ -261,6 +261,21 @@ def models_command(
     print_view(view.collect(load_config(config_file).models), None if as_json else view.render)
 
 
+@app.command("config")
+def config_command(
+    defaults: Annotated[bool, typer.Option("--defaults", help="The built-in configuration.")] = False,
+    config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML: it, with every setting it leaves out.")] = None,
+    markdown: Annotated[bool, typer.Option("--markdown", help="A markdown page (docs/configuration.md) instead of TOML.")] = False,
+) -> None:
+    """Print a run configuration with every setting and what it does, as a TOML file to start from."""
+    from harness_evo.configdoc import as_markdown, as_toml
+
+    if defaults == (config_file is not None):
+        raise UserError("pass --defaults (the built-in configuration) or --config FILE (one of yours), one of them")
+    config = RunConfig() if defaults else load_config(config_file)
+    print((as_markdown if markdown else as_toml)(config), end="")
+
+
 @serve_app.command("vllm")
 def serve_vllm_command(
     model: Annotated[str, typer.Option(help="The Hugging Face model to serve, e.g. Qwen/Qwen2.5-Coder-7B-Instruct.")],

@@ -1,14 +1,26 @@
-"""The pre-flight estimate a user reads before an evolution run starts."""
+"""The pre-flight estimate a user reads before an evolution run starts: what each budget allows at the pace of runs on
+this machine, which one binds, and a refusal of budgets that cannot hold one gate."""
 
+from pathlib import Path
+
+import pytest
+from fixtures import evolve_world as world
+
+from harness_evo.cli import main
 from harness_evo.config import RunConfig
+from harness_evo.evolve import pace
 from harness_evo.evolve.budget import estimate, time_spent
+from harness_evo.evolve.pace import Pace
 from harness_evo.store import RunStore
+
+pytestmark = pytest.mark.usefixtures("user_cache")
+MEASURED = Pace(seconds_per_rollout=14.3, rollouts=212, runs=3)
 
 
 def evolve_config(**acceptance) -> RunConfig:
     config = RunConfig(kind="evolve")
     config.acceptance = config.acceptance.model_copy(update=acceptance)
-    config.budget = config.budget.model_copy(update={"max_iterations": 5, "max_rollouts": 10_000})
+    config.budget = config.budget.model_copy(update={"max_iterations": 5, "max_rollouts": 10_000, "max_wall_s": 360_000.0})
     return config
 
 
@@ -51,7 +63,7 @@ def test_a_resumed_run_is_forecast_on_what_its_budgets_leave():
 
     assert resumed.rollouts <= 400 and resumed.iterations < fresh.iterations and resumed.wall_minutes == 30
     assert "rollouts" in fresh.sentence() and "more rollouts" not in fresh.sentence()
-    assert f"about {resumed.rollouts} more rollouts" in resumed.sentence() and "or 30 more min of wall time" in resumed.sentence()
+    assert f"about {resumed.rollouts} more rollouts" in resumed.sentence() and "30 more min hold about 180 rollouts" in resumed.sentence()
 
 
 def test_the_time_a_stopped_session_spent_after_its_last_checkpoint_counts_when_the_run_is_resumed(tmp_path):
@@ -60,3 +72,75 @@ def test_the_time_a_stopped_session_spent_after_its_last_checkpoint_counts_when_
     store.emit("clock", elapsed_s=160.0)
     assert time_spent(store, checkpointed_s=100.0) == 160.0, "stopped 60 s into the iteration after the checkpoint"
     assert time_spent(store, checkpointed_s=200.0) == 200.0, "a later session checkpointed and was then killed"
+
+
+def test_the_estimate_names_the_budget_that_binds_and_what_the_others_would_allow():
+    config = RunConfig(kind="evolve")
+    wall = estimate(config, n_dev=28, step_limit=12, pace=MEASURED, n_train=60)
+    assert wall.binds == "wall time" and wall.rollouts == wall.allows["wall time"] == 62
+    assert ("about 62 rollouts (about 36 of them scoring harnesses on dev)" in wall.sentence()
+            and "the wall time binds: 15 min hold about 62 rollouts at 14.3 s each, measured here over 212 rollouts of 3 "
+                "earlier runs (the rollout budget allows 400; 20 iterations would take about" in wall.sentence())
+
+    config.budget = config.budget.model_copy(update={"max_wall_s": 36_000.0, "max_rollouts": 150})
+    assert estimate(config, n_dev=28, step_limit=12, pace=MEASURED, n_train=60).binds == "rollout budget"
+    config.budget = config.budget.model_copy(update={"max_rollouts": 10_000, "max_iterations": 2})
+    iterations = estimate(config, n_dev=28, step_limit=12, pace=MEASURED, n_train=60)
+    assert iterations.binds == "iteration budget" and iterations.iterations == 2
+    assert "the iteration budget binds: 2 iterations would take about" in iterations.sentence()
+
+
+def test_a_dollar_cap_on_a_priced_model_can_bind():
+    config = RunConfig(kind="evolve")
+    config.models.solver.model = "gpt-4o-mini"
+    config.budget = config.budget.model_copy(update={"max_wall_s": 36_000.0, "max_rollouts": 10_000, "max_dollars": {"solver": 0.05}})
+    capped = estimate(config, n_dev=28, step_limit=12, pace=MEASURED, n_train=60)
+    assert capped.binds == "solver dollar cap" and capped.rollouts < 100 and "the solver dollar cap binds" in capped.sentence()
+
+
+def test_before_any_run_here_the_pace_is_the_documented_default_then_what_runs_measured():
+    config = world.config()
+    assert pace.pace(config) == Pace() and Pace().basis() == "a default until a run here measures it"
+    pace.record(config, "evolve-a", rollouts=3, seconds=600)
+    assert pace.pace(config) == Pace(), "a session of 3 rollouts says too little"
+    pace.record(config, "evolve-b", rollouts=40, seconds=400)
+    pace.record(config, "evolve-c", rollouts=60, seconds=800)
+    assert pace.pace(config) == Pace(seconds_per_rollout=12.0, rollouts=100, runs=2)
+    assert pace.pace(config.model_copy(update={"executor": config.executor.model_copy(update={"workers": 5})})) == Pace(), \
+        "a pace is per solver and workers"
+
+
+def refused(monkeypatch, capsys, *argv: str) -> str:
+    """Run `harness-evo evolve` as its entry point does; the one-line error it printed."""
+    monkeypatch.setattr("sys.argv", ["harness-evo", "evolve", *argv])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    error = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2 and "\n" not in error and "Traceback" not in error
+    return error
+
+
+def test_a_wall_time_too_small_for_one_gate_is_refused_with_the_budget_to_raise(tmp_path: Path, monkeypatch, capsys):
+    config_file = tmp_path / "evolve.toml"
+    world.config().save(config_file)
+
+    error = refused(monkeypatch, capsys, "--config", str(config_file), "--budget-minutes", "1", "--runs", str(tmp_path / "runs"))
+
+    assert error == ("error: the budgets cannot hold one gate: 1 min hold about 6 rollouts at 10 s each, a default until a run here measures it, and a first "
+                     "edit is gated only after at least 19 (the root's dev scoring, a minibatch and the child's gate on the "
+                     "smallest pattern): raise --budget-minutes (budget.max_wall_s) to at least 4")
+    assert not (tmp_path / "runs").exists(), "nothing is recorded for a refused run"
+
+
+def test_a_budget_refused_at_the_pace_runs_here_measured(tmp_path: Path, monkeypatch, capsys):
+    config = world.config()
+    config.save(tmp_path / "evolve.toml")
+    pace.record(config, "evolve-slow", rollouts=10, seconds=600)
+
+    error = refused(monkeypatch, capsys, "--config", str(tmp_path / "evolve.toml"), "--runs", str(tmp_path / "runs"))
+
+    assert "15 min hold about 15 rollouts at 60 s each, measured here over 10 rollouts of 1 earlier run" in error
+    assert error.endswith("raise --budget-minutes (budget.max_wall_s) to at least 19")
+    assert "raise --budget-rollouts (budget.max_rollouts) to at least 19" in refused(
+        monkeypatch, capsys, "--config", str(tmp_path / "evolve.toml"), "--budget-minutes", "600", "--budget-rollouts", "10",
+        "--runs", str(tmp_path / "runs"))

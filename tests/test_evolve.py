@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fixtures import evolve_world as world
 
-from harness_evo.evolve import session
+from harness_evo.evolve import pace, session
 from harness_evo.llm import scripted
 from harness_evo.store import RunStore
 
@@ -108,6 +108,7 @@ def test_a_run_that_finished_on_its_budget_goes_on_when_resumed_with_a_bigger_on
     store = RunStore(store.folder)
     assert store.info["summary"]["iterations"] == 1 and store.info["best_node"] != store.info["root"]
     assert [row["status"] for row in store.rows("edits", order_by="revision")] == ["rejected_static", "accepted"]
+    assert pace.pace(world.config()).rollouts == len(store.rows("rollouts")), "each session's pace is kept for the next estimate"
     budget = session.load_run_config(store).budget
     assert (budget.max_iterations, budget.patience) == (1, 5), "the new budgets are the run's from now on"
     assert [event["data"]["elapsed_s"] > 0 for event in store.events(["clock"])] == [True, True], "each session left its time"

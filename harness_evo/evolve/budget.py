@@ -4,12 +4,14 @@ Spend is read from the store, so a resumed run counts what it already paid for, 
 answered from a cache costs nothing.
 """
 
+import math
 import time
 
 import litellm
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from harness_evo.config import RoleModel, RunConfig
+from harness_evo.evolve.pace import Pace
 from harness_evo.store import RunStore
 
 ROLES = ("solver", "analyzer", "proposer", "critic")
@@ -18,6 +20,7 @@ ACCEPT_SHARE_GUESS = 0.3
 FAIL_SHARE_GUESS = 0.5
 SECOND_LOOK_SHARE_GUESS = 0.5
 FREE_PREFIXES = ("local/", "scripted/", "vllm/", "hosted_vllm/", "ollama/")
+WALL, ROLLOUTS, ITERATIONS = "wall time", "rollout budget", "iteration budget"
 
 
 class BudgetExhausted(Exception):
@@ -34,6 +37,11 @@ class Budget:
     @property
     def elapsed_s(self) -> float:
         return self.elapsed_before_s + time.monotonic() - self.clock
+
+    @property
+    def session_s(self) -> float:
+        """The wall time of this session alone."""
+        return time.monotonic() - self.clock
 
     @property
     def remaining_s(self) -> float:
@@ -74,7 +82,7 @@ def time_spent(store: RunStore, checkpointed_s: float) -> float:
 
 
 class Estimate(BaseModel):
-    """What a run will roughly cost, before it starts."""
+    """What a run will roughly cost, and which budget stops it, before it starts."""
 
     iterations: int
     rollouts: int
@@ -84,43 +92,109 @@ class Estimate(BaseModel):
     dollars: dict[str, float | None]
     """None for a model whose price litellm does not know."""
     wall_minutes: float
-    """The wall time the run has left (all of its limit, unless resumed), which may stop it before the other budgets do."""
+    """The wall time the run has left (all of its limit, unless resumed)."""
     more: bool = False
     """The forecast is of what is left of a resumed run."""
+    pace: Pace = Field(default_factory=Pace)
+    """Wall seconds per rollout of the whole loop on this machine, that the wall time is divided by."""
+    allows: dict[str, int] = Field(default_factory=dict)
+    """Rollouts each budget would allow on its own, by name: `wall time`, `rollout budget`, `iteration budget`, `<role>
+    dollar cap`."""
+    binds: str = WALL
+    """The budget that stops the run first (patience, which cannot be foreseen, may stop it sooner)."""
+    first_gate: int = 0
+    """The fewest rollouts before a first edit is gated: the root's dev scoring, a minibatch, and the child on the
+    smallest pattern (`failures.promotion_support` tasks, `acceptance.trials` each)."""
+    iterations_left: int = 0
+    """The iteration budget, of what is left."""
 
     def sentence(self) -> str:
         known = [d for d in self.dollars.values() if d is not None]
         price = f"about ${sum(known):.2f}" + (" (some prices unknown)" if len(known) < len(self.dollars) else "")
         more = "more " if self.more else ""
-        return (f"about {self.rollouts} {more}rollouts (about {self.dev_rollouts} of them scoring harnesses on dev), about {sum(self.model_calls.values())} {more}model calls, {price} with these "
-                f"models (up to {self.iterations} {more}iterations, or {self.wall_minutes:g} {more}min of wall time if that comes first)")
+        text = (f"about {self.rollouts} {more}rollouts (about {self.dev_rollouts} of them scoring harnesses on dev), about "
+                f"{sum(self.model_calls.values())} {more}model calls, {price} with these models, in up to {self.iterations} "
+                f"{more}iteration{'s' * (self.iterations != 1)}")
+        if self.binds not in self.allows:
+            return text
+        others = [self.allowance(name) for name in self.allows if name != self.binds]
+        return f"{text}; the {self.binds} binds: {self.allowance(self.binds)}" + (f" ({'; '.join(others)})" if others else "")
+
+    def allowance(self, name: str) -> str:
+        """What the budget `name` allows, in words."""
+        more = "more " if self.more else ""
+        n = self.allows[name]
+        if name == WALL:
+            return f"{self.wall_minutes:g} {more}min hold about {n} rollouts at {self.pace.seconds_per_rollout:g} s each, {self.pace.basis()}"
+        if name == ROLLOUTS:
+            return f"the rollout budget allows {n}" + (" more" if self.more else "")
+        if name == ITERATIONS:
+            return f"{self.iterations_left} {more}iterations would take about {n}"
+        return f"the {name} allows about {n}"
+
+    def refusal(self) -> str | None:
+        """Why the budgets cannot hold one gate, with the budget to raise; None when they can or no iteration is asked."""
+        if not self.iterations_left:
+            return None
+        short = {name: n for name, n in self.allows.items() if name != ITERATIONS and n < self.first_gate}
+        if not short:
+            return None
+        name = min(short, key=short.get)
+        if name == WALL:
+            minutes = math.ceil(self.first_gate * self.pace.seconds_per_rollout / 60)
+            raise_it = f"raise --budget-minutes (budget.max_wall_s) to at least {minutes}"
+        elif name == ROLLOUTS:
+            raise_it = f"raise --budget-rollouts (budget.max_rollouts) to at least {self.first_gate}"
+        else:
+            raise_it = f"raise budget.max_dollars.{name.removesuffix(' dollar cap')}"
+        return (f"the budgets cannot hold one gate: {self.allowance(name)}, and a first edit is gated only after at least {self.first_gate} (the root's "
+                f"dev scoring, a minibatch and the child's gate on the smallest pattern): {raise_it}")
 
 
 def estimate(config: RunConfig, n_dev: int, step_limit: int, rollouts_done: int = 0, iterations_done: int = 0,
-             minutes_done: float = 0.0) -> Estimate:
-    """A rough forecast from the budgets: per iteration a minibatch, a gate (child and parent; sometimes a second look)
-    and sometimes a dev scoring. For a resumed run, of what its budgets leave after what it has done."""
-    minibatch = config.curriculum.minibatch
+             minutes_done: float = 0.0, pace: Pace | None = None, n_train: int | None = None,
+             spent: dict[str, float] | None = None) -> Estimate:
+    """A rough forecast from the budgets and the pace of runs here: per iteration a minibatch, a gate (child and
+    parent; sometimes a second look) and sometimes a dev scoring. Each budget's rollouts on its own; the fewest bind.
+    For a resumed run, of what its budgets leave after what it has done."""
+    pace = pace or Pace()
+    minibatch = min(config.curriculum.minibatch, n_train or config.curriculum.minibatch)
     acceptance = config.acceptance
-    gate = (acceptance.pattern_tasks + acceptance.regression_sample) * (acceptance.trials + SECOND_LOOK_SHARE_GUESS * acceptance.extra_trials)
-    per_iteration = minibatch + 2 * gate + ACCEPT_SHARE_GUESS * n_dev * config.search.dev_trials
+    gate_tasks = min(acceptance.pattern_tasks + acceptance.regression_sample, n_train or 10**9)
+    gate = gate_tasks * (acceptance.trials + SECOND_LOOK_SHARE_GUESS * acceptance.extra_trials)
+    dev_per_accept = ACCEPT_SHARE_GUESS * n_dev * config.search.dev_trials
+    per_iteration = minibatch + 2 * gate + dev_per_accept
     start = 0 if rollouts_done else n_dev * config.search.dev_trials
-    rollouts_left = max(0, config.budget.max_rollouts - rollouts_done)
-    iterations = max(0, min(config.budget.max_iterations - iterations_done, int((rollouts_left - start) // max(per_iteration, 1)) + 1))
-    rollouts = int(min(rollouts_left, start + iterations * per_iteration))
-    dev_rollouts = int(min(rollouts, start + iterations * ACCEPT_SHARE_GUESS * n_dev * config.search.dev_trials))
-    calls = {
-        "solver": int(rollouts * max(1, step_limit // 2)),
-        "analyzer": int(iterations * minibatch * FAIL_SHARE_GUESS),
-        "proposer": iterations * (1 + config.search.revisions // 2),
-        "critic": iterations * config.search.candidates if config.reviews_edits() else 0,
+    calls_per_iteration = {
+        "solver": per_iteration * max(1, step_limit // 2),
+        "analyzer": minibatch * FAIL_SHARE_GUESS,
+        "proposer": 1 + config.search.revisions // 2,
+        "critic": config.search.candidates if config.reviews_edits() else 0,
     }
+    wall_minutes = round(max(0.0, config.budget.max_wall_s / 60 - minutes_done), 1)
+    iterations_left = max(0, config.budget.max_iterations - iterations_done)
+    allows = {WALL: int(wall_minutes * 60 / pace.seconds_per_rollout), ROLLOUTS: max(0, config.budget.max_rollouts - rollouts_done)}
+    for role, cap in config.budget.max_dollars.items():
+        per_iteration_dollars = price(config.models.role(role), calls_per_iteration[role])
+        if per_iteration_dollars:
+            allows[f"{role} dollar cap"] = int(max(0.0, cap - (spent or {}).get(role, 0.0)) * per_iteration / per_iteration_dollars)
+    binds = min(allows, key=allows.get)
+    iterations = max(0, min(iterations_left, int((allows[binds] - start) // max(per_iteration, 1)) + 1))
+    allows[ITERATIONS] = int(start + iterations_left * per_iteration)
+    if allows[ITERATIONS] < allows[binds]:
+        binds = ITERATIONS
+    rollouts = int(min(allows[binds], start + iterations * per_iteration))
+    dev_rollouts = int(min(rollouts, start + iterations * dev_per_accept))
+    calls = {role: int(rollouts * max(1, step_limit // 2)) if role == "solver" else int(iterations * n)
+             for role, n in calls_per_iteration.items()}
     dollars = {role: price(config.models.role(role), n) for role, n in calls.items()}
+    first_gate = start + minibatch + config.failures.promotion_support * acceptance.trials
     return Estimate(iterations=iterations, rollouts=rollouts, dev_rollouts=dev_rollouts, model_calls=calls, dollars=dollars,
-                    wall_minutes=round(max(0.0, config.budget.max_wall_s / 60 - minutes_done), 1), more=bool(rollouts_done or iterations_done))
+                    wall_minutes=wall_minutes, more=bool(rollouts_done or iterations_done), pace=pace, allows=allows,
+                    binds=binds, first_gate=first_gate, iterations_left=iterations_left)
 
 
-def price(role: RoleModel, calls: int) -> float | None:
+def price(role: RoleModel, calls: float) -> float | None:
     """Dollars for `calls` calls of a typical size; 0 for models run here, None when litellm has no price."""
     if role.model.startswith(FREE_PREFIXES):
         return 0.0

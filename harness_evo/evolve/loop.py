@@ -20,6 +20,7 @@ from harness_evo.config import RunConfig
 from harness_evo.curriculum import Pull, make_curriculum, similar_by_metadata
 from harness_evo.errors import HarnessError
 from harness_evo.evolve import events as ev
+from harness_evo.evolve import pace
 from harness_evo.evolve.acceptance import Verdict, make_gate, pair_rollouts
 from harness_evo.evolve.budget import Budget, BudgetExhausted, estimate, time_spent
 from harness_evo.evolve.conditioning import ConditioningCheck, conditioning_summary
@@ -73,8 +74,10 @@ class Evolution:
             callback(event)
 
     def run(self) -> dict:
-        forecast = estimate(self.config, len(self.dev), self.harness(self.root).agent.step_limit, rollouts_done=self.budget.rollouts(),
-                            iterations_done=self.state.iteration, minutes_done=self.budget.elapsed_s / 60)
+        rollouts_before = self.budget.rollouts()
+        forecast = estimate(self.config, len(self.dev), self.harness(self.root).agent.step_limit, rollouts_done=rollouts_before,
+                            iterations_done=self.state.iteration, minutes_done=self.budget.elapsed_s / 60,
+                            pace=pace.pace(self.config), n_train=len(self.train), spent=self.budget.spend())
         self.emit(ev.RunStarted(self.store.id, forecast))
         deadline = threading.Timer(self.budget.remaining_s, self.executor.interrupt)  # rollouts in flight stop at the wall-time limit
         deadline.daemon = True
@@ -94,6 +97,7 @@ class Evolution:
         finally:
             deadline.cancel()
             self.store.emit("clock", elapsed_s=self.budget.elapsed_s)
+            pace.record(self.config, self.store.id, self.budget.rollouts() - rollouts_before, self.budget.session_s)
         summary = self.summary(stop)
         self.store.set_status("finished", finished=time.time(), best_node=summary["best_node"], summary=summary)
         self.emit(ev.RunFinished(summary))

@@ -16,7 +16,9 @@ from pathlib import Path
 from harness_evo.config import RunConfig
 from harness_evo.errors import UserError
 from harness_evo.evolve import events as ev
-from harness_evo.evolve.loop import Evolution
+from harness_evo.evolve.budget import estimate
+from harness_evo.evolve.loop import Evolution, dev_tasks
+from harness_evo.evolve.pace import pace
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
@@ -42,11 +44,16 @@ def configure(config: RunConfig, harness: Path | None = None, tasks: Path | None
 
 
 def start(config: RunConfig, runs_dir: Path, harness: Harness | None = None, forked_from: dict | None = None) -> RunStore:
-    """A new evolution run folder with its configuration and starting harness; `run` then runs it."""
+    """A new evolution run folder with its configuration and starting harness; `run` then runs it. Budgets that cannot
+    hold one gate at the pace of runs here are refused before the folder is made."""
     harness = harness or Harness.load(config.harness)
     suite = load_suite(config.tasks, seed=config.seed)
     if not suite.split("train"):
         raise UserError(f"{config.tasks}: no train tasks to evolve on; name some under [splits] train in its suite.toml")
+    forecast = estimate(config, len(dev_tasks(suite, config)), harness.agent.step_limit, pace=pace(config),
+                        n_train=len(suite.split("train")))
+    if refusal := forecast.refusal():
+        raise UserError(refusal)
     store = RunStore.create(runs_dir, "evolve")
     config.save(store.folder / "config.toml")
     harness.save(store.folder / "harnesses" / harness.hash)

@@ -1,0 +1,86 @@
+"""How fast evolution runs go on this machine: wall seconds per rollout of the whole loop (rollouts, analysis, proposals,
+reviews), by solver model and rollout workers.
+
+Each run session that paid for enough rollouts adds its measurement to `pace.json` in the user cache folder (with the
+response cache); the pre-flight estimate of the next run reads it. Before any run here it uses DEFAULT_SECONDS.
+"""
+
+import json
+import os
+import time
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from harness_evo.config import RunConfig
+from harness_evo.llm.cache import cache_home
+
+DEFAULT_SECONDS = 10.0
+"""Wall seconds per rollout until this machine has measured its own: the embedded 1.5B solver on llama-server with 3
+workers on a 2-core machine did 106 rollouts in 15.1 minutes (8.5 s each) and 497 in 88 minutes (10.6 s; both in
+docs/experiments.md)."""
+KEPT = 5
+"""Sessions kept per solver and workers: the pace is theirs, pooled."""
+MIN_ROLLOUTS = 4
+"""A session that paid for fewer rollouts says too little about the pace to be kept."""
+FILE = "pace.json"
+
+
+class Measured(BaseModel):
+    """One run session: the rollouts it paid for in its wall time."""
+
+    run: str
+    rollouts: int
+    seconds: float
+    at: float = Field(default_factory=time.time)
+
+
+class Pace(BaseModel):
+    """The wall seconds one rollout takes, and what that stands on."""
+
+    seconds_per_rollout: float = DEFAULT_SECONDS
+    rollouts: int = 0
+    """The rollouts it was measured over; 0 for the default."""
+    runs: int = 0
+    """The run sessions they came from."""
+
+    def basis(self) -> str:
+        if not self.rollouts:
+            return "a default until a run here measures it"
+        return f"measured here over {self.rollouts} rollouts of {self.runs} earlier run{'s' * (self.runs != 1)}"
+
+
+def key(config: RunConfig) -> str:
+    """What a pace is measured for: the solver model and the rollouts run at once."""
+    return f"{config.models.solver.model} x{config.rollout_workers()}"
+
+
+def load(path: Path) -> dict[str, list[Measured]]:
+    """The measurements of `path` by key; an unreadable file is as good as none (it is only a cache)."""
+    try:
+        data = json.loads(path.read_text())
+        return {name: [Measured.model_validate(row) for row in rows] for name, rows in data.items()}
+    except (OSError, ValueError, AttributeError, ValidationError):
+        return {}
+
+
+def pace(config: RunConfig) -> Pace:
+    """The pace of runs like `config` on this machine: its last KEPT sessions pooled, or the default."""
+    sessions = load(cache_home() / FILE).get(key(config), [])
+    rollouts = sum(row.rollouts for row in sessions)
+    if not rollouts:
+        return Pace()
+    return Pace(seconds_per_rollout=round(sum(row.seconds for row in sessions) / rollouts, 2), rollouts=rollouts, runs=len(sessions))
+
+
+def record(config: RunConfig, run: str, rollouts: int, seconds: float) -> None:
+    """Keep a session's pace for the next estimates (too few rollouts are not kept). The file is replaced whole, so a
+    reader never sees half of it; of two sessions ending at once, one's measurement may be lost."""
+    if rollouts < MIN_ROLLOUTS or seconds <= 0:
+        return
+    path = cache_home() / FILE
+    sessions = load(path)
+    sessions[key(config)] = [*sessions.get(key(config), []), Measured(run=run, rollouts=rollouts, seconds=round(seconds, 1))][-KEPT:]
+    partial = path.with_name(f"{FILE}.{os.getpid()}")
+    partial.write_text(json.dumps({name: [row.model_dump() for row in rows] for name, rows in sessions.items()}, indent=1))
+    partial.replace(path)
