@@ -310,7 +310,8 @@ def serve_vllm_command(
 def sandbox_prune_command(
     run: Annotated[str | None, typer.Option(help="Only the containers of this run id.")] = None,
 ) -> None:
-    """Remove every container harness-evo left behind (all that carry its label), running or not."""
+    """Remove every container harness-evo left behind (all that carry its label), running or not. A new run removes on
+    its own the containers of runs whose process is gone, and a container stops by itself when its lifetime is over."""
     from harness_evo.sandbox.docker import connect, prune
 
     removed = prune(connect(), **({"harness-evo.run": run} if run else {}))

@@ -9,13 +9,14 @@ import secrets
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import docker
 import pytest
 from docker.errors import NotFound
 
-from harness_evo.config import SandboxConfig
+from harness_evo.config import RunConfig, SandboxConfig
 from harness_evo.sandbox.docker import DockerBackend
 from harness_evo.sandbox.images import LABEL
 
@@ -71,41 +72,38 @@ def test_a_container_s_main_process_is_bounded_by_its_task_s_time_limits(client,
     assert command == ["sleep", str(int(task.agent_timeout_s + task.verifier_timeout_s + SandboxConfig().lifetime_margin_s))]
 
 
-OWNER = """
-import sys
-from pathlib import Path
-from harness_evo.config import SandboxConfig
-from harness_evo.sandbox.docker import DockerBackend
-from harness_evo.taskset import load_task
-
-backend = DockerBackend(SandboxConfig(lifetime_margin_s=float(sys.argv[2])), run_id="killed-" + sys.argv[3])
-sandbox = backend.open(load_task(Path(sys.argv[1])))
-print(sandbox.id, flush=True)
-sys.stdin.readline()
-"""
-"""A run's process: opens a sandbox of the task folder argv[1] with a lifetime margin of argv[2] s, says its id, waits."""
+def harness_evo(*args) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "harness_evo.cli", *map(str, args)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
-def test_a_container_of_a_run_killed_with_sigkill_stops_by_itself_and_the_next_run_removes_it(client, tmp_path, make_task):
-    task = make_task(tmp_path / f"short-{secrets.token_hex(3)}")
+def test_a_container_of_an_eval_killed_with_sigkill_stops_by_itself_and_the_next_run_removes_it(client, tmp_path, make_task):
+    """The oracle sleeps far past the task's 2 s limit; the eval is killed with SIGKILL the moment its container starts."""
+    suite = tmp_path / "suite"
+    task = make_task(suite / f"short-{secrets.token_hex(3)}")
     (task.folder / "task.toml").write_text("[agent]\ntimeout_sec = 2\n[verifier]\ntimeout_sec = 1\n")
-    run = subprocess.Popen([sys.executable, "-c", OWNER, str(task.folder), "2", secrets.token_hex(4)], cwd=ROOT,
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        container = client.containers.get(run.stdout.readline().strip())
-    finally:
-        run.send_signal(signal.SIGKILL)
-        run.wait()
+    (task.folder / "solution").mkdir()
+    (task.folder / "solution" / "solve.sh").write_text("sleep 300\n")
+    (suite / "suite.toml").write_text(f'[splits]\ntrain = ["{task.id}"]\ndev = []\ntest = []\n')
+    config = RunConfig(tasks=suite, split="train", agent="oracle", sandbox=SandboxConfig(lifetime_margin_s=2))
+    config.save(tmp_path / "eval.toml")
+    started = client.events(decode=True, until=time.time() + 300,  # a stream that ends: no test waits for ever
+                            filters={"type": "container", "event": "start", "label": f"{LABEL}.task={task.id}"})
     ours = DockerBackend(SandboxConfig(), client=client).open(task)  # a container of a live process: kept
     try:
+        killed = harness_evo("eval", "--config", tmp_path / "eval.toml", "--runs", tmp_path / "runs")
+        container = client.containers.get(next(event for event in started if event["id"] != ours.id)["id"])
+        killed.send_signal(signal.SIGKILL)
+        killed.communicate()
         lifetime = 2 + 1 + 2  # agent, verifier, margin
         assert container.wait(timeout=lifetime + 10)["StatusCode"] == 0, "its main process ended by itself, in its lifetime"
-        DockerBackend(SandboxConfig(), run_id=f"next-{secrets.token_hex(4)}", client=client)
+        nothing = harness_evo("eval", "--config", tmp_path / "eval.toml", "--agent", "noop", "--runs", tmp_path / "runs")
+        assert nothing.wait(timeout=120) == 0, nothing.stderr.read()
         with pytest.raises(NotFound):
             container.reload()
         client.containers.get(ours.id)
     finally:
+        started.close()
         ours.close()
         for image in client.images.list(filters={"label": f"{LABEL}.task={task.id}"}):
             client.images.remove(image.id, force=True)
-
