@@ -13,8 +13,9 @@ import pytest
 from fixtures import evolve_world as world
 from fixtures.openai_stub import serving
 
-from harness_evo.config import RunConfig
+from harness_evo.config import RunConfig, SandboxConfig
 from harness_evo.evolve import session
+from harness_evo.sandbox.local import LocalBackend
 
 ROOT = Path(__file__).parents[1]
 HARNESS = ROOT / "harnesses" / "bash-agent"
@@ -100,3 +101,14 @@ def test_a_crash_log_leaves_the_key_out(tmp_path: Path, cli, monkeypatch, user_c
     assert "the traceback is in" in line and "Bearer [OPENAI_API_KEY]" in line
     assert "Bearer [OPENAI_API_KEY]" in (run / "crash.log").read_text()
     assert leaks(tmp_path, result.output, line) == []
+
+
+@pytest.mark.parametrize("bubblewrap", [True, False])
+def test_a_local_sandbox_s_commands_get_no_key(tmp_path: Path, make_task, monkeypatch, bubblewrap):
+    for name, key in KEYS.items():
+        monkeypatch.setenv(name, key)
+    if bubblewrap and not shutil.which("bwrap"):
+        pytest.skip("bubblewrap is not installed")
+    with LocalBackend(SandboxConfig(), use_bwrap=bubblewrap).open(make_task(tmp_path / "task")) as sandbox:
+        shown = sandbox.run("env", timeout_s=10).output
+    assert "PATH=" in shown and leaks(tmp_path, shown) == []
