@@ -16,6 +16,7 @@ from fixtures.openai_stub import serving
 from harness_evo.config import RunConfig, SandboxConfig
 from harness_evo.evolve import session
 from harness_evo.sandbox.local import LocalBackend
+from harness_evo.store import RunStore
 
 ROOT = Path(__file__).parents[1]
 HARNESS = ROOT / "harnesses" / "bash-agent"
@@ -83,6 +84,9 @@ def test_a_server_that_quotes_the_key_in_its_error_gets_it_out_of_the_error_line
     assert stub.keys, "the model server was called"
     assert evaluated.returncode == 2 and "authentication failed" in evaluated.stderr and "[OPENAI_API_KEY]" in evaluated.stderr
     assert "Traceback" not in evaluated.stderr
+    [run] = (tmp_path / "runs").iterdir()
+    store = RunStore(run)
+    assert store.info["status"] == "failed" and "[OPENAI_API_KEY]" in store.rows("llm_calls")[0]["error"]
     assert leaks(tmp_path, evaluated.stdout, evaluated.stderr) == []
 
 
