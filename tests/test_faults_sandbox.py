@@ -17,6 +17,7 @@ import pytest
 from docker.errors import NotFound
 
 from harness_evo.config import RunConfig, SandboxConfig
+from harness_evo.errors import InfraError
 from harness_evo.sandbox.docker import DockerBackend
 from harness_evo.sandbox.images import LABEL
 
@@ -70,6 +71,15 @@ def test_a_container_s_main_process_is_bounded_by_its_task_s_time_limits(client,
     with backend.open(task) as sandbox:
         command = client.api.inspect_container(sandbox.id)["Config"]["Cmd"]
     assert command == ["sleep", str(int(task.agent_timeout_s + task.verifier_timeout_s + SandboxConfig().lifetime_margin_s))]
+
+
+def test_a_command_after_the_container_s_lifetime_says_the_container_stopped_at_its_end(client, tmp_path, make_task):
+    task = make_task(tmp_path / "task")
+    task = task.model_copy(update={"agent_timeout_s": 1.0, "verifier_timeout_s": 1.0})
+    with DockerBackend(SandboxConfig(lifetime_margin_s=0), client=client).open(task) as sandbox:
+        client.containers.get(sandbox.id).wait(timeout=30)
+        with pytest.raises(InfraError, match=r"stopped by itself at the end of its lifetime .*lifetime_margin_s"):
+            sandbox.run("true", timeout_s=10)
 
 
 def harness_evo(*args) -> subprocess.Popen:

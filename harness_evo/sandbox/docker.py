@@ -70,7 +70,7 @@ def prune_orphans(client: docker.DockerClient) -> int:
     for container in orphans:
         try:
             container.remove(force=True)
-        except (NotFound, *DockerErrors):  # removed by another run's prune meanwhile, or being removed
+        except DockerErrors:  # removed by another run meanwhile, or being removed; else the next run tries again
             pass
     return len(orphans)
 
@@ -208,8 +208,8 @@ class DockerSandbox:
         if state.get("Running"):
             return InfraError(f"sandbox container {self.name} failed: {one_line(cause)}")
         if state.get("ExitCode") == 0 and not state.get("OOMKilled"):
-            return InfraError(f"sandbox container {self.name} stopped by itself: it outlived its lifetime (its task's agent and "
-                              "verifier time limits and the sandbox's lifetime_margin_s)")
+            return InfraError(f"sandbox container {self.name} stopped by itself at the end of its lifetime (the task's agent and "
+                              "verifier time limits plus [sandbox] lifetime_margin_s)")
         oom = ", out of memory" if state.get("OOMKilled") else ""
         return InfraError(f"sandbox container {self.name} died ({state.get('Status')}, exit code {state.get('ExitCode')}{oom})")
 
