@@ -15,6 +15,7 @@ from fixtures.openai_stub import serving
 
 from harness_evo.config import RunConfig, SandboxConfig
 from harness_evo.evolve import session
+from harness_evo.redaction import redact
 from harness_evo.sandbox.local import LocalBackend
 from harness_evo.store import RunStore
 
@@ -116,3 +117,12 @@ def test_a_local_sandbox_s_commands_get_no_key(tmp_path: Path, make_task, monkey
     with LocalBackend(SandboxConfig(), use_bwrap=bubblewrap).open(make_task(tmp_path / "task")) as sandbox:
         shown = sandbox.run("env", timeout_s=10).output
     assert "PATH=" in shown and leaks(tmp_path, shown) == []
+
+
+def test_redaction_names_the_secret_s_variable_and_leaves_other_values_alone(monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "hf_abcdefgh12345")
+    monkeypatch.setenv("PROXY_PASSWORD", "hf_abcdefgh12345-and-more")
+    monkeypatch.setenv("DEBUG_KEY", "1")
+    monkeypatch.setenv("WORK_DIR", "/home/someone/work")
+    assert (redact("hf_abcdefgh12345-and-more then hf_abcdefgh12345 in /home/someone/work, 1 time")
+            == "[PROXY_PASSWORD] then [HF_TOKEN] in /home/someone/work, 1 time")
