@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from harness_evo.config import RunConfig, option_help
 from harness_evo.errors import UserError
+from harness_evo.redaction import redact
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   help="Evolve an LLM agent's harness (prompts, tools, skills) from its own recurring failures.")
@@ -34,13 +35,17 @@ BaseHarness = Annotated[Path | None, typer.Option("--base", help="Harness that g
 
 
 def main() -> None:
-    """Entry point: user errors become one line on stderr, Ctrl-C a short notice; our bugs still show a traceback."""
+    """Entry point: user errors become one line on stderr, Ctrl-C a short notice; our bugs still show a traceback. None
+    of them shows a secret of the environment (see `redaction`)."""
     signal.signal(signal.SIGTERM, stop_like_ctrl_c)
     try:
         app()
     except UserError as e:
-        err_console.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
+        err_console.print(f"[red]error:[/red] {escape(redact(str(e)))}", markup=True, highlight=False, soft_wrap=True)
         sys.exit(2)
+    except Exception:
+        sys.stderr.write(redact(traceback.format_exc()))
+        sys.exit(1)
     except SystemExit as e:
         if e.code == INTERRUPTED:  # typer turns Ctrl-C into this exit code
             err_console.print("interrupted; finished work is kept in the run folder (`harness-evo resume RUN` continues an "
@@ -235,6 +240,10 @@ def run_evolution(store, quiet: bool) -> None:
     from harness_evo.evolve import session
     from harness_evo.views.evolution import EvolutionView, next_steps, summary_panel
 
+    if session.load_run_config(store).sandbox.backend == "local":
+        err_console.print("note: the sandbox is local, so the code of the edits this run tries (the tools it writes) runs on "
+                          "this machine (under bubblewrap, when installed: the host read-only, no network); `--sandbox docker` "
+                          "runs it in containers", markup=False, highlight=False, soft_wrap=True)
     try:
         with EvolutionView(console, quiet=quiet or not console.is_terminal) as view:
             summary = session.run(store, [view])
@@ -242,8 +251,8 @@ def run_evolution(store, quiet: bool) -> None:
         raise
     except Exception as e:  # a bug of ours: what finished is recorded, so say how to go on instead of a traceback
         crash_log = store.folder / "crash.log"
-        crash_log.write_text(traceback.format_exc())
-        message = (str(e).strip().splitlines() or ["no message"])[0][:200]
+        crash_log.write_text(redact(traceback.format_exc()))
+        message = (redact(str(e)).strip().splitlines() or ["no message"])[0][:200]
         raise UserError(f"the run stopped on an unexpected error ({type(e).__name__}: {message}); what finished is kept, "
                         f"the traceback is in {crash_log}; `harness-evo resume {store.folder.name}` continues") from e
     console.print(summary_panel(summary))
@@ -317,7 +326,8 @@ def serve_vllm_command(
 def sandbox_prune_command(
     run: Annotated[str | None, typer.Option(help="Only the containers of this run id.")] = None,
 ) -> None:
-    """Remove every container harness-evo left behind (all that carry its label), running or not."""
+    """Remove every container harness-evo left behind (all that carry its label), running or not. A new run removes on
+    its own the containers of runs whose process is gone, and a container stops by itself when its lifetime is over."""
     from harness_evo.sandbox.docker import connect, prune
 
     removed = prune(connect(), **({"harness-evo.run": run} if run else {}))

@@ -115,6 +115,8 @@ class SandboxConfig(Strict):
     """Process limit of one sandbox."""
     max_output_chars: int = Field(100_000, ge=1)
     """Output of one command is cut to this many characters inside the sandbox layer."""
+    lifetime_margin_s: float = Field(600.0, ge=0)
+    """Seconds a container lives past its task's agent and verifier time limits; then it stops by itself, run killed or not."""
     base_image: str = "harness-evo/base:latest"
     """The locally built base image that task images start from."""
     image_aliases: dict[str, str] = Field(default_factory=dict)

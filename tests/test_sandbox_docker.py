@@ -17,6 +17,7 @@ from harness_evo.errors import InfraError
 from harness_evo.sandbox import get_backend
 from harness_evo.sandbox.docker import GRACE_S, DockerBackend
 from harness_evo.sandbox.images import LABEL, resolve_dockerfile
+from harness_evo.sandbox.owner import Owner
 from harness_evo.taskset import Task
 
 pytestmark = pytest.mark.docker
@@ -116,10 +117,12 @@ def test_the_sandbox_has_the_configured_limits(client, backend, tmp_path, make_t
     assert (host["PidsLimit"], host["Init"], host["NetworkMode"]) == (256, True, "none")
 
 
-def test_containers_carry_our_label_with_the_run_and_the_task(client, task):
+def test_containers_carry_our_label_with_the_run_the_task_and_the_owner_process(client, task):
     with DockerBackend(SandboxConfig(), run_id="eval-1", client=client).open(task) as sandbox:
         labels = client.containers.get(sandbox.id).labels
-    assert labels == {LABEL: "1", f"{LABEL}.run": "eval-1", f"{LABEL}.task": "plain"}
+    owner = Owner.current()
+    assert labels == {LABEL: "1", f"{LABEL}.run": "eval-1", f"{LABEL}.task": "plain", f"{LABEL}.owner": owner.label()}
+    assert owner.pid == os.getpid() and not owner.gone()
 
 
 def test_long_output_keeps_its_head_and_tail_and_says_how_much_was_cut(client, task):

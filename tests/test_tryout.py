@@ -119,3 +119,12 @@ def test_a_call_whose_sandbox_cannot_be_made_counts_as_failed_not_as_run(tmp_pat
 
     [found] = broken.run("putword", "import sys\nprint(sys.argv[1])\n", {CALL: "color"}).values()
     assert found.startswith("`putword ruby-red-9 color.txt` could not be tried, so it counts as failed"), found
+
+
+def test_a_script_runs_in_the_task_s_container_and_never_on_this_machine(tryout, tmp_path):
+    """The script writes a file at a path of this machine's (the test's own folder) before it prints its word: the call
+    ran, and the file is not here."""
+    marker = tmp_path / "the-script-ran-here"
+    script = f'import os, sys\nos.makedirs({str(tmp_path)!r}, exist_ok=True)\nopen({str(marker)!r}, "w").write("x")\nprint(sys.argv[1])\n'
+    assert tryout.run("putword", script, {CALL: "color"}) == {"putword ruby-red-9 color.txt": None}
+    assert not marker.exists()

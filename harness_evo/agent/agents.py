@@ -108,6 +108,7 @@ class ModelAgent:
                     messages.append({"role": "user", "content": harness.render("format_error.md.j2", error=str(e))})
                     continue
                 errors_in_a_row = 0
+                remaining = task.agent_timeout_s - (time.monotonic() - started)  # the model's reply took time too
                 timeout = max(1.0, min(settings.command_timeout_s, remaining))
                 result = sandbox.run(with_tools(step.action), timeout_s=timeout)
                 step.output, step.exit_code = result.output, result.exit_code

@@ -105,7 +105,8 @@ def planned(config: RunConfig) -> int:
 
 
 def run_eval(config: RunConfig, runs_dir: Path, on_progress: ProgressCallback | None = None) -> EvalResult:
-    """A new eval run folder under `runs_dir`, run to its end; Ctrl-C marks it stopped and keeps what finished."""
+    """A new eval run folder under `runs_dir`, run to its end; Ctrl-C marks it stopped, an error (a model that refuses
+    its key, say) failed, and either way what finished is kept."""
     Harness.load(config.harness)
     store = RunStore.create(runs_dir, "eval")
     config.save(store.folder / "config.toml")
@@ -113,6 +114,9 @@ def run_eval(config: RunConfig, runs_dir: Path, on_progress: ProgressCallback | 
     try:
         with store.stopped_on_interrupt():
             return evaluate(config, store, on_progress=on_progress, llm=llm)
+    except Exception:
+        store.set_status("failed", finished=time.time())
+        raise
     finally:
         if llm is not None:
             llm.close()

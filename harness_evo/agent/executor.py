@@ -123,6 +123,8 @@ class Executor:
             with self._lock:
                 self._open.add(sandbox)
             try:
+                if self.stop.is_set():  # interrupted while the sandbox was made: `interrupt` did not see it
+                    return None
                 self.agent.run(harness, task, sandbox, trajectory)
                 if self.stop.is_set():
                     return None

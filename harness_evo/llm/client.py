@@ -27,6 +27,7 @@ from harness_evo.llm.hosted import HostedProvider
 from harness_evo.llm.llama import LlamaProvider
 from harness_evo.llm.scripted import ScriptedProvider
 from harness_evo.llm.vllm import VllmProvider
+from harness_evo.redaction import redact
 from harness_evo.store.run import RunStore
 
 litellm.suppress_debug_info = True
@@ -242,4 +243,5 @@ def _validate(text: str, output: type[BaseModel]) -> tuple[BaseModel | None, str
 
 
 def _first_line(error: Exception) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
+    """The error's first line, without the secrets of the environment (a server may quote the key it was sent)."""
+    return (redact(str(error)).strip().splitlines() or [type(error).__name__])[0][:300]

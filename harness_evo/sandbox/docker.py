@@ -1,7 +1,9 @@
-"""The Docker backend: one long-lived container per rollout; every command a fresh bash under a hard timeout."""
+"""The Docker backend: one container per rollout, living no longer than the rollout may; every command a fresh bash
+under a hard timeout."""
 
 import io
 import logging
+import math
 import re
 import secrets
 import struct
@@ -19,6 +21,7 @@ from harness_evo.errors import InfraError, SandboxUnavailable
 from harness_evo.sandbox.base import CommandResult, relative_to_root
 from harness_evo.sandbox.images import LABEL, TaskImages, slug
 from harness_evo.sandbox.output import CappedOutput, read_until
+from harness_evo.sandbox.owner import Owner
 from harness_evo.taskset import Task
 
 log = logging.getLogger(__name__)
@@ -30,6 +33,8 @@ TIMEOUT_NOTICE = "timeout: sending signal"
 OOM_COUNTERS = ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control")
 """Where the container's cgroup (v2, v1) counts its out-of-memory kills."""
 DockerErrors = (APIError, RequestException)
+OWNER = f"{LABEL}.owner"
+"""Label naming the process that made a container (see `sandbox.owner`)."""
 
 
 def connect() -> docker.DockerClient:
@@ -57,6 +62,24 @@ def prune(client: docker.DockerClient, **labels: str) -> int:
     return len(containers)
 
 
+def prune_orphans(client: docker.DockerClient) -> int:
+    """Remove the containers whose owner process (on this host) is gone, as a run killed with `kill -9` leaves them;
+    returns how many."""
+    orphans = [container for container in client.containers.list(all=True, filters={"label": [LABEL, OWNER]})
+               if (owner := Owner.parse(container.labels.get(OWNER, ""))) and owner.gone()]
+    for container in orphans:
+        try:
+            container.remove(force=True)
+        except DockerErrors:  # removed by another run meanwhile, or being removed; else the next run tries again
+            pass
+    return len(orphans)
+
+
+def lifetime_s(task: Task, config: SandboxConfig) -> float:
+    """How long a container of `task` may live: the agent's and the verifier's time limits, and the margin."""
+    return task.agent_timeout_s + task.verifier_timeout_s + config.lifetime_margin_s
+
+
 class DockerBackend:
     """Sandboxes as containers of each task's image, built from its Dockerfile with FROM lines resolved locally."""
 
@@ -65,9 +88,13 @@ class DockerBackend:
     def __init__(self, config: SandboxConfig, run_id: str | None = None, client: docker.DockerClient | None = None):
         self.config = config
         self.client = client or connect()
-        self.labels = {LABEL: "1", **({f"{LABEL}.run": run_id} if run_id else {})}
-        """Put on every container, so that leftovers (of one run) can be found and pruned."""
+        self.labels = {LABEL: "1", OWNER: Owner.current().label(), **({f"{LABEL}.run": run_id} if run_id else {})}
+        """Put on every container, so that leftovers (of one run, of a process that is gone) can be found and pruned."""
         self.images = TaskImages(self.client, config)
+        if run_id:
+            removed = prune_orphans(self.client)
+            if removed:
+                log.info("removed %d container(s) left by runs whose process is gone", removed)
 
     def prepare(self, task: Task) -> None:
         self.images.build(task)
@@ -77,7 +104,8 @@ class DockerBackend:
 
 
 class DockerSandbox:
-    """One running container (`sleep infinity` under an init), removed by `close` on every path out."""
+    """One running container (a `sleep` of its lifetime under an init, so that it stops by itself should we die),
+    removed by `close` on every path out."""
 
     def __init__(self, client: docker.DockerClient, container_id: str, name: str, config: SandboxConfig, memory_mb: int):
         self.api = client.api
@@ -93,7 +121,7 @@ class DockerSandbox:
         memory_mb = task.memory_mb or config.memory_mb
         try:
             container = client.containers.create(
-                image, ["sleep", "infinity"], name=name, detach=True, init=True,
+                image, ["sleep", str(math.ceil(lifetime_s(task, config)))], name=name, detach=True, init=True,
                 labels={**labels, f"{LABEL}.task": task.id},
                 mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m",
                 nano_cpus=int((task.cpus or config.cpus) * 1e9), pids_limit=config.pids_limit,
@@ -179,6 +207,9 @@ class DockerSandbox:
             return InfraError(f"sandbox container {self.name} is gone ({one_line(cause)})")
         if state.get("Running"):
             return InfraError(f"sandbox container {self.name} failed: {one_line(cause)}")
+        if state.get("ExitCode") == 0 and not state.get("OOMKilled"):
+            return InfraError(f"sandbox container {self.name} stopped by itself at the end of its lifetime (the task's agent and "
+                              "verifier time limits plus [sandbox] lifetime_margin_s)")
         oom = ", out of memory" if state.get("OOMKilled") else ""
         return InfraError(f"sandbox container {self.name} died ({state.get('Status')}, exit code {state.get('ExitCode')}{oom})")
 
