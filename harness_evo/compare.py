@@ -17,12 +17,12 @@ from harness_evo import stats
 from harness_evo.agent.executor import Executor, ProgressCallback, rollout_id
 from harness_evo.config import ConfigError, RunConfig
 from harness_evo.errors import HarnessError, UserError
+from harness_evo.evolve.nodes import harness_of, resolve_node
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
 from harness_evo.store import Rollout, RunStore
 from harness_evo.taskset import Suite, Task, load_suite
-from harness_evo.views import query
 
 ALPHA = 0.05
 """Level of the paired test behind each verdict (the intervals are 95% too)."""
@@ -56,8 +56,8 @@ def resolve(spec: str, runs_dir: Path, letter: str = "A") -> Contender:
         raise UserError(f"{spec!r} is neither a harness folder (with harness.toml) nor a run in {runs_dir}; pass a harness "
                         "folder, RUN (its best node), RUN:root or RUN:HASH") from None
     try:
-        node_id = query.resolve_node(store, node or "best")
-        return Contender(letter, spec, query.harness_of(store, node_id), origin=store.folder)
+        node_id = resolve_node(store, node or "best")
+        return Contender(letter, spec, harness_of(store, node_id), origin=store.folder)
     finally:
         store.close()
 

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from harness_evo import stats
 from harness_evo.agent.actions import runs_program
+from harness_evo.evolve.nodes import best_node, harness_of, root_node
 from harness_evo.evolve.tree import SearchTree
 from harness_evo.store import Edit, EditStatus, Node, Rollout, RunStore
 from harness_evo.views import query, style
@@ -21,7 +22,7 @@ PATTERNS_SHOWN = 10
 def collect(store: RunStore) -> dict[str, Any]:
     info = store.info
     nodes = store.records(Node)
-    root, best = query.root_node(store), query.best_node(store)
+    root, best = root_node(store), best_node(store)
     facts: dict[str, Any] = {
         **query.run_facts(store), "harness": info.get("harness"),
         "tasks": info.get("tasks"), "split": info.get("split"), "forked_from": info.get("forked_from"),
@@ -96,7 +97,7 @@ def reads_less(store: RunStore) -> list[dict[str, Any]]:
 def tool_use(store: RunStore, root: str, best: str) -> list[dict[str, Any]]:
     """How the agent ran each tool of the best harness in the train rollouts of the best and the starting harness: a
     tool it reaches for outside the tasks the tool was made for can cost more than it brings."""
-    tools = [tool.name for tool in query.harness_of(store, best).tools]
+    tools = [tool.name for tool in harness_of(store, best).tools]
     if not tools:
         return []
     rows = []

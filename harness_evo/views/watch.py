@@ -9,6 +9,7 @@ from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
 
+from harness_evo.evolve.nodes import best_node
 from harness_evo.store import EditStatus, Rollout, RunStore
 from harness_evo.store.run import decode_json
 from harness_evo.views import query, style
@@ -39,7 +40,7 @@ def frames(store: RunStore, interval: float = 1.0) -> Iterator[Group]:
 
 
 def collect(store: RunStore) -> dict[str, Any]:
-    best = query.best_node(store)
+    best = best_node(store)
     iterations = [decode_json(row) for row in store.db.query("SELECT * FROM iterations ORDER BY id DESC LIMIT 1")]
     return {
         **query.run_facts(store),
