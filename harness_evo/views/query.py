@@ -17,11 +17,6 @@ QUIET_S = 600
 """A running run with no event for this long has probably lost its process (killed, machine rebooted)."""
 
 
-def columns(store: RunStore, table: str) -> set[str]:
-    """The columns a projected table has so far (none when it does not exist yet)."""
-    return set(store.db[table].columns_dict) if table in store.db.table_names() else set()
-
-
 def count_where(store: RunStore, table: str, where: str = "1", params: list | None = None) -> int:
     if table not in store.db.table_names():
         return 0

@@ -13,6 +13,7 @@ from harness_evo import stats
 from harness_evo.agent.actions import runs_program
 from harness_evo.evolve.nodes import best_node, harness_of, root_node
 from harness_evo.evolve.tree import SearchTree
+from harness_evo.failures import patterns as failure_patterns
 from harness_evo.store import Edit, EditStatus, Node, Rollout, RunStore
 from harness_evo.views import query, style
 
@@ -129,12 +130,12 @@ def pass_rate(rollouts: list[Rollout]) -> dict[str, Any]:
 
 
 def patterns(store: RunStore) -> dict[str, Any]:
-    rows = store.rows("patterns")
-    order = {"promoted": 0, "resolved": 1, "candidate": 2}
-    shown = sorted((row for row in rows if row.get("status") in order), key=lambda row: (order[row["status"]], -(row.get("support") or 0)))
+    """Patterns per status, and the first live ones in the one order (`Pattern.order`)."""
+    rows = failure_patterns(store, retired=True)
     return {
-        "counts": dict(Counter(row.get("status") for row in rows)),
-        "shown": [{key: row.get(key) for key in ("id", "status", "support", "description", "infra")} for row in shown[:PATTERNS_SHOWN]],
+        "counts": dict(Counter(row.status.value for row in rows)),
+        "shown": [row.model_dump(mode="json", include={"id", "status", "support", "description", "infra"})
+                  for row in rows if row.status.live][:PATTERNS_SHOWN],
     }
 
 
