@@ -22,6 +22,7 @@ from scipy.stats import binomtest
 
 from harness_evo.config import AcceptanceConfig
 from harness_evo.store import Rollout
+from harness_evo.store.gate import Verdict
 
 
 class Pair(BaseModel):
@@ -31,23 +32,6 @@ class Pair(BaseModel):
     trial: int
     parent: float
     child: float
-
-
-class Verdict(BaseModel):
-    """What the gate decided, with the counts it decided on and a sentence for the user."""
-
-    accepted: bool
-    fixed: int
-    broken: int
-    ties: int
-    p_value: float | None = None
-    """One-sided sign-test p-value of "the child is no better" (None when no pair differs or the rule has none)."""
-    reason: str
-    undecided: bool = False
-    """True when more pairs could still accept: the child is ahead (p at most the rule's `second_look_p`), not
-    significantly, and lost no protected task."""
-    warning: str | None = None
-    """Why an accepted edit is doubtful though the rule accepted it (the agent reads the task less: see conditioning.py)."""
 
 
 class AcceptanceRule(Protocol):

@@ -10,7 +10,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from harness_evo.evolve.nodes import best_node
-from harness_evo.store import EditStatus, Rollout, RunStore
+from harness_evo.store import EditStatus, PatternStatus, Rollout, RunStore
 from harness_evo.store.run import decode_json
 from harness_evo.views import query, style
 
@@ -68,7 +68,7 @@ def tell(kind: str, data: dict[str, Any]) -> str | None:
             return f"iteration {data.get('id')} started: arm {data['arm']}, node {style.short(data.get('node_id'))}, {len(data.get('tasks') or [])} tasks"
     if kind == "pattern" and data.get("status") and data.get("description"):
         return f"pattern {data.get('id')} {data['status']}: {style.clip(data['description'], 80)}"
-    if kind == "pattern" and data.get("status") in ("promoted", "resolved", "retired"):
+    if kind == "pattern" and data.get("status") and data["status"] != PatternStatus.CANDIDATE:
         return f"pattern {data.get('id')} {data['status']}"
     if kind == "run" and data.get("status"):
         return f"run {data['status']}"
