@@ -23,6 +23,7 @@ from scipy.stats import binomtest
 from harness_evo.config import AcceptanceConfig
 from harness_evo.store import Rollout
 from harness_evo.store.gate import Verdict
+from harness_evo.store.rollout import scored_rewards
 
 
 class Pair(BaseModel):
@@ -44,11 +45,7 @@ class AcceptanceRule(Protocol):
 
 def pair_rollouts(parent: Iterable[Rollout], child: Iterable[Rollout]) -> list[Pair]:
     """Pairs from two sides' rollouts on the keys both have; only scored rollouts (`Rollout.scored`) are paired."""
-
-    def scored(rows: Iterable[Rollout]) -> dict[tuple[str, int], float]:
-        return {(row.task_id, row.trial): row.reward for row in rows if row.scored}
-
-    parents, children = scored(parent), scored(child)
+    parents, children = scored_rewards(parent), scored_rewards(child)
     return [Pair(task_id=task_id, trial=trial, parent=parents[task_id, trial], child=children[task_id, trial])
             for task_id, trial in sorted(parents.keys() & children.keys())]
 

@@ -14,7 +14,7 @@ from harness_evo.agent.actions import runs_program
 from harness_evo.evolve.nodes import best_node, harness_of, root_node
 from harness_evo.evolve.tree import SearchTree
 from harness_evo.failures import patterns as failure_patterns
-from harness_evo.store import Edit, EditStatus, Node, Rollout, RunStore
+from harness_evo.store import Edit, EditStatus, Iteration, Node, Rollout, RunStore
 from harness_evo.views import query, style
 
 PATTERNS_SHOWN = 10
@@ -76,7 +76,7 @@ def lineage(store: RunStore, nodes: list[Node], best: str | None) -> list[dict[s
 def progress(store: RunStore, nodes: list[Node]) -> dict[str, Any]:
     """Best score so far at the end of each iteration, per split (train and dev are never combined): the curve of
     values, and under `scores` each point's score facts (of the node with the most rollouts among those tied best)."""
-    last = max([row["id"] for row in store.rows("iterations")] + [style.iteration(row.iteration) for row in nodes], default=-1)
+    last = max([row.id for row in store.records(Iteration)] + [style.iteration(row.iteration) for row in nodes], default=-1)
     curves: dict[str, list[float | None]] = {"train": [], "dev": []}
     points: dict[str, list[dict[str, Any] | None]] = {"train": [], "dev": []}
     for i in range(-1, last + 1):
