@@ -10,8 +10,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from harness_evo.evolve.nodes import best_node
-from harness_evo.store import EditStatus, PatternStatus, Rollout, RunStore
-from harness_evo.store.run import decode_json
+from harness_evo.store import EditStatus, Iteration, PatternStatus, Rollout, RunStore
 from harness_evo.views import query, style
 
 RECENT = 10
@@ -41,14 +40,14 @@ def frames(store: RunStore, interval: float = 1.0) -> Iterator[Group]:
 
 def collect(store: RunStore) -> dict[str, Any]:
     best = best_node(store)
-    iterations = [decode_json(row) for row in store.db.query("SELECT * FROM iterations ORDER BY id DESC LIMIT 1")]
+    iterations = store.records(Iteration, "id = (SELECT MAX(id) FROM iterations)")
     return {
         **query.run_facts(store),
         "splits": query.split_scores(store),
         "nodes": query.count_where(store, "nodes"),
         "best": {"id": best, "scores": query.node_scores(store, best)} if best else None,
         "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()),
-        "iteration": iterations[0] if iterations else None,
+        "iteration": iterations[0].model_dump(mode="json") if iterations else None,
         "spend": query.spend(store),
     }
 
