@@ -1,6 +1,6 @@
 """The input-conditioning gauge of some rollouts, as the run records it (measured by `failures/conditioning.py`)."""
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class Measure(BaseModel):
@@ -40,7 +40,7 @@ class Drop(BaseModel):
 
     parent: Conditioning
     child: Conditioning
-    fell: list[str] = []
+    fell: list[str] = Field(default_factory=list)
     """One phrase per measure that fell by more than the margin (`task identifiability 0.95 -> 0.12 (chance 0.09)`)."""
 
     def sentence(self) -> str:
