@@ -21,6 +21,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from harness_evo.evolve.nodes import best_node, root_node
 from harness_evo.harness import Edit, Harness, Write
 from harness_evo.store import EditStatus, RunStore
 from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
@@ -120,7 +121,7 @@ def main() -> None:
         build(runs_dir, args.rollouts, args.nodes, args.calls, random.Random(0)).close()
         print(f"built {runs_dir}: {args.rollouts} rollouts, {args.nodes} nodes, {args.calls} model calls in {time.perf_counter() - clock:.0f} s")
     store = RunStore(runs_dir / "evolve-bench")
-    root, best = show.query.root_node(store), show.query.best_node(store)
+    root, best = root_node(store), best_node(store)
     frames = watch.frames(store, interval=0)
     results = [
         timed("runs", lambda: runs.render(runs.collect(runs_dir), runs_dir)),

@@ -496,12 +496,12 @@ def harvest_command(
 ) -> None:
     """A harness with worked examples (`examples/`) made from the passed train rollouts of a run: one per solved task."""
     from harness_evo.evolve.harvest import harvest_into
-    from harness_evo.views import query
+    from harness_evo.evolve.nodes import harness_of, resolve_node
 
     store = open_run(run, runs)
-    node_id = query.resolve_node(store, node)
+    node_id = resolve_node(store, node)
     tasks = load_config(store.folder / "config.toml").tasks
-    harvested = harvest_into(store, query.harness_of(store, node_id), out, tasks, shown)
+    harvested = harvest_into(store, harness_of(store, node_id), out, tasks, shown)
     console.print(f"wrote {out} with {len(harvested.sources)} worked example(s), from passed train rollouts of "
                   f"{', '.join(harvested.sources)}", highlight=False)
 
@@ -515,12 +515,13 @@ def export_command(
     runs: RunsDir = Path("runs"),
 ) -> None:
     """Write a harness of a run in another framework's format, with an EXPORT.md of where it came from and what was lost."""
+    from harness_evo.evolve.nodes import harness_of, resolve_node
     from harness_evo.harness.formats import export_harness
     from harness_evo.views import query
 
     store = open_run(run, runs)
-    node_id = query.resolve_node(store, node)
-    exported = export_harness(query.harness_of(store, node_id), export_format, out, query.origin(store, node_id))
+    node_id = resolve_node(store, node)
+    exported = export_harness(harness_of(store, node_id), export_format, out, query.origin(store, node_id))
     console.print(f"exported node {node_id[:12]} of {store.id} as {export_format} to {out}"
                   + (f"; {len(exported.lost)} things could not be carried over, see {out / 'EXPORT.md'}" if exported.lost else ""))
 

@@ -17,12 +17,13 @@ from harness_evo import stats
 from harness_evo.agent.executor import Executor, ProgressCallback, rollout_id
 from harness_evo.config import ConfigError, RunConfig
 from harness_evo.errors import HarnessError, UserError
+from harness_evo.evolve.nodes import harness_of, resolve_node
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
 from harness_evo.store import Rollout, RunStore
+from harness_evo.store.rollout import scored_rewards
 from harness_evo.taskset import Suite, Task, load_suite
-from harness_evo.views import query
 
 ALPHA = 0.05
 """Level of the paired test behind each verdict (the intervals are 95% too)."""
@@ -56,8 +57,8 @@ def resolve(spec: str, runs_dir: Path, letter: str = "A") -> Contender:
         raise UserError(f"{spec!r} is neither a harness folder (with harness.toml) nor a run in {runs_dir}; pass a harness "
                         "folder, RUN (its best node), RUN:root or RUN:HASH") from None
     try:
-        node_id = query.resolve_node(store, node or "best")
-        return Contender(letter, spec, query.harness_of(store, node_id), origin=store.folder)
+        node_id = resolve_node(store, node or "best")
+        return Contender(letter, spec, harness_of(store, node_id), origin=store.folder)
     finally:
         store.close()
 
@@ -83,7 +84,7 @@ def reuse(store: RunStore, config: RunConfig, contender: Contender, tasks: list[
     """Copy into `store` the rollouts of this contender's keys that another run already has; returns how many."""
     model = config.models.solver.model if config.agent == "model" else config.agent
     wanted = {rollout_id(contender.harness.hash, task.id, trial, model) for task in tasks for trial in range(trials)}
-    wanted -= {row["id"] for row in store.rows("rollouts")}
+    wanted -= {row.id for row in store.records(Rollout)}
     folders = sorted({*(path for path in Path(runs_dir).glob("*") if (path / "run.db").is_file()),
                       *([contender.origin] if contender.origin else [])} - {store.folder})
     copied = 0
@@ -128,11 +129,6 @@ def read_rollouts(folder: Path, ids: set[str]) -> list[Rollout]:
     return [rollout for rollout in map(Rollout.model_validate, rows) if rollout.scored]
 
 
-def scored(rows: list[Rollout]) -> dict[tuple[str, int], float]:
-    """(task, trial) -> reward of the rollouts that say something about the harness."""
-    return {(row.task_id, row.trial): row.reward for row in rows if row.scored}
-
-
 def split_tasks(suite: Suite, split: str) -> list[Task]:
     """The tasks of `split`; a split without tasks is refused."""
     tasks = suite.split(split)
@@ -172,7 +168,7 @@ def compare(config: RunConfig, store: RunStore, found: list[Contender], runs_dir
 
 def summarize(store: RunStore, found: list[Contender], tasks: list[Task], trials: int, reused: dict[str, int]) -> dict[str, Any]:
     """Per-task passes, pass@1 of each with its interval, and each harness against the first."""
-    outcomes = {c.letter: scored(c.rows) for c in found}
+    outcomes = {c.letter: scored_rewards(c.rows) for c in found}
     harnesses = []
     for contender in found:
         mine = outcomes[contender.letter]

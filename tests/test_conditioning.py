@@ -148,10 +148,10 @@ def test_the_lure_is_accepted_with_a_warning_in_the_ledger_and_the_views(cli, tm
     store, summary = lure_run(tmp_path, "warn")
 
     [edit] = store.records(Edit)
-    assert edit.status is EditStatus.ACCEPTED and edit.gate["fixed"] == 6 and edit.gate["broken"] == 0, edit.gate
-    assert edit.gate["warning"].startswith("the agent reads the task less: task identifiability 0.70 -> 0.18 (chance 0.18)")
-    assert "category dependence" in edit.gate["warning"] and "no significant gain on dev" in edit.gate["warning"]
-    assert "; warning: the agent reads the task less" in edit.gate["reason"]
+    assert edit.status is EditStatus.ACCEPTED and edit.gate.fixed == 6 and edit.gate.broken == 0, edit.gate
+    assert edit.gate.warning.startswith("the agent reads the task less: task identifiability 0.70 -> 0.18 (chance 0.18)")
+    assert "category dependence" in edit.gate.warning and "no significant gain on dev" in edit.gate.warning
+    assert "; warning: the agent reads the task less" in edit.gate.reason
     assert [row["edit"] for row in summary["conditioning"]["reads_less"]] == [edit.id]
     shown = plain(cli("edits", store.folder, edit.id).output)
     assert "warning: the agent reads the task less" in shown, shown
@@ -169,9 +169,9 @@ def test_with_refuse_the_lure_is_rejected_with_the_reason(cli, tmp_path: Path):
     store, summary = lure_run(tmp_path, "refuse")
 
     [edit] = store.records(Edit)
-    assert edit.status is EditStatus.REJECTED_EMPIRICAL and edit.gate["accepted"] is False
-    assert edit.gate["reason"].startswith("refused: the agent reads the task less: task identifiability 0.70 -> 0.18 (chance 0.18)")
-    assert "(the gate alone: 6 fixed vs 0 broken" in edit.gate["reason"]
+    assert edit.status is EditStatus.REJECTED_EMPIRICAL and edit.gate.accepted is False
+    assert edit.gate.reason.startswith("refused: the agent reads the task less: task identifiability 0.70 -> 0.18 (chance 0.18)")
+    assert "(the gate alone: 6 fixed vs 0 broken" in edit.gate.reason
     assert summary["best_node"] == summary["root"] and summary["nodes"] == 1
     assert "refused: the agent reads the task less" in plain(cli("edits", store.folder, edit.id).output)
     assert "1 rejected (1 by gate)" in plain(cli("tree", store.folder).output)

@@ -20,7 +20,7 @@ from harness_evo.failures import FailureAnalysis, digest, pattern_evidence, patt
 from harness_evo.failures.digest import count_tokens
 from harness_evo.llm import LLM, scripted
 from harness_evo.standins.missing import missed_calls, missing_programs, pattern_missing_programs, scriptable
-from harness_evo.store import Rollout, RunStore
+from harness_evo.store import Failure, Pattern, Rollout, RunStore
 
 VERIFIED_NOTHING = {"category": "no-verification", "pattern": "finishes without looking at the file it wrote", "blame": "harness"}
 NEAR_DUPLICATE = {"category": "no-verification", "pattern": "finishes without ever checking the output file it wrote", "blame": "harness"}
@@ -81,7 +81,7 @@ def steps(*commands: str, done: bool = True) -> list[Step]:
 
 def rollout(store: RunStore, task: str, *, trial: int = 0, split: str = "train", node: str = "n0",
             commands: tuple[str, ...] = ("cat notes.txt", "echo done > out.txt"), exit_reason: str = "done",
-            reward: float | None = 0.0, error: str | None = None, step_list: list[Step] | None = None) -> dict:
+            reward: float | None = 0.0, error: str | None = None, step_list: list[Step] | None = None) -> Rollout:
     """A finished rollout in the store: its trajectory file and its row, as the executor writes them."""
     trajectory = Trajectory(
         task_id=task, trial=trial, harness_hash=node, model="scripted/solver",
@@ -91,15 +91,20 @@ def rollout(store: RunStore, task: str, *, trial: int = 0, split: str = "train",
     rollout_id = f"{node}-{task}-{trial}"
     path = f"rollouts/{rollout_id}.json"
     store.write_json(path, trajectory.model_dump())
-    row = {"id": rollout_id, "node_id": node, "harness_hash": node, "task_id": task, "split": split, "trial": trial,
-           "model": "scripted/solver", "reward": reward, "passed": reward is not None and reward >= 1.0,
-           "exit_reason": exit_reason, "error": error, "steps": len(trajectory.steps), "format_errors": 0,
-           "started": 1000.0 + trial, "finished": 1010.0 + trial, "trajectory": path}
-    store.emit("rollout", row)
+    row = Rollout(id=rollout_id, node_id=node, harness_hash=node, task_id=task, split=split, trial=trial,
+                  model="scripted/solver", reward=reward, passed=reward is not None and reward >= 1.0,
+                  exit_reason=exit_reason, error=error, steps=len(trajectory.steps), format_errors=0,
+                  started=1000.0 + trial, finished=1010.0 + trial, trajectory=path)
+    store.put(row)
     return row
 
 
-def live(store: RunStore) -> list[dict]:
+def failure_of(task: str, root_cause: str) -> Failure:
+    """A failure row of `task` with `root_cause` (as the triage writes it)."""
+    return Failure(id=f"{task}-{root_cause[:20]}", rollout_id=task, task_id=task, source="triage", root_cause=root_cause)
+
+
+def live(store: RunStore) -> list[Pattern]:
     return patterns(store)
 
 
@@ -112,12 +117,12 @@ def test_the_same_root_cause_on_three_train_tasks_is_one_promoted_pattern_with_s
     changed = analysis(store, Analyst()).process(rows)
 
     [pattern] = live(store)
-    assert pattern["status"] == "promoted"
-    assert pattern["support"] == 3
-    assert pattern["task_ids"] == ["csv-sum", "json-merge", "log-grep"]
-    assert pattern["harness_blame"] == 1.0
-    assert (pattern["severity"], pattern["fixability"], pattern["side_effect_risk"]) == (0.9, 0.7, 0.2)
-    assert [row["id"] for row in changed] == [pattern["id"]]
+    assert pattern.status == "promoted"
+    assert pattern.support == 3
+    assert pattern.task_ids == ["csv-sum", "json-merge", "log-grep"]
+    assert pattern.harness_blame == 1.0
+    assert (pattern.severity, pattern.fixability, pattern.side_effect_risk) == (0.9, 0.7, 0.2)
+    assert [row.id for row in changed] == [pattern.id]
 
 
 def test_the_same_task_failing_five_times_stays_at_support_1_and_is_not_promoted(store):
@@ -126,7 +131,7 @@ def test_the_same_task_failing_five_times_stays_at_support_1_and_is_not_promoted
     analysis(store, Analyst()).process(rows)
 
     [pattern] = live(store)
-    assert (pattern["support"], pattern["members"], pattern["status"]) == (1, 5, "candidate")
+    assert (pattern.support, pattern.members, pattern.status) == (1, 5, "candidate")
 
 
 def test_a_pattern_blamed_mostly_on_the_model_is_not_promoted(store):
@@ -135,7 +140,7 @@ def test_a_pattern_blamed_mostly_on_the_model_is_not_promoted(store):
     analysis(store, Analyst(causes={task: OTHER for task in ("csv-sum", "log-grep", "json-merge")})).process(rows)
 
     [pattern] = live(store)
-    assert (pattern["support"], pattern["harness_blame"], pattern["status"]) == (3, 0.0, "candidate")
+    assert (pattern.support, pattern.harness_blame, pattern.status) == (3, 0.0, "candidate")
 
 
 def test_an_infrastructure_failure_never_becomes_a_harness_pattern(store):
@@ -146,8 +151,8 @@ def test_an_infrastructure_failure_never_becomes_a_harness_pattern(store):
     analysis(store, analyst).process(rows)
 
     [pattern] = live(store)
-    assert pattern["infra"] and pattern["status"] == "candidate" and pattern["support"] == 3
-    assert pattern["category"] == "infrastructure"
+    assert pattern.infra and pattern.status == "candidate" and pattern.support == 3
+    assert pattern.category == "infrastructure"
     assert analyst.asked == []
 
 
@@ -180,7 +185,7 @@ def test_a_command_loop_is_explained_by_the_rules_alone(store):
 def test_declared_success_that_the_verifier_rejects_goes_to_the_analyzer():
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=steps("cat in.txt", "sort in.txt > out.txt"), reward=0.0)
 
-    found = triage({"passed": False}, trajectory, loop_repeats=3)
+    found = triage(trajectory, loop_repeats=3)
 
     assert found.record.category == "premature-success" and not found.final and not found.infra
 
@@ -190,7 +195,7 @@ def test_success_claimed_right_after_a_failed_command_is_explained_by_the_rules_
               Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)]
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=failed, reward=0.0)
 
-    found = triage({"passed": False}, trajectory, loop_repeats=3)
+    found = triage(trajectory, loop_repeats=3)
 
     assert (found.final, found.record.category, found.record.blame, found.record.critical_step) == (True, "premature-success", "harness", 3)
     assert "sed -i" in found.record.root_cause and "exited 1" in found.record.root_cause
@@ -204,7 +209,7 @@ def test_a_last_command_whose_program_is_missing_is_the_root_cause_whatever_foll
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[*steps("ls", done=False), missing, *pleas],
                             exit_reason="format_errors", reward=0.0)
 
-    found = triage({"passed": False}, trajectory, loop_repeats=3)
+    found = triage(trajectory, loop_repeats=3)
 
     assert (found.final, found.record.category, found.record.blame, found.record.critical_step) == (True, "wrong-tool-missing-binary", "harness", 2)
     assert "`sqlite3`, which is not installed" in found.record.root_cause
@@ -217,11 +222,11 @@ def test_a_harness_tool_that_crashed_on_the_agent_s_call_is_the_root_cause_not_t
     claim = Step(index=2, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[crashed, claim], exit_reason="done", reward=0.0)
 
-    record = triage({"passed": False}, trajectory, loop_repeats=3).record
+    record = triage(trajectory, loop_repeats=3).record
 
     assert (record.category, record.blame, record.critical_step) == ("broken-harness-tool", "harness", 1)
     assert "`sqlite3`, whose tool in the harness crashed (TypeError: execute() argument 1 must be str" in record.root_cause
-    missing = missing_programs([{"task_id": "t", "root_cause": record.root_cause}])["sqlite3"]
+    missing = missing_programs([failure_of("t", record.root_cause)])["sqlite3"]
     assert missing.broken and missing.calls == {"sqlite3 orders.db 'SELECT count(*) FROM orders' > count.txt": "t"}
     assert missed_calls(trajectory) == {"sqlite3": "sqlite3 orders.db 'SELECT count(*) FROM orders' > count.txt"}
 
@@ -232,7 +237,7 @@ def test_a_traceback_of_the_agent_s_own_script_blames_no_tool():
     claim = Step(index=2, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[ran, claim], exit_reason="done", reward=0.0)
 
-    assert triage({"passed": False}, trajectory, loop_repeats=3).record.category == "premature-success"
+    assert triage(trajectory, loop_repeats=3).record.category == "premature-success"
 
 
 def test_a_missing_program_s_call_is_the_line_that_runs_it():
@@ -240,18 +245,18 @@ def test_a_missing_program_s_call_is_the_line_that_runs_it():
     missing = Step(index=1, reply="", action=action, output="bash: line 3: sqlite3: command not found\nchecked", exit_code=0)
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[missing], exit_reason="step_limit", reward=0.0)
 
-    record = triage({"passed": False}, trajectory, loop_repeats=3).record
+    record = triage(trajectory, loop_repeats=3).record
 
     assert record.root_cause.startswith("The agent's command `sqlite3 shop.db .tables` needs `sqlite3`")
-    assert missing_programs([{"task_id": "t", "root_cause": record.root_cause}])["sqlite3"].calls == {"sqlite3 shop.db .tables": "t"}
+    assert missing_programs([failure_of("t", record.root_cause)])["sqlite3"].calls == {"sqlite3 shop.db .tables": "t"}
 
 
 def test_a_missing_program_keeps_one_call_per_task_and_knows_the_task_of_each():
     def cause(call: str) -> str:
         return f"The agent's command `{call}` needs `sqlite3`, which is not installed here, and no later command of the agent succeeded."
 
-    failures = [{"task_id": "a", "root_cause": cause("sqlite3 a.db .tables")}, {"task_id": "a", "root_cause": cause("sqlite3 a.db 'SELECT 1'")},
-                {"task_id": "b", "root_cause": cause("sqlite3 a.db .tables")}, {"task_id": "c", "root_cause": cause("sqlite3 c.db .schema")}]
+    failures = [failure_of("a", cause("sqlite3 a.db .tables")), failure_of("a", cause("sqlite3 a.db 'SELECT 1'")),
+                failure_of("b", cause("sqlite3 a.db .tables")), failure_of("c", cause("sqlite3 c.db .schema"))]
     found = missing_programs(failures)["sqlite3"]
     assert found.tasks == ["a", "b", "c"]
     assert found.calls == {"sqlite3 a.db .tables": "a", "sqlite3 c.db .schema": "c"}, "the toolsmith sees different tasks' calls"
@@ -263,7 +268,7 @@ def test_a_missing_program_is_the_root_cause_when_every_command_after_it_failed(
     claim = Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[missing, install, claim], exit_reason="done", reward=0.0)
 
-    found = triage({"passed": False}, trajectory, loop_repeats=3)
+    found = triage(trajectory, loop_repeats=3)
 
     assert (found.record.category, found.record.critical_step) == ("wrong-tool-missing-binary", 1)
     assert "no later command of the agent succeeded" in found.record.root_cause
@@ -274,14 +279,14 @@ def test_output_run_as_a_command_is_not_a_missing_program(output):
     wrong = Step(index=1, reply="", action="Exit", output=output, exit_code=127)
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[wrong], exit_reason="step_limit", reward=0.0)
 
-    assert triage({"passed": False}, trajectory, loop_repeats=3).record.category != "wrong-tool-missing-binary"
+    assert triage(trajectory, loop_repeats=3).record.category != "wrong-tool-missing-binary"
 
 
 def test_a_not_found_message_that_is_not_the_shell_s_does_not_blame_a_missing_program():
     lookup = Step(index=1, reply="", action="python3 lookup.py key", output="Error: not found", exit_code=1)
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[lookup], exit_reason="step_limit", reward=0.0)
 
-    assert triage({"passed": False}, trajectory, loop_repeats=3).record.category != "wrong-tool-missing-binary"
+    assert triage(trajectory, loop_repeats=3).record.category != "wrong-tool-missing-binary"
 
 
 def test_a_missing_program_the_agent_worked_around_is_not_blamed():
@@ -290,7 +295,7 @@ def test_a_missing_program_the_agent_worked_around_is_not_blamed():
     worked[0].output, worked[0].exit_code = "bash: line 1: jq: command not found", 127
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=worked, reward=0.0)
 
-    found = triage({"passed": False}, trajectory, loop_repeats=3)
+    found = triage(trajectory, loop_repeats=3)
 
     assert found.record.category == "premature-success" and not found.final
 
@@ -304,10 +309,10 @@ def test_different_missing_programs_on_different_tasks_are_one_pattern(store):
     analysis(store, analyst).process(rows)
 
     [pattern] = live(store)
-    assert (pattern["category"], pattern["support"], pattern["status"]) == ("wrong-tool-missing-binary", 3, "promoted")
+    assert (pattern.category, pattern.support, pattern.status) == ("wrong-tool-missing-binary", 3, "promoted")
     causes = {row["task_id"]: row["root_cause"] for row in store.rows("failures")}
     assert "`sqlite3`" in causes["db-count"] and "`jq`" in causes["json-field"]
-    missing = missing_programs(store.rows("failures"))
+    missing = missing_programs(store.records(Failure))
     assert list(missing) == ["sqlite3", "jq"], "the program most tasks missed comes first"
     assert (missing["sqlite3"].tasks, missing["sqlite3"].calls) == (["db-count", "db-sum"], {"sqlite3 data": "db-count"})
     assert "Failed rollout" not in analyst.asked
@@ -321,7 +326,7 @@ def test_success_claimed_after_one_command_on_different_tasks_is_one_pattern(sto
     analysis(store, analyst).process(rows)
 
     [pattern] = live(store)
-    assert (pattern["category"], pattern["support"], pattern["status"]) == ("no-verification", 2, "promoted")
+    assert (pattern.category, pattern.support, pattern.status) == ("no-verification", 2, "promoted")
     assert "Failed rollout" not in analyst.asked
 
 
@@ -330,7 +335,7 @@ def test_an_exhausted_limit_goes_to_the_analyzer_with_a_fallback_blame(exit_reas
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=steps("ls", "cat a", done=False),
                             exit_reason=exit_reason, reward=0.0)
 
-    found = triage({"passed": False}, trajectory, loop_repeats=3)
+    found = triage(trajectory, loop_repeats=3)
 
     assert (found.record.category, found.record.blame, found.final) == (exit_reason.replace("_", "-"), blame, False)
 
@@ -340,7 +345,7 @@ def test_a_wall_time_limit_spent_waiting_for_the_model_is_infrastructure():
                       exit_reason="time_limit", reward=0.0, duration_s=900.0)
     busy = slow.model_copy(update={"steps": [Step(index=1, reply="", action="make", duration_s=800.0)]})
 
-    found, worked = triage({"passed": False}, slow, loop_repeats=3), triage({"passed": False}, busy, loop_repeats=3)
+    found, worked = triage(slow, loop_repeats=3), triage(busy, loop_repeats=3)
 
     assert (found.infra, found.final, found.record.blame) == (True, True, "environment")
     assert (worked.infra, worked.record.category) == (False, "time-limit")
@@ -382,8 +387,8 @@ def test_two_near_duplicate_patterns_are_merged_by_adjudication(store):
     [pattern] = live(store)
     [retired] = patterns(store, retired=True)[1:]
     assert "Same defect?" in analyst.asked
-    assert (pattern["support"], pattern["status"]) == (2, "promoted")
-    assert (retired["status"], retired["merged_into"]) == ("retired", pattern["id"])
+    assert (pattern.support, pattern.status) == (2, "promoted")
+    assert (retired.status, retired.merged_into) == ("retired", pattern.id)
 
 
 def test_near_duplicates_the_adjudicator_keeps_apart_stay_two_patterns(store):
@@ -391,7 +396,7 @@ def test_near_duplicates_the_adjudicator_keeps_apart_stay_two_patterns(store):
 
     analysis(store, Analyst(causes={"log-grep": NEAR_DUPLICATE, "json-merge": NEAR_DUPLICATE}, same=False)).process(rows)
 
-    assert sorted(p["support"] for p in live(store)) == [1, 2]
+    assert sorted(p.support for p in live(store)) == [1, 2]
 
 
 def test_a_merged_pattern_can_be_split_again_before_promotion(store):
@@ -401,8 +406,8 @@ def test_a_merged_pattern_can_be_split_again_before_promotion(store):
     analysis(store, analyst).process(rows)
 
     kept, split_off = live(store)
-    assert (kept["task_ids"], kept["status"]) == (["csv-sum", "log-grep"], "promoted")
-    assert (split_off["task_ids"], split_off["status"]) == (["json-merge"], "candidate")
+    assert (kept.task_ids, kept.status) == (["csv-sum", "log-grep"], "promoted")
+    assert (split_off.task_ids, split_off.status) == (["json-merge"], "candidate")
 
 
 def test_unrelated_failures_open_separate_patterns_without_asking(store):
@@ -427,9 +432,9 @@ def test_a_pattern_that_does_not_recur_on_a_new_node_is_resolved_and_reopens_whe
     [resolved] = failures.resolve(["n1"], ["csv-sum", "log-grep"])
     failures.process([rollout(store, "csv-sum", node="n2", trial=5)])
 
-    assert resolved["status"] == "resolved"
+    assert resolved.status == "resolved"
     [pattern] = live(store)
-    assert pattern["status"] == "promoted" and pattern["node_ids"] == ["n0", "n2"]
+    assert pattern.status == "promoted" and pattern.node_ids == ["n0", "n2"]
 
 
 def test_expanding_a_node_also_explains_the_failures_its_earlier_gates_ran_on_it_and_no_other_node_s(store):
@@ -442,11 +447,11 @@ def test_expanding_a_node_also_explains_the_failures_its_earlier_gates_ran_on_it
     rollout(store, "json-merge", trial=1, node="child")
     minibatch = [rollout(store, "yaml-fix"), rollout(store, "sum-ok", reward=1.0)]
 
-    Patterns(store, LLM(config.models, store=store), config, None).analyze([Rollout.model_validate(row) for row in minibatch], "n0")
+    Patterns(store, LLM(config.models, store=store), config, None).analyze(minibatch, "n0")
 
-    assert sorted(row["rollout_id"] for row in store.rows("failures")) == sorted(row["id"] for row in [*gated, minibatch[0]])
+    assert sorted(row["rollout_id"] for row in store.rows("failures")) == sorted(row.id for row in [*gated, minibatch[0]])
     [pattern] = live(store)
-    assert pattern["task_ids"] == ["csv-sum", "log-grep", "yaml-fix"] and pattern["status"] == "promoted"
+    assert pattern.task_ids == ["csv-sum", "log-grep", "yaml-fix"] and pattern.status == "promoted"
 
 
 def test_pattern_evidence_gives_digested_traces_from_distinct_tasks(store):
@@ -454,11 +459,11 @@ def test_pattern_evidence_gives_digested_traces_from_distinct_tasks(store):
     analysis(store, Analyst()).process(rows)
     [pattern] = live(store)
 
-    evidence = pattern_evidence(store, pattern["id"], k=3, budget=300)
+    evidence = pattern_evidence(store, pattern.id, k=3, budget=300)
 
-    assert sorted(item["task_id"] for item in evidence) == ["csv-sum", "log-grep"]
-    assert all(count_tokens(item["digest"]) <= 300 and "echo done > out.txt" in item["digest"] for item in evidence)
-    assert evidence[0]["instruction"].startswith("Task ")
+    assert sorted(item.task_id for item in evidence) == ["csv-sum", "log-grep"]
+    assert all(count_tokens(item.digest) <= 300 and "echo done > out.txt" in item.digest for item in evidence)
+    assert evidence[0].instruction.startswith("Task ")
 
 
 def test_the_patterns_are_rebuilt_from_the_event_log(store):
@@ -505,7 +510,7 @@ CRASH_TASKS = ("csv-sum", "log-grep", "json-merge", "tar-pack", "sql-join")
 CRASH_CAUSES = {"log-grep": NEAR_DUPLICATE, "tar-pack": OTHER}
 
 
-def crash_world(store: RunStore) -> list[dict]:
+def crash_world(store: RunStore) -> list[Rollout]:
     return [rollout(store, task, trial=trial) for task in CRASH_TASKS for trial in range(2)]
 
 
@@ -513,7 +518,7 @@ def snapshot(store: RunStore) -> list[tuple]:
     members = {}
     for member in store.rows("pattern_members"):
         members.setdefault(member["pattern_id"], []).append(member["failure_id"])
-    return [(p["id"], p["status"], p["support"], p.get("merged_into"), sorted(members.get(p["id"], [])))
+    return [(p.id, p.status, p.support, p.merged_into, sorted(members.get(p.id, [])))
             for p in patterns(store, retired=True)]
 
 
@@ -526,7 +531,7 @@ def run_worker(folder: Path, stop_at: int | None) -> subprocess.Popen:
 def test_killing_the_analysis_and_resuming_gives_the_same_patterns_as_an_uninterrupted_run(tmp_path, stop_at):
     uninterrupted = RunStore.create(tmp_path / "runs", "eval", run_id="whole")
     crash_world(uninterrupted)
-    analysis(uninterrupted, Analyst(causes=CRASH_CAUSES)).process(uninterrupted.rows("rollouts", order_by="rowid"))
+    analysis(uninterrupted, Analyst(causes=CRASH_CAUSES)).process(uninterrupted.records(Rollout, order_by="rowid"))
     crashed = RunStore.create(tmp_path / "runs", "eval", run_id="crashed")
     crash_world(crashed)
 
@@ -545,7 +550,7 @@ def test_killing_the_analysis_and_resuming_gives_the_same_patterns_as_an_uninter
 def work(folder: Path, stop_at: int) -> None:
     """The worker: analyze every rollout of the run, stopping (to be killed) at the `stop_at`-th question."""
     store = RunStore(folder)
-    analysis(store, Analyst(causes=CRASH_CAUSES, stop_at=stop_at or None)).process(store.rows("rollouts", order_by="rowid"))
+    analysis(store, Analyst(causes=CRASH_CAUSES, stop_at=stop_at or None)).process(store.records(Rollout, order_by="rowid"))
 
 
 # the commands

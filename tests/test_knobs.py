@@ -110,7 +110,7 @@ def test_a_confirm_done_step_accepted_by_the_gate_lifts_dev(cli, tmp_path: Path)
     assert [edit.status for edit in knobs] == [EditStatus.ACCEPTED], [edit.model_dump() for edit in store.records(Edit)]
     [accepted] = knobs
     assert "agent.confirm_done False -> True" in accepted.rationale and accepted.pattern_id
-    assert accepted.gate["fixed"] > 0 and accepted.gate["broken"] == 0
+    assert accepted.gate.fixed > 0 and accepted.gate.broken == 0
     child = store.folder / "harnesses" / accepted.child_id
     assert "confirm_done = true" in (child / "harness.toml").read_text()
     assert (summary["start_dev"], summary["best_dev"]) == (0.0, 1.0) and summary["best_node"] == accepted.child_id

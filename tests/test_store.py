@@ -7,20 +7,21 @@ from pathlib import Path
 import pytest
 
 from harness_evo.errors import UserError
-from harness_evo.store import Edit, EditStatus, Rollout, RunStore
+from harness_evo.store import Edit, EditStatus, Failure, Pattern, PatternStatus, Rollout, RunStore
 
 
 def test_emitted_rows_land_in_their_table_and_survive_a_rebuild(tmp_path: Path):
+    """A kind with no record (`arm`) is projected column by column, as its events come."""
     store = RunStore.create(tmp_path, "eval")
-    store.emit("failure", id="r1", task_id="a", reward=0.0, exit_reason="step_limit", tags=["x"])
-    store.emit("failure", id="r1", reward=1.0)  # an update keeps the other columns
+    store.emit("arm", id="r1", task_id="a", reward=0.0, exit_reason="step_limit", tags=["x"])
+    store.emit("arm", id="r1", reward=1.0)  # an update keeps the other columns
     store.emit("iteration_note", text="only logged")
-    before = store.rows("failures")
+    before = store.rows("arms")
     assert before == [{"id": "r1", "task_id": "a", "reward": 1.0, "exit_reason": "step_limit", "tags": ["x"]}]
-    store.db["failures"].delete_where()
+    store.db["arms"].delete_where()
     store.rebuild()
-    assert store.rows("failures") == before
-    assert [e["kind"] for e in store.events()] == ["run", "failure", "failure", "iteration_note"]
+    assert store.rows("arms") == before
+    assert [e["kind"] for e in store.events()] == ["run", "arm", "arm", "iteration_note"]
 
 
 def test_records_go_in_and_come_back_typed_and_a_run_from_before_a_column_reads_it_as_its_default(tmp_path: Path):
@@ -46,6 +47,20 @@ def test_an_edit_row_of_a_run_from_before_its_table_had_every_column_reads_with_
     assert (edit.status, edit.reasons, edit.gate, edit.child_id, edit.status.final) == (EditStatus.INVALID, [], None, None, True)
 
 
+def test_failure_and_pattern_rows_of_a_run_from_before_their_tables_had_every_column_read_with_the_fields_defaults(tmp_path: Path):
+    store = RunStore.create(tmp_path, "evolve", run_id="old")
+    for table in ("failures", "patterns"):
+        store.db[table].drop()
+    store.db["failures"].insert({"id": "r1", "rollout_id": "r1", "task_id": "a", "split": "dev", "source": "counted"}, pk="id")
+    store.db["patterns"].insert({"id": "P2", "status": "promoted", "support": 2, "task_ids": '["a", "b"]'}, pk="id")
+    store.close()
+
+    again = RunStore(tmp_path / "old")
+    [failure], [pattern] = again.records(Failure), again.records(Pattern)
+    assert (failure.infra, failure.category, failure.explained) == (False, None, False)
+    assert (pattern.status, pattern.task_ids, pattern.harness_blame, pattern.severity, pattern.order) == (PatternStatus.PROMOTED, ["a", "b"], 0.0, None, (0, -2, 2))
+
+
 def test_reopened_run_sees_everything_written(tmp_path: Path):
     store = RunStore.create(tmp_path, "evolve", run_id="r")
     store.emit("node", id="h1", parent_id=None, train_score=0.5)
@@ -62,7 +77,7 @@ def test_a_folder_without_run_db_is_a_user_error(tmp_path: Path):
 
 WRITER = """
 import sys
-from harness_evo.store import Edit, EditStatus, Rollout, RunStore
+from harness_evo.store import Edit, EditStatus, Failure, Pattern, PatternStatus, Rollout, RunStore
 for i in range(100):
     store = RunStore.create(sys.argv[1], "eval", run_id=f"r{i:03d}")
     store.emit("rollout", id="r1", task_id="a")

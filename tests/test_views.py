@@ -15,7 +15,19 @@ from harness_evo.errors import UserError
 from harness_evo.evolve.state import NodeStats
 from harness_evo.harness import Edit, Harness, Write
 from harness_evo.store import Edit as LedgerEdit
-from harness_evo.store import Node, NodeStatus, Rollout, RunStore
+from harness_evo.store import (
+    Failure,
+    Gate,
+    Iteration,
+    LlmCall,
+    Node,
+    NodeStatus,
+    Pattern,
+    PatternMember,
+    PatternStatus,
+    Rollout,
+    RunStore,
+)
 from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
 
 BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
@@ -48,21 +60,21 @@ def evolve_world(runs_dir: Path) -> dict:
     store.put(LedgerEdit(id="i0-r0-0", iteration=0, parent_id=root.hash, child_id=a.hash, pattern_id="P1", status="accepted", ts=T0,
                          ops=[{"op": "replace", "path": "prompts/system.md.j2", "old": "Run one command", "new": "Check your work, then run one command"}],
                          rationale="Make the agent check its output before finishing.", prediction="csv tasks stop failing at the last step",
-                         gate={"fixed": 3, "broken": 0, "ties": 1, "p_value": 0.125, "reason": "3 fixed and 0 broken", "pairs": 4, "tasks": ["t1", "t2"]}))
+                         gate=Gate(accepted=True, fixed=3, broken=0, ties=1, p_value=0.125, reason="3 fixed and 0 broken", pairs=4, tasks=["t1", "t2"])))
     store.put(LedgerEdit(id="i0-r0-1", iteration=0, parent_id=root.hash, pattern_id="P1", status="rejected_static", ts=T0,
                          ops=[{"op": "write", "path": "prompts/instance.md.j2", "text": "Sum the csv column."}],
                          rationale="Tell it the answer.", reasons=["the edit names a training task's details (csv column)"]))
     store.put(LedgerEdit(id="i1-r0-0", iteration=1, parent_id=a.hash, child_id="f" * 64, pattern_id="P1", status="rejected_empirical", ts=T0,
                          ops=[{"op": "delete", "path": "tools/view/view.py"}], rationale="Fewer tools, less confusion.",
-                         gate={"fixed": 1, "broken": 2, "ties": 1, "p_value": 0.875, "reason": "more broken than fixed", "pairs": 4}))
+                         gate=Gate(fixed=1, broken=2, ties=1, p_value=0.875, reason="more broken than fixed", pairs=4)))
     store.put(LedgerEdit(id="i2-r0-0", iteration=2, parent_id=a.hash, child_id=b.hash, pattern_id="P2", status="accepted", ts=T0,
                          ops=[{"op": "write", "path": "skills/check-before-done/SKILL.md", "text": CHECK_SKILL}],
                          rationale="A skill for checking results.",
-                         gate={"fixed": 2, "broken": 0, "ties": 2, "p_value": 0.25, "reason": "2 fixed and 0 broken", "pairs": 4}))
+                         gate=Gate(accepted=True, fixed=2, broken=0, ties=2, p_value=0.25, reason="2 fixed and 0 broken", pairs=4)))
     store.put(LedgerEdit(id="i2-r0-1", iteration=2, parent_id=a.hash, pattern_id="P2", status="invalid", ts=T0,
                          rationale="", reasons=["replace: the old text occurs 0 times in prompts/system.md.j2"]))
     for i, (arm, outcome) in enumerate([("P1", "edit i0-r0-0 accepted"), ("P1", "edit i1-r0-0 rejected by the gate"), ("P2", "edit i2-r0-0 accepted")]):
-        store.emit("iteration", id=i, arm=arm, node_id=root.hash, tasks=["t1", "t2"], started=T0 + i, finished=T0 + i + 1, outcome=outcome, spend={})
+        store.put(Iteration(id=i, arm=arm, node_id=root.hash, tasks=["t1", "t2"], started=T0 + i, finished=T0 + i + 1, outcome=outcome))
     trajectory = {"task_id": "csv-sum", "trial": 0, "harness_hash": root.hash, "model": "scripted/solver", "exit_reason": "done",
                   "reward": 0.0, "verifier_output": "FAIL: total.txt holds 41, expected 42", "steps": [
                       {"index": 0, "reply": "```bash\nls\n```", "action": "ls", "output": "data.csv\n", "exit_code": 0, "duration_s": 0.2, "model_s": 1.5},
@@ -77,18 +89,21 @@ def evolve_world(runs_dir: Path) -> dict:
     store.put(rollout.model_copy(update=dict(id="abc999000", task_id="log-count", reward=1.0, passed=True, exit_reason="done", steps=2)))
     store.put(rollout.model_copy(update=dict(id="dev0001", task_id="git-tag", split="dev", reward=1.0, passed=True, exit_reason="done", steps=4)))
     store.put(rollout.model_copy(update=dict(id="dev0002", task_id="git-log", split="dev", exit_reason="infra_error", error="container died")))
-    store.emit("failure", id="abc123def4560001", rollout_id="abc123def4560001", task_id="csv-sum", node_id=root.hash, split="train",
-               source="analyzer", category="no-verification", pattern="declares done without looking at its output",
-               root_cause="It wrote total.txt and said TASK_DONE without checking the sum.", critical_step=2,
-               evidence="echo TASK_DONE", blame="harness", confidence=0.8)
-    pattern = {"category": "no-verification", "infra": False, "first_seen": T0, "last_seen": T0}
-    store.emit("pattern", pattern | dict(id="P1", description="declares done without looking at its output", status="resolved", support=3, task_ids=["csv-sum", "t1", "t2"]))
-    store.emit("pattern", pattern | dict(id="P2", description="does not know how to read a csv column", status="promoted", support=2, task_ids=["t1", "t2"]))
-    store.emit("pattern", pattern | dict(id="P3", description="gives up after a missing command", status="candidate", support=1, task_ids=["t3"]))
-    store.emit("pattern_member", failure_id="abc123def4560001", pattern_id="P1", rollout_id="abc123def4560001", task_id="csv-sum", node_id=root.hash)
+    store.put(Failure(id="abc123def4560001", rollout_id="abc123def4560001", task_id="csv-sum", node_id=root.hash, split="train",
+                      source="analyzer", category="no-verification", pattern="declares done without looking at its output",
+                      root_cause="It wrote total.txt and said TASK_DONE without checking the sum.", critical_step=2,
+                      evidence="echo TASK_DONE", blame="harness", confidence=0.8))
+    pattern = Pattern(id="", category="no-verification", first_seen=T0, last_seen=T0)
+    store.put(pattern.model_copy(update=dict(id="P1", description="declares done without looking at its output", status=PatternStatus.RESOLVED,
+                                             support=3, task_ids=["csv-sum", "t1", "t2"])))
+    store.put(pattern.model_copy(update=dict(id="P2", description="does not know how to read a csv column", status=PatternStatus.PROMOTED,
+                                             support=2, task_ids=["t1", "t2"])))
+    store.put(pattern.model_copy(update=dict(id="P3", description="gives up after a missing command", status=PatternStatus.CANDIDATE,
+                                             support=1, task_ids=["t3"])))
+    store.put(PatternMember(failure_id="abc123def4560001", pattern_id="P1", rollout_id="abc123def4560001", task_id="csv-sum", node_id=root.hash))
     for k, (role, cost, cached) in enumerate([("solver", 0.0, False)] * 4 + [("proposer", 0.06, False)] * 2 + [("critic", 0.03, True)]):
-        store.emit("llm_call", id=f"call{k}", role=role, model=f"scripted/{role}", tokens_in=100, tokens_out=20, tokens_cached=0,
-                   latency_s=0.5, cost=cost, cache_hit=cached, error=None, ts=T0 + k)
+        store.put(LlmCall(id=f"call{k}", role=role, model=f"scripted/{role}", tokens_in=100, tokens_out=20, latency_s=0.5, cost=cost,
+                          cache_hit=cached, ts=T0 + k))
     store.set_status("finished", finished=T0 + 600, best_node=b.hash)
     return {"store": store, "root": root, "a": a, "b": b}
 

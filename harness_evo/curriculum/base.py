@@ -15,6 +15,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness_evo.config import CurriculumConfig
+from harness_evo.store import PatternStatus
 
 EXPLORE = "explore"
 """The id of the arm that draws unseen train tasks."""
@@ -29,7 +30,7 @@ class PatternView(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     id: str
-    status: Literal["candidate", "promoted", "resolved", "retired"]
+    status: PatternStatus
     tasks: list[str]
     """Distinct train tasks with a member failure."""
     severity: float = Field(ge=0, le=1)
@@ -161,7 +162,7 @@ class ArmCurriculum(ABC):
     def probabilities(self) -> dict[str, float]: ...
 
     def sync_arms(self, patterns: Iterable[PatternView]) -> list[Arm]:
-        promoted = {pattern.id: pattern for pattern in patterns if pattern.status == "promoted"}
+        promoted = {pattern.id: pattern for pattern in patterns if pattern.status is PatternStatus.PROMOTED}
         changed = []
         for arm in self.state.arms.values():
             if arm.kind == "pattern" and arm.active and arm.id not in promoted:

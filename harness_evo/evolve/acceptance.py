@@ -22,6 +22,8 @@ from scipy.stats import binomtest
 
 from harness_evo.config import AcceptanceConfig
 from harness_evo.store import Rollout
+from harness_evo.store.gate import Verdict
+from harness_evo.store.rollout import scored_rewards
 
 
 class Pair(BaseModel):
@@ -31,23 +33,6 @@ class Pair(BaseModel):
     trial: int
     parent: float
     child: float
-
-
-class Verdict(BaseModel):
-    """What the gate decided, with the counts it decided on and a sentence for the user."""
-
-    accepted: bool
-    fixed: int
-    broken: int
-    ties: int
-    p_value: float | None = None
-    """One-sided sign-test p-value of "the child is no better" (None when no pair differs or the rule has none)."""
-    reason: str
-    undecided: bool = False
-    """True when more pairs could still accept: the child is ahead (p at most the rule's `second_look_p`), not
-    significantly, and lost no protected task."""
-    warning: str | None = None
-    """Why an accepted edit is doubtful though the rule accepted it (the agent reads the task less: see conditioning.py)."""
 
 
 class AcceptanceRule(Protocol):
@@ -60,11 +45,7 @@ class AcceptanceRule(Protocol):
 
 def pair_rollouts(parent: Iterable[Rollout], child: Iterable[Rollout]) -> list[Pair]:
     """Pairs from two sides' rollouts on the keys both have; only scored rollouts (`Rollout.scored`) are paired."""
-
-    def scored(rows: Iterable[Rollout]) -> dict[tuple[str, int], float]:
-        return {(row.task_id, row.trial): row.reward for row in rows if row.scored}
-
-    parents, children = scored(parent), scored(child)
+    parents, children = scored_rewards(parent), scored_rewards(child)
     return [Pair(task_id=task_id, trial=trial, parent=parents[task_id, trial], child=children[task_id, trial])
             for task_id, trial in sorted(parents.keys() & children.keys())]
 

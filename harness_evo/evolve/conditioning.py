@@ -9,25 +9,12 @@ unflagged: `warn` accepts it with the reason in the ledger, `refuse` rejects it.
 
 from collections.abc import Iterable, Mapping
 
-from pydantic import BaseModel, Field
-
 from harness_evo import stats
 from harness_evo.config import AcceptanceConfig
-from harness_evo.evolve.acceptance import Verdict
-from harness_evo.failures.conditioning import Conditioning, gauge, trajectories
+from harness_evo.failures.conditioning import gauge, trajectories
 from harness_evo.store import Edit, Rollout, RunStore
-
-
-class Drop(BaseModel):
-    """The gauge of the parent's and the child's gate rollouts on the keys both scored, and what fell beyond the margin."""
-
-    parent: Conditioning
-    child: Conditioning
-    fell: list[str] = Field(default_factory=list)
-    """One phrase per measure that fell by more than the margin (`task identifiability 0.95 -> 0.12 (chance 0.09)`)."""
-
-    def sentence(self) -> str:
-        return f"the agent reads the task less: {'; '.join(self.fell)} over {self.child.rollouts} paired gate rollouts"
+from harness_evo.store.conditioning import Conditioning, Drop
+from harness_evo.store.gate import Verdict
 
 
 class ConditioningCheck:

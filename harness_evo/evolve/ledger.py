@@ -11,7 +11,7 @@ from harness_evo.evolve.conditioning import Drop
 from harness_evo.evolve.critic import Judgement
 from harness_evo.evolve.proposer import Proposal
 from harness_evo.harness import Harness
-from harness_evo.store import Edit, EditStatus, RunStore
+from harness_evo.store import Edit, EditStatus, Gate, RunStore
 
 
 class Candidate(BaseModel):
@@ -56,9 +56,8 @@ class Ledger:
 
     def gated(self, candidate: Candidate, verdict: Verdict, tasks: list[str], drop: Drop | None = None) -> Candidate:
         """Record the gate's verdict, with the input-conditioning of both sides' gate rollouts when it was measured."""
-        gate = verdict.model_dump() | {"pairs": verdict.fixed + verdict.broken + verdict.ties, "tasks": tasks,
-                                       "left_out": candidate.edit.sources,
-                                       "conditioning": drop.model_dump(mode="json") if drop else None}
+        gate = Gate(**verdict.model_dump(), pairs=verdict.fixed + verdict.broken + verdict.ties, tasks=tasks,
+                    left_out=candidate.edit.sources, conditioning=drop)
         status = EditStatus.ACCEPTED if verdict.accepted else EditStatus.REJECTED_EMPIRICAL
         return self._save(Candidate(edit=candidate.edit.model_copy(update={"status": status, "gate": gate}), child=candidate.child), final=True)
 

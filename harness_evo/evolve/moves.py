@@ -51,9 +51,9 @@ class MoveBandit:
         for edit in history:
             tries[edit.move].add(edit.iteration)
             if edit.gate:
-                rollouts[edit.move] += 2 * edit.gate.get("pairs", 0)
+                rollouts[edit.move] += 2 * edit.gate.pairs
                 if edit.status is EditStatus.ACCEPTED:
-                    gain[edit.move] += edit.gate.get("fixed", 0) - edit.gate.get("broken", 0)
+                    gain[edit.move] += edit.gate.fixed - edit.gate.broken
         untried = [kind for kind in available if not tries[kind]]
         if untried:
             return untried[0]

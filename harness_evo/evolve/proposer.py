@@ -15,6 +15,7 @@ from harness_evo.config import SearchConfig, one_line
 from harness_evo.errors import UserError
 from harness_evo.evolve import templates
 from harness_evo.evolve.target import Target
+from harness_evo.failures import Evidence
 from harness_evo.harness import Edit, Harness
 from harness_evo.standins import Needs, StandIns, Tryout, compiles, scriptable, tool_components, usage_line
 from harness_evo.store import Edit as TriedEdit
@@ -95,18 +96,18 @@ class Proposer:
         self.config = config
         self.standins = StandIns(llm, tryout, config.tool_attempts)
 
-    def propose(self, pattern: Target, evidence: list[dict], harness: Harness, ledger: list[TriedEdit],
+    def propose(self, pattern: Target, evidence: list[Evidence], harness: Harness, ledger: list[TriedEdit],
                 feedback: list[TriedEdit] | None = None, seed: int = 0) -> list[Proposal]:
         """Candidate edits for `pattern` from its `evidence` (items of `pattern_evidence`); `ledger` holds the edits
         tried against it in earlier iterations, `feedback` the previous round's rejected edits with their reasons.
-        A missing program is offered as the stand-in step says (see `StandIns.needs`)."""
+        A missing program is offered as the stand-in step says (see `StandIns.needs`); the model is shown those the
+        harness lacks (`lacking`), while `pattern.missing_programs` stays what the pattern's failures missed."""
         needs = self.standins.needs(harness, pattern.missing_programs)
-        pattern = pattern.model_copy(update={"missing_programs": needs.missing})
         if offer := self.standins.offer(needs, harness.hash, [*ledger, *(feedback or [])]):
             draft = EditDraft(rationale=offer.rationale, prediction=offer.prediction, ops=[OpDraft(op="tool", name=offer.program)])
             return [self.proposal(draft, harness, seed * 10, needs)]
         messages = templates.messages(
-            "proposer", pattern=pattern, evidence=evidence, components=shown_components(harness),
+            "proposer", pattern=pattern, lacking=needs.missing, evidence=evidence, components=shown_components(harness),
             ledger=ledger[-LEDGER_SHOWN:], feedback=feedback or [], candidates=self.config.candidates,
         )
         reply = self.llm.complete("proposer", messages, output=ProposerReply, seed=seed)

@@ -1,11 +1,10 @@
 """What an iteration's edit is aimed at: a promoted failure pattern, or for a harvest the train tasks it took
 examples from. The proposer, the critic and the gate read it; templates see its fields as `pattern`."""
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
 from harness_evo.standins import MissingProgram
+from harness_evo.store import Pattern
 
 
 class Target(BaseModel):
@@ -27,8 +26,7 @@ class Target(BaseModel):
     """Train tasks an edit's examples came from: the gate never measures it there."""
 
     @classmethod
-    def of(cls, row: dict[str, Any], missing_programs: dict[str, MissingProgram]) -> "Target":
-        """The target of a pattern row of the store."""
-        return cls(id=row["id"], description=row.get("description") or "", category=row.get("category"),
-                   support=row.get("support") or 0, harness_blame=row.get("harness_blame"),
-                   task_ids=row.get("task_ids") or [], missing_programs=missing_programs)
+    def of(cls, pattern: Pattern, missing_programs: dict[str, MissingProgram]) -> "Target":
+        """The target of a pattern of the store, with the programs its failures missed."""
+        return cls(id=pattern.id, description=pattern.description, category=pattern.category, support=pattern.support,
+                   harness_blame=pattern.harness_blame, task_ids=pattern.task_ids, missing_programs=missing_programs)

@@ -14,9 +14,8 @@ from rapidfuzz import fuzz
 from harness_evo.config import FailuresConfig
 from harness_evo.failures.ask import ask
 from harness_evo.llm import LLM
-from harness_evo.store import RunStore
+from harness_evo.store import Failure, Pattern, PatternMember, PatternStatus, Rollout, RunStore
 
-LIVE = ("candidate", "promoted", "resolved")
 EXAMPLES = 3
 """Root causes shown per group when the model adjudicates or scores."""
 CLOSE_CALLS = 3
@@ -63,183 +62,184 @@ class Aggregator:
         members = self._members_by_pattern()
         changed = set()
         for pattern in self._patterns():
-            if pattern["infra"] or pattern["status"] not in ("candidate", "promoted"):
+            if pattern.infra or pattern.status not in (PatternStatus.CANDIDATE, PatternStatus.PROMOTED):
                 continue
-            if rerun & set(pattern["task_ids"]) and not any(m.get("node_id") in recent for m in members[pattern["id"]]):
-                self.store.emit("pattern", id=pattern["id"], status="resolved", resolved_at=pattern["last_seen"])
-                changed.add(pattern["id"])
+            if rerun & set(pattern.task_ids) and not any(m.node_id in recent for m in members[pattern.id]):
+                self.store.put(pattern.model_copy(update={"status": PatternStatus.RESOLVED, "resolved_at": pattern.last_seen}))
+                changed.add(pattern.id)
         return changed
 
     # reading the store
 
-    def _patterns(self, live: bool = True) -> list[dict[str, Any]]:
-        rows = self.store.rows("patterns")
-        rows = [row for row in rows if row["status"] in LIVE] if live else rows
-        return sorted(rows, key=lambda row: pattern_number(row["id"]))
+    def _patterns(self, live: bool = True) -> list[Pattern]:
+        """The patterns in the order they were opened."""
+        rows = self.store.records(Pattern)
+        rows = [row for row in rows if row.status.live] if live else rows
+        return sorted(rows, key=lambda row: row.number)
 
-    def _members_by_pattern(self) -> dict[str, list[dict[str, Any]]]:
+    def _members_by_pattern(self) -> dict[str, list[PatternMember]]:
         grouped = defaultdict(list)
-        for member in self.store.rows("pattern_members", order_by="rowid"):
-            grouped[member["pattern_id"]].append(member)
+        for member in self.store.records(PatternMember, order_by="rowid"):
+            grouped[member.pattern_id].append(member)
         return grouped
 
-    def _failures(self) -> dict[str, dict[str, Any]]:
-        return {row["id"]: row for row in self.store.rows("failures", "source != 'counted'", order_by="rowid")}
+    def _failures(self) -> dict[str, Failure]:
+        return {row.id: row for row in self.store.records(Failure, "source != 'counted'", order_by="rowid")}
 
     # the steps of `settle`
 
     def _finish_moves(self) -> set[str]:
         """Members move to where a decision sent them: into the pattern theirs was merged into, or a split-off."""
-        patterns = {row["id"]: row for row in self._patterns(live=False)}
+        patterns = {row.id: row for row in self._patterns(live=False)}
         split_offs = defaultdict(list)
         for row in patterns.values():
-            if row.get("split_from"):
-                split_offs[row["split_from"]].append(row)
+            if row.split_from:
+                split_offs[row.split_from].append(row)
         failures = self._failures()
         changed = set()
         for pattern_id, members in self._members_by_pattern().items():
             for member in members:
-                target = home(pattern_id, failures[member["failure_id"]]["signature"], patterns, split_offs)
+                target = home(pattern_id, failures[member.failure_id].signature, patterns, split_offs)
                 if target != pattern_id:
-                    self.store.emit("pattern_member", {**member, "pattern_id": target})
+                    self.store.put(member.model_copy(update={"pattern_id": target}))
                     changed |= {pattern_id, target}
         return changed
 
     def _assign_pending(self) -> set[str]:
-        assigned = {member["failure_id"] for members in self._members_by_pattern().values() for member in members}
-        pending = [failure for failure in self._failures().values() if failure["id"] not in assigned]
+        assigned = {member.failure_id for members in self._members_by_pattern().values() for member in members}
+        pending = [failure for failure in self._failures().values() if failure.id not in assigned]
         changed = set()
         for failure in pending:
             changed.add(self._assign(failure))
             changed |= self._compare_new()
         return changed
 
-    def _assign(self, failure: dict[str, Any]) -> str:
+    def _assign(self, failure: Failure) -> str:
         """Join the pattern with the same signature or a very similar one, else open a new pattern."""
-        candidates = [p for p in self._patterns() if bool(p["infra"]) == bool(failure["infra"])]
-        scored = [(similarity([failure["signature"]], p["signatures"]), p) for p in candidates]
+        candidates = [p for p in self._patterns() if p.infra == failure.infra]
+        scored = [(similarity([failure.signature], p.signatures), p) for p in candidates]
         best_score, best = max(scored, key=lambda pair: pair[0], default=(0.0, None))
         if best is None or best_score < self.config.join_similarity:
             best = self._open(failure)
-        self.store.emit("pattern_member", failure_id=failure["id"], pattern_id=best["id"], rollout_id=failure["rollout_id"],
-                        task_id=failure["task_id"], node_id=failure.get("node_id"), split=failure["split"])
-        return best["id"]
+        self.store.put(PatternMember(failure_id=failure.id, pattern_id=best.id, rollout_id=failure.rollout_id,
+                                     task_id=failure.task_id, node_id=failure.node_id, split=failure.split))
+        return best.id
 
-    def _open(self, founder: dict[str, Any], **fields: Any) -> dict[str, Any]:
-        row = {"id": f"P{len(self._patterns(live=False)) + 1}", "description": founder["pattern"],
-               "category": founder["category"], "signature": founder["signature"], "signatures": [founder["signature"]],
-               "status": "candidate", "infra": bool(founder["infra"]), "compared": bool(founder["infra"]),
-               "verified": False, "separate_from": [], "merged_into": None, **fields}
-        self.store.emit("pattern", row)
+    def _open(self, founder: Failure, **fields: Any) -> Pattern:
+        row = Pattern(**{"id": f"P{len(self._patterns(live=False)) + 1}", "description": founder.pattern or "", "category": founder.category,
+                         "signature": founder.signature, "signatures": [founder.signature], "infra": founder.infra,
+                         "compared": founder.infra, **fields})
+        self.store.put(row)
         return row
 
     def _compare_new(self) -> set[str]:
         """Each pattern not yet compared meets its close calls among the others: the model merges or separates them."""
         changed = set()
-        while pattern := next((p for p in self._patterns() if not p["compared"]), None):
-            changed.add(pattern["id"])
+        while pattern := next((p for p in self._patterns() if not p.compared), None):
+            changed.add(pattern.id)
             for _, other in self._close_calls(pattern):
                 if self._same(pattern, other):
                     self._merge(pattern, other)
-                    changed.add(other["id"])
+                    changed.add(other.id)
                     break
-                self.store.emit("pattern", id=pattern["id"], separate_from=sorted({*pattern["separate_from"], other["id"]}))
-                pattern = self.store.get("patterns", pattern["id"])
+                pattern = pattern.model_copy(update={"separate_from": sorted({*pattern.separate_from, other.id})})
+                self.store.put(pattern)
             else:
-                self.store.emit("pattern", id=pattern["id"], compared=True)
+                self.store.put(pattern.model_copy(update={"compared": True}))
         return changed
 
-    def _close_calls(self, pattern: dict[str, Any]) -> list[tuple[float, dict[str, Any]]]:
+    def _close_calls(self, pattern: Pattern) -> list[tuple[float, Pattern]]:
         calls = []
         for other in self._patterns():
-            kept_apart = other["id"] in pattern["separate_from"] or pattern["id"] in other["separate_from"]
-            if other["id"] == pattern["id"] or kept_apart or bool(other["infra"]) != bool(pattern["infra"]):
+            kept_apart = other.id in pattern.separate_from or pattern.id in other.separate_from
+            if other.id == pattern.id or kept_apart or other.infra != pattern.infra:
                 continue
-            score = similarity(pattern["signatures"], other["signatures"])
+            score = similarity(pattern.signatures, other.signatures)
             if score >= self.config.adjudicate_similarity:
                 calls.append((score, other))
-        return sorted(calls, key=lambda pair: (-pair[0], pattern_number(pair[1]["id"])))[:CLOSE_CALLS]
+        return sorted(calls, key=lambda pair: (-pair[0], pair[1].number))[:CLOSE_CALLS]
 
-    def _same(self, a: dict[str, Any], b: dict[str, Any]) -> bool:
-        reply = ask(self.llm, "merge.md.j2", MergeVerdict, a=a, b=b, a_causes=self._causes(a["id"]), b_causes=self._causes(b["id"]))
+    def _same(self, a: Pattern, b: Pattern) -> bool:
+        reply = ask(self.llm, "merge.md.j2", MergeVerdict, a=a, b=b, a_causes=self._causes(a.id), b_causes=self._causes(b.id))
         return reply.parsed is not None and reply.parsed.same
 
-    def _merge(self, a: dict[str, Any], b: dict[str, Any]) -> None:
+    def _merge(self, a: Pattern, b: Pattern) -> None:
         """The younger pattern is retired into the older one; its members move (now, or after a crash in `settle`)."""
-        young, old = sorted([a, b], key=lambda row: pattern_number(row["id"]), reverse=True)
-        self.store.emit("pattern", id=young["id"], status="retired", merged_into=old["id"])
+        young, old = sorted([a, b], key=lambda row: row.number, reverse=True)
+        self.store.put(young.model_copy(update={"status": PatternStatus.RETIRED, "merged_into": old.id}))
         self._finish_moves()
 
     def _causes(self, pattern_id: str) -> list[str]:
         failures = self._failures()
         members = self._members_by_pattern()[pattern_id]
-        return [failures[m["failure_id"]]["root_cause"] for m in members[:EXAMPLES] if m["failure_id"] in failures]
+        return [failures[m.failure_id].root_cause for m in members[:EXAMPLES] if m.failure_id in failures]
 
     def _refresh(self) -> set[str]:
         """Recompute each live pattern from its members; promote (after a split check) and score when due."""
         failures = self._failures()
         members = self._members_by_pattern()
-        explained = {failure["split"] for failure in failures.values()}
-        tasks_run = {row["task_id"] for row in self.store.rows("rollouts") if row.get("split", "train") in explained}
-        split = {row.get("split_from") for row in self._patterns(live=False)}
+        explained = {failure.split for failure in failures.values()}
+        tasks_run = {row.task_id for row in self.store.records(Rollout) if row.split in explained}
+        split = {row.split_from for row in self._patterns(live=False)}
         changed = set()
         for pattern in self._patterns():
-            group = [failures[m["failure_id"]] for m in members[pattern["id"]] if m["failure_id"] in failures]
+            group = [failures[m.failure_id] for m in members[pattern.id] if m.failure_id in failures]
             if not group:
                 continue
             fields = self._stats(pattern, group, len(tasks_run))
-            checked = pattern["verified"] or pattern["id"] in split
-            if fields["status"] == "promoted" and len(fields["signatures"]) > 1 and not checked:
+            checked = pattern.verified or pattern.id in split
+            if fields["status"] is PatternStatus.PROMOTED and len(fields["signatures"]) > 1 and not checked:
                 self._check_split(pattern, group)
-                changed.add(pattern["id"])
+                changed.add(pattern.id)
                 continue
-            if fields["status"] == "promoted" and pattern.get("severity") is None:
-                fields |= self._score({**pattern, **fields})
-            if any(pattern.get(key) != value for key, value in fields.items()):
-                self.store.emit("pattern", id=pattern["id"], **fields)
-                changed.add(pattern["id"])
+            if fields["status"] is PatternStatus.PROMOTED and pattern.severity is None:
+                fields |= self._score(pattern.model_copy(update=fields))
+            if any(getattr(pattern, key) != value for key, value in fields.items()):
+                self.store.put(pattern.model_copy(update=fields))
+                changed.add(pattern.id)
         return changed
 
-    def _stats(self, pattern: dict[str, Any], group: list[dict[str, Any]], tasks_run: int) -> dict[str, Any]:
-        tasks = sorted({f["task_id"] for f in group})
-        train_tasks = {f["task_id"] for f in group if f["split"] == "train"}
-        harness_blame = round(sum(f["blame"] == "harness" for f in group) / len(group), 3)
-        last_seen = max(f["ts"] for f in group)
-        promotable = (not pattern["infra"] and len(train_tasks) >= self.config.promotion_support
+    def _stats(self, pattern: Pattern, group: list[Failure], tasks_run: int) -> dict[str, Any]:
+        """The fields of `pattern` its member failures `group` give."""
+        tasks = sorted({f.task_id for f in group})
+        train_tasks = {f.task_id for f in group if f.split == "train"}
+        harness_blame = round(sum(f.blame == "harness" for f in group) / len(group), 3)
+        last_seen = max(f.ts for f in group)
+        promotable = (not pattern.infra and len(train_tasks) >= self.config.promotion_support
                       and harness_blame >= self.config.min_harness_blame)
-        if pattern["status"] == "resolved" and last_seen <= (pattern.get("resolved_at") or 0):
-            status = "resolved"
+        if pattern.status is PatternStatus.RESOLVED and last_seen <= (pattern.resolved_at or 0):
+            status = PatternStatus.RESOLVED
         else:
-            status = "promoted" if promotable else "candidate"
+            status = PatternStatus.PROMOTED if promotable else PatternStatus.CANDIDATE
         return {"status": status, "support": len(tasks), "task_ids": tasks, "members": len(group),
-                "node_ids": sorted({f["node_id"] for f in group if f.get("node_id")}),
+                "node_ids": sorted({f.node_id for f in group if f.node_id}),
                 "harness_blame": harness_blame, "breadth": round(len(tasks) / max(tasks_run, 1), 3),
-                "first_seen": min(f["ts"] for f in group), "last_seen": last_seen,
-                "signatures": sorted({pattern["signature"], *(f["signature"] for f in group)})}
+                "first_seen": min(f.ts for f in group), "last_seen": last_seen,
+                "signatures": sorted({pattern.signature, *(f.signature for f in group)})}
 
-    def _check_split(self, pattern: dict[str, Any], group: list[dict[str, Any]]) -> None:
+    def _check_split(self, pattern: Pattern, group: list[Failure]) -> None:
         """Before a pattern of several signatures is promoted, the model may split off the groups that do not belong."""
-        by_signature: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        by_signature: dict[str, list[Failure]] = defaultdict(list)
         for failure in group:
-            by_signature[failure["signature"]].append(failure)
+            by_signature[failure.signature].append(failure)
         groups = list(by_signature.values())
-        shown = [{"pattern": g[0]["pattern"], "tasks": len({f["task_id"] for f in g}),
-                  "causes": [f["root_cause"] for f in g[:EXAMPLES]]} for g in groups]
+        shown = [{"pattern": g[0].pattern, "tasks": len({f.task_id for f in g}),
+                  "causes": [f.root_cause for f in g[:EXAMPLES]]} for g in groups]
         reply = ask(self.llm, "split.md.j2", SplitVerdict, pattern=pattern, groups=shown)
         keep = {n - 1 for n in reply.parsed.keep if 0 < n <= len(groups)} if reply.parsed else set()
         leave = [g for index, g in enumerate(groups) if index not in keep]
         if not keep or not leave:
-            self.store.emit("pattern", id=pattern["id"], verified=True)
+            self.store.put(pattern.model_copy(update={"verified": True}))
             return
-        self._open(leave[0][0], split_from=pattern["id"], separate_from=[pattern["id"]],
-                   signatures=sorted({f["signature"] for g in leave for f in g}))
+        self._open(leave[0][0], split_from=pattern.id, separate_from=[pattern.id],
+                   signatures=sorted({f.signature for g in leave for f in g}))
         self._finish_moves()
 
-    def _score(self, pattern: dict[str, Any]) -> dict[str, Any]:
+    def _score(self, pattern: Pattern) -> dict[str, Any]:
         """The model's phi components of a pattern, asked once; a neutral prior when it gives none."""
-        reply = ask(self.llm, "score.md.j2", PatternScore, pattern=pattern, causes=self._causes(pattern["id"]))
+        reply = ask(self.llm, "score.md.j2", PatternScore, pattern=pattern, causes=self._causes(pattern.id))
         if reply.parsed is None:
-            return {"severity": 0.5, "fixability": pattern["harness_blame"], "side_effect_risk": 0.5,
+            return {"severity": 0.5, "fixability": pattern.harness_blame, "side_effect_risk": 0.5,
                     "score_reason": f"prior (the model gave no score: {reply.error})"}
         score = reply.parsed
         return {"severity": score.severity, "fixability": score.fixability,
@@ -251,19 +251,15 @@ def similarity(signatures: list[str], others: list[str]) -> float:
     return max((fuzz.token_sort_ratio(a, b) for a in signatures for b in others), default=0.0)
 
 
-def pattern_number(pattern_id: str) -> int:
-    return int(pattern_id.lstrip("P"))
-
-
-def home(pattern_id: str, signature: str, patterns: dict[str, dict[str, Any]], split_offs: dict[str, list[dict[str, Any]]]) -> str:
+def home(pattern_id: str, signature: str, patterns: dict[str, Pattern], split_offs: dict[str, list[Pattern]]) -> str:
     """Where a member of `pattern_id` with `signature` belongs after the merges and splits decided so far."""
     target, seen = pattern_id, set()
     while target not in seen:
         seen.add(target)
         row = patterns[target]
-        if row["status"] == "retired" and row.get("merged_into"):
-            target = row["merged_into"]
+        if row.status is PatternStatus.RETIRED and row.merged_into:
+            target = row.merged_into
             continue
-        claimer = next((s for s in split_offs[target] if signature in s["signatures"]), None)
-        target = claimer["id"] if claimer else target
+        claimer = next((s for s in split_offs[target] if signature in s.signatures), None)
+        target = claimer.id if claimer else target
     return target

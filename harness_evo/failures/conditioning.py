@@ -19,48 +19,16 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 import numpy as np
-from pydantic import BaseModel
 
 from harness_evo.agent.actions import OPERATOR_CHARS, command_lines, programs, words
 from harness_evo.agent.trajectory import Trajectory, stored
 from harness_evo.harness.actions import DONE_MARKER
 from harness_evo.store import Rollout, RunStore
+from harness_evo.store.conditioning import Conditioning, Measure
 
 DONE = re.compile(rf"(?:&&|;)?\s*echo\s+['\"]?{DONE_MARKER}['\"]?")
 OPENING = 1
 """Commands whose programs make a rollout's opening."""
-
-
-class Measure(BaseModel):
-    """One measure and the rollouts it stands on (None when too few do)."""
-
-    value: float | None = None
-    n: int = 0
-
-
-class Conditioning(BaseModel):
-    """The gauge of some rollouts: how much the agent's actions depend on the task it was given."""
-
-    rollouts: int = 0
-    """Rollouts measured."""
-    identifiability: Measure = Measure()
-    """Share of rollouts whose nearest other rollout is of the same task (of tasks with at least two rollouts)."""
-    chance: float | None = None
-    """The share a random other rollout would give, over the same rollouts."""
-    dependence: Measure = Measure()
-    """Normalised mutual information between task category and the programs run (None with fewer than two categories)."""
-    categories: int = 0
-    template: Measure = Measure()
-    """Share of rollouts whose opening also opens a rollout of another category."""
-
-    def compact(self) -> str:
-        """`id 0.92/0.10 dep 0.61 tpl 0.20 n24`: identifiability over chance, dependence, template share, rollouts."""
-        def number(value: float | None) -> str:
-            return "-" if value is None else f"{value:.2f}"
-
-        chance = f"/{number(self.chance)}" if self.identifiability.value is not None else ""
-        return (f"id {number(self.identifiability.value)}{chance} dep {number(self.dependence.value)} "
-                f"tpl {number(self.template.value)} n{self.rollouts}")
 
 
 def actions(trajectory: Trajectory) -> list[str]:

@@ -9,7 +9,6 @@ cause, and are its fallback.
 """
 
 import re
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -39,9 +38,9 @@ class Triage(BaseModel):
     """The failure says nothing about the harness: reported, never promoted."""
 
 
-def triage(rollout: dict[str, Any], trajectory: Trajectory, loop_repeats: int) -> Triage | None:
-    """The triage of a rollout, or None when there is nothing to explain (it passed, or it was interrupted)."""
-    if rollout.get("passed") or trajectory.exit_reason == "interrupted":
+def triage(trajectory: Trajectory, loop_repeats: int) -> Triage | None:
+    """The triage of a failed rollout, or None when there is nothing to explain (it was interrupted)."""
+    if trajectory.exit_reason == "interrupted":
         return None
     return (infrastructure(trajectory) or slow_model(trajectory) or missing_program(trajectory) or format_errors(trajectory)
             or command_loop(trajectory, loop_repeats) or unchecked_success(trajectory) or declared_success(trajectory)

@@ -20,7 +20,7 @@ from harness_evo.failures.triage import (
     calling_line,
     work_steps,
 )
-from harness_evo.store import RunStore
+from harness_evo.store import Failure, Rollout, RunStore
 
 MISSING_IN_ROOT_CAUSE = re.compile(rf"command `(.*)` needs `([\w.+-]+)`, ({NOT_INSTALLED}|{CRASHED})", re.DOTALL)
 CALLS_KEPT = 5
@@ -71,15 +71,14 @@ def missed_calls(trajectory: Trajectory) -> dict[str, str]:
     return calls
 
 
-def missing_programs(failures: Iterable[dict]) -> dict[str, MissingProgram]:
-    """The programs `failures` (rows of the `failures` table) ran without their being installed; the program most
-    tasks missed comes first."""
+def missing_programs(failures: Iterable[Failure]) -> dict[str, MissingProgram]:
+    """The programs `failures` ran without their being installed; the program most tasks missed comes first."""
     found: dict[str, MissingProgram] = {}
     for failure in failures:
-        if missed := MISSING_IN_ROOT_CAUSE.search(failure.get("root_cause") or ""):
+        if missed := MISSING_IN_ROOT_CAUSE.search(failure.root_cause or ""):
             call, program, how = missed.groups()
             known = found.get(program, MissingProgram(name=program, tasks=[], calls={}))
-            found[program] = known.also_missed(failure["task_id"], call).model_copy(update={"broken": known.broken or how == CRASHED})
+            found[program] = known.also_missed(failure.task_id, call).model_copy(update={"broken": known.broken or how == CRASHED})
     return most_missed_first(found)
 
 
@@ -93,11 +92,11 @@ def pattern_missing_programs(store: RunStore, pattern_id: str) -> dict[str, Miss
     the calls and tasks of the run's other failed train rollouts that ran it too: a rollout that got by with another
     command after `sqlite3: command not found` is no member of the pattern, yet shows how the agent calls sqlite3.
     The program the most tasks missed comes first."""
-    found = missing_programs(store.rows("failures", "id IN (SELECT failure_id FROM pattern_members WHERE pattern_id = ?)", [pattern_id]))
+    found = missing_programs(store.records(Failure, "id IN (SELECT failure_id FROM pattern_members WHERE pattern_id = ?)", [pattern_id]))
     if not found:
         return found
-    for rollout in store.rows("rollouts", "id IN (SELECT rollout_id FROM failures WHERE split = 'train')", order_by="id"):
+    for rollout in store.records(Rollout, "id IN (SELECT rollout_id FROM failures WHERE split = 'train')", order_by="id"):
         for program, call in missed_calls(load_trajectory(store, rollout)).items():
             if program in found:
-                found[program] = found[program].also_missed(rollout["task_id"], call)
+                found[program] = found[program].also_missed(rollout.task_id, call)
     return most_missed_first(found)

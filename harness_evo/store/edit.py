@@ -5,6 +5,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from harness_evo.store.gate import Gate
 from harness_evo.store.record import Record
 
 
@@ -57,8 +58,8 @@ class Edit(Record):
     status: EditStatus = EditStatus.PROPOSED
     reasons: list[str] = Field(default_factory=list)
     """Why it was invalid or the critic rejected it."""
-    gate: dict | None = None
-    """The gate's verdict (`Verdict` fields, `pairs`, `tasks` and the `left_out` source tasks), once gated."""
+    gate: Gate | None = None
+    """The gate's verdict and what it measured, once gated."""
     move: str = "proposer"
     """The move that made it: `proposer` (a model wrote it), `harvest` (worked examples from passed rollouts) or `knob`
     (one setting of `harness.toml` one step from the parent's)."""
@@ -70,4 +71,4 @@ class Edit(Record):
     def reads_less(self) -> list[str]:
         """What fell beyond the margin in the input-conditioning of its gate rollouts, child vs parent (none when not
         measured: see evolve/conditioning.py)."""
-        return ((self.gate or {}).get("conditioning") or {}).get("fell") or []
+        return self.gate.conditioning.fell if self.gate and self.gate.conditioning else []

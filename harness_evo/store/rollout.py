@@ -1,5 +1,6 @@
 """A rollout: one (harness, task, trial, solver model) run in a sandbox and scored by the task's verifier."""
 
+from collections.abc import Iterable
 from typing import ClassVar, Literal
 
 from harness_evo.store.record import Record
@@ -76,3 +77,8 @@ class Rollout(Record):
     @property
     def tokens(self) -> int:
         return self.tokens_in + self.tokens_out
+
+
+def scored_rewards(rows: Iterable[Rollout]) -> dict[tuple[str, int], float]:
+    """(task, trial) -> reward of the rollouts among `rows` that are scored (`Rollout.scored`)."""
+    return {(row.task_id, row.trial): row.reward for row in rows if row.scored}

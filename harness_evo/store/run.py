@@ -19,7 +19,9 @@ import sqlite_utils
 from harness_evo.errors import UserError
 from harness_evo.store.calls import Iteration, LlmCall
 from harness_evo.store.edit import Edit
+from harness_evo.store.failure import Failure
 from harness_evo.store.node import Node
+from harness_evo.store.pattern import Pattern, PatternMember
 from harness_evo.store.record import Record
 from harness_evo.store.rollout import Rollout
 
@@ -43,7 +45,7 @@ INDEXES: dict[str, tuple[str, ...]] = {"rollouts": ("harness_hash", "node_id"), 
 
 R = TypeVar("R", bound=Record)
 
-RECORDS: tuple[type[Record], ...] = (Rollout, Edit, Node, LlmCall, Iteration)
+RECORDS: tuple[type[Record], ...] = (Rollout, Edit, Node, LlmCall, Iteration, Failure, Pattern, PatternMember)
 """Typed records; their tables are made from their fields when a run is opened (an older run's gain the new columns)."""
 
 

@@ -6,16 +6,17 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
+from harness_evo.evolve.nodes import harness_of, resolve_node
 from harness_evo.store import RunStore
-from harness_evo.views import query, style
+from harness_evo.views import style
 
 LINE_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 
 
 def collect(store: RunStore, a: str, b: str) -> dict[str, Any]:
     """`a` and `b` are hash prefixes, `root` or `best`."""
-    a, b = query.resolve_node(store, a), query.resolve_node(store, b)
-    before, after = query.harness_of(store, a), query.harness_of(store, b)
+    a, b = resolve_node(store, a), resolve_node(store, b)
+    before, after = harness_of(store, a), harness_of(store, b)
     old, new = before.components, after.components
     changes = []
     for path in after.changed_paths(before):

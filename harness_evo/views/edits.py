@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness_evo.errors import UserError
-from harness_evo.store import Edit, EditStatus, RunStore
+from harness_evo.store import Edit, EditStatus, Pattern, RunStore
 from harness_evo.views import style
 
 
@@ -16,7 +16,7 @@ def collect(store: RunStore, status: str | None = None, pattern: str | None = No
     """The edits in the order they were proposed, filtered; with `last`, only that many of the latest."""
     edits = [edit for edit in store.records(Edit, order_by="iteration, revision, id")
              if (status is None or edit.status == status) and (pattern is None or edit.pattern_id == pattern)]
-    descriptions = {row["id"]: row.get("description") for row in store.rows("patterns")}
+    descriptions = {row.id: row.description for row in store.records(Pattern)}
     rows = [edit.model_dump(mode="json") | {"pattern": descriptions.get(edit.pattern_id)} for edit in edits]
     shown = rows[-last:] if last else rows
     return {"id": store.id, "edits": shown, "total": len(rows)}

@@ -79,7 +79,7 @@ class EvolutionView:
             case ev.EditJudged(edit):
                 self.fates[edit.status.value] += edit.status.final
                 reason = f": {edit.reasons[0]}" if edit.reasons else ""
-                gate = f": {edit.gate['reason']}" if edit.gate else ""
+                gate = f": {edit.gate.reason}" if edit.gate else ""
                 aim = (f"({edit.move} of {', '.join(edit.sources) or 'none'})" if edit.move == "harvest"
                        else f"({edit.move}) against {edit.pattern_id}" if edit.move != "proposer" else f"against {edit.pattern_id}")
                 return f"edit {edit.id} {aim}: {FATES[edit.status]}{gate or reason}"

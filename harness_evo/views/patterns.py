@@ -10,20 +10,20 @@ from rich.text import Text
 
 from harness_evo.errors import UserError
 from harness_evo.failures import pattern_evidence, patterns
-from harness_evo.store import RunStore
+from harness_evo.store import Pattern, RunStore
 
 
 def collect_all(store: RunStore) -> list[dict[str, Any]]:
-    """The run's patterns, promoted first, then by support."""
-    return patterns(store)
+    """The run's live patterns in the one order (`Pattern.order`)."""
+    return [row.model_dump(mode="json") for row in patterns(store)]
 
 
 def collect_one(store: RunStore, pattern: str, evidence: int = 3) -> dict[str, Any]:
     """One pattern with up to `evidence` member traces from distinct tasks."""
-    row = store.get("patterns", pattern)
+    row = store.record(Pattern, pattern)
     if row is None:
         raise UserError(f"no pattern {pattern!r} in run {store.id}; `harness-evo patterns {store.id}` lists them")
-    return {**row, "evidence": pattern_evidence(store, pattern, k=evidence)}
+    return row.model_dump(mode="json") | {"evidence": [item.model_dump(mode="json") for item in pattern_evidence(store, pattern, k=evidence)]}
 
 
 def render_all(rows: list[dict[str, Any]], run_id: str) -> Table | str:

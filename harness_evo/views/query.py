@@ -1,16 +1,13 @@
-"""Questions the views (and `export`) ask of a run folder: which node is meant, its harness, its scores, the spend.
+"""Questions the views (and `export`) ask of a run folder: its scores, the spend, where a node comes from (which node a
+name means is `evolve/nodes.py`).
 
 Only `run.db` and the snapshots beside it are read; never a model, never the task suite.
 """
 
 import time
-from pathlib import Path
 from typing import Any
 
 from harness_evo import stats
-from harness_evo.errors import UserError
-from harness_evo.evolve.tree import SearchTree
-from harness_evo.harness import Harness
 from harness_evo.harness.formats import Origin
 from harness_evo.store import Node, Rollout, RunStore
 from harness_evo.views import style
@@ -18,11 +15,6 @@ from harness_evo.views import style
 SPLITS = ("train", "dev", "test")
 QUIET_S = 600
 """A running run with no event for this long has probably lost its process (killed, machine rebooted)."""
-
-
-def columns(store: RunStore, table: str) -> set[str]:
-    """The columns a projected table has so far (none when it does not exist yet)."""
-    return set(store.db[table].columns_dict) if table in store.db.table_names() else set()
 
 
 def count_where(store: RunStore, table: str, where: str = "1", params: list | None = None) -> int:
@@ -46,62 +38,6 @@ def quiet_for(store: RunStore) -> float | None:
     last = store.db.execute("SELECT MAX(ts) FROM events").fetchone()[0]
     quiet = time.time() - (last or 0)
     return quiet if quiet > QUIET_S else None
-
-
-def snapshot_ids(store: RunStore) -> list[str]:
-    folder = store.folder / "harnesses"
-    return sorted(path.name for path in folder.iterdir() if path.is_dir() and path.suffix != ".partial") if folder.is_dir() else []
-
-
-def node_ids(store: RunStore) -> list[str]:
-    """Every harness version a run knows: its tree's nodes and the snapshots in its folder."""
-    known = {node.id for node in store.records(Node)}
-    evaluated = store.info.get("harness_hash")
-    return sorted(known | set(snapshot_ids(store)) | ({evaluated} if evaluated else set()))
-
-
-def best_node(store: RunStore) -> str | None:
-    """The run's result: `best_node` of the run row, else the node with the best dev score, else the evaluated harness."""
-    info = store.info
-    if info.get("best_node"):
-        return info["best_node"]
-    nodes = store.records(Node)
-    if nodes:
-        return SearchTree(nodes).best()
-    return info.get("harness_hash") or info.get("root")
-
-
-def root_node(store: RunStore) -> str | None:
-    info = store.info
-    roots = [node.id for node in store.records(Node, "parent_id IS NULL")]
-    return info.get("root") or (roots[0] if roots else None) or info.get("harness_hash")
-
-
-def resolve_node(store: RunStore, spec: str) -> str:
-    """A node id from `best`, `root` or a unique prefix of a harness hash."""
-    if spec in ("best", "root"):
-        found = best_node(store) if spec == "best" else root_node(store)
-        if not found:
-            raise UserError(f"run {store.id} has no {spec} node yet (no harness was scored)")
-        return found
-    matches = [node for node in node_ids(store) if node.startswith(spec)] if spec else []
-    if len(matches) != 1:
-        found = "no node" if not matches else f"{len(matches)} nodes"
-        raise UserError(f"{found} starting with {spec!r} in run {store.id}; `harness-evo tree {store.id}` lists them")
-    return matches[0]
-
-
-def harness_of(store: RunStore, node: str) -> Harness:
-    """The harness of a node: its snapshot in the run folder, or for an eval run the folder it evaluated (if unchanged)."""
-    snapshot = store.folder / "harnesses" / node
-    if snapshot.is_dir():
-        return Harness.load(snapshot)
-    source = store.info.get("harness")
-    if source and Path(source).is_dir():
-        harness = Harness.load(Path(source))
-        if harness.hash == node:
-            return harness
-    raise UserError(f"run {store.id} has no snapshot of {node[:12]} (harnesses/{node} is missing) and its source folder changed since")
 
 
 def scores(store: RunStore, node: str) -> dict[str, tuple[float | None, int]]:

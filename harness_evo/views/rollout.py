@@ -8,8 +8,8 @@ from rich.text import Text
 
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.errors import UserError
-from harness_evo.store import Rollout, RunStore
-from harness_evo.views import query, style
+from harness_evo.store import Failure, Pattern, PatternMember, Rollout, RunStore
+from harness_evo.views import style
 
 SHOWN_LINES = 12
 """Lines of a long output shown (head and tail) unless --full."""
@@ -29,11 +29,12 @@ def collect(store: RunStore, rollout: str) -> dict[str, Any]:
     row = find(store, rollout)
     written = row.trajectory and (store.folder / row.trajectory).is_file()  # not when the sandbox never came up
     trajectory = Trajectory.model_validate(store.read_json(row.trajectory)).model_dump(mode="json", exclude={"messages"}) if written else None
-    failures = store.rows("failures", "rollout_id = ?", [row.id]) if "rollout_id" in query.columns(store, "failures") else []
-    for failure in failures:
-        members = store.rows("pattern_members", "failure_id = ?", [failure["id"]]) if "pattern_members" in store.db.table_names() else []
-        pattern = store.get("patterns", members[0]["pattern_id"]) if members else None
-        failure["pattern"] = {key: pattern.get(key) for key in ("id", "status", "support", "description")} if pattern else None
+    failures = []
+    for failure in store.records(Failure, "rollout_id = ?", [row.id]):
+        member = store.record(PatternMember, failure.id)
+        pattern = store.record(Pattern, member.pattern_id) if member else None
+        failures.append(failure.model_dump(mode="json") | {"pattern": pattern.model_dump(mode="json", include={"id", "status", "support", "description"})
+                                                           if pattern else None})
     return {"id": store.id, "rollout": row.model_dump(mode="json"), "trajectory": trajectory, "failures": failures}
 
 

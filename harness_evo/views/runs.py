@@ -5,6 +5,7 @@ from typing import Any
 
 from rich.table import Table
 
+from harness_evo.evolve.nodes import best_node
 from harness_evo.store import RunStore
 from harness_evo.views import query, style
 
@@ -24,7 +25,7 @@ def collect(runs_dir: Path) -> list[dict[str, Any]]:
 
 def summary(store: RunStore) -> dict[str, Any]:
     info = store.info
-    best = query.best_node(store)
+    best = best_node(store)
     scores = query.node_scores(store, best) if best else {}
     other = next(iter(scores.items()), None) if info.get("kind") != "evolve" and "dev" not in scores else None
     return {

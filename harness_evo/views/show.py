@@ -11,8 +11,10 @@ from rich.text import Text
 
 from harness_evo import stats
 from harness_evo.agent.actions import runs_program
+from harness_evo.evolve.nodes import best_node, harness_of, root_node
 from harness_evo.evolve.tree import SearchTree
-from harness_evo.store import Edit, EditStatus, Node, Rollout, RunStore
+from harness_evo.failures import patterns as failure_patterns
+from harness_evo.store import Edit, EditStatus, Iteration, Node, Rollout, RunStore
 from harness_evo.views import query, style
 
 PATTERNS_SHOWN = 10
@@ -21,7 +23,7 @@ PATTERNS_SHOWN = 10
 def collect(store: RunStore) -> dict[str, Any]:
     info = store.info
     nodes = store.records(Node)
-    root, best = query.root_node(store), query.best_node(store)
+    root, best = root_node(store), best_node(store)
     facts: dict[str, Any] = {
         **query.run_facts(store), "harness": info.get("harness"),
         "tasks": info.get("tasks"), "split": info.get("split"), "forked_from": info.get("forked_from"),
@@ -74,7 +76,7 @@ def lineage(store: RunStore, nodes: list[Node], best: str | None) -> list[dict[s
 def progress(store: RunStore, nodes: list[Node]) -> dict[str, Any]:
     """Best score so far at the end of each iteration, per split (train and dev are never combined): the curve of
     values, and under `scores` each point's score facts (of the node with the most rollouts among those tied best)."""
-    last = max([row["id"] for row in store.rows("iterations")] + [style.iteration(row.iteration) for row in nodes], default=-1)
+    last = max([row.id for row in store.records(Iteration)] + [style.iteration(row.iteration) for row in nodes], default=-1)
     curves: dict[str, list[float | None]] = {"train": [], "dev": []}
     points: dict[str, list[dict[str, Any] | None]] = {"train": [], "dev": []}
     for i in range(-1, last + 1):
@@ -96,7 +98,7 @@ def reads_less(store: RunStore) -> list[dict[str, Any]]:
 def tool_use(store: RunStore, root: str, best: str) -> list[dict[str, Any]]:
     """How the agent ran each tool of the best harness in the train rollouts of the best and the starting harness: a
     tool it reaches for outside the tasks the tool was made for can cost more than it brings."""
-    tools = [tool.name for tool in query.harness_of(store, best).tools]
+    tools = [tool.name for tool in harness_of(store, best).tools]
     if not tools:
         return []
     rows = []
@@ -128,12 +130,12 @@ def pass_rate(rollouts: list[Rollout]) -> dict[str, Any]:
 
 
 def patterns(store: RunStore) -> dict[str, Any]:
-    rows = store.rows("patterns")
-    order = {"promoted": 0, "resolved": 1, "candidate": 2}
-    shown = sorted((row for row in rows if row.get("status") in order), key=lambda row: (order[row["status"]], -(row.get("support") or 0)))
+    """Patterns per status, and the first live ones in the one order (`Pattern.order`)."""
+    rows = failure_patterns(store, retired=True)
     return {
-        "counts": dict(Counter(row.get("status") for row in rows)),
-        "shown": [{key: row.get(key) for key in ("id", "status", "support", "description", "infra")} for row in shown[:PATTERNS_SHOWN]],
+        "counts": dict(Counter(row.status.value for row in rows)),
+        "shown": [row.model_dump(mode="json", include={"id", "status", "support", "description", "infra"})
+                  for row in rows if row.status.live][:PATTERNS_SHOWN],
     }
 
 

@@ -6,14 +6,15 @@ from rich.text import Text
 
 from harness_evo import stats
 from harness_evo.failures.conditioning import Conditioning
-from harness_evo.store import EditStatus
+from harness_evo.store import EditStatus, NodeStatus, PatternStatus
 
 BARS = "▁▂▃▄▅▆▇█"
 STATUS_STYLES = {
     "running": "yellow", "finished": "green", "stopped": "magenta", "failed": "red",
     EditStatus.ACCEPTED: "green", EditStatus.PROPOSED: "cyan", EditStatus.REJECTED_STATIC: "red", EditStatus.REJECTED_EMPIRICAL: "red",
     EditStatus.INVALID: "dim red",
-    "root": "bold", "promoted": "bold yellow", "candidate": "", "resolved": "green", "retired": "dim",
+    NodeStatus.ROOT: "bold", PatternStatus.PROMOTED: "bold yellow", PatternStatus.CANDIDATE: "", PatternStatus.RESOLVED: "green",
+    PatternStatus.RETIRED: "dim",
 }
 
 

@@ -8,6 +8,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from harness_evo import stats
+from harness_evo.evolve.nodes import best_node
 from harness_evo.store import Edit, EditStatus, Node, NodeStatus, RunStore
 from harness_evo.views import query, style
 
@@ -19,7 +20,7 @@ def collect(store: RunStore) -> dict[str, Any]:
     for edit in edits.values():
         if edit.status.rejected:
             rejected[edit.parent_id][edit.status.value] += 1
-    best = query.best_node(store)
+    best = best_node(store)
     facts = []
     for row in nodes:
         edit = edits.get(row.get("edit_id"))

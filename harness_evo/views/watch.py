@@ -9,8 +9,8 @@ from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
 
-from harness_evo.store import EditStatus, Rollout, RunStore
-from harness_evo.store.run import decode_json
+from harness_evo.evolve.nodes import best_node
+from harness_evo.store import EditStatus, Iteration, PatternStatus, Rollout, RunStore
 from harness_evo.views import query, style
 
 RECENT = 10
@@ -39,15 +39,15 @@ def frames(store: RunStore, interval: float = 1.0) -> Iterator[Group]:
 
 
 def collect(store: RunStore) -> dict[str, Any]:
-    best = query.best_node(store)
-    iterations = [decode_json(row) for row in store.db.query("SELECT * FROM iterations ORDER BY id DESC LIMIT 1")]
+    best = best_node(store)
+    iterations = store.records(Iteration, "id = (SELECT MAX(id) FROM iterations)")
     return {
         **query.run_facts(store),
         "splits": query.split_scores(store),
         "nodes": query.count_where(store, "nodes"),
         "best": {"id": best, "scores": query.node_scores(store, best)} if best else None,
         "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()),
-        "iteration": iterations[0] if iterations else None,
+        "iteration": iterations[0].model_dump(mode="json") if iterations else None,
         "spend": query.spend(store),
     }
 
@@ -67,7 +67,7 @@ def tell(kind: str, data: dict[str, Any]) -> str | None:
             return f"iteration {data.get('id')} started: arm {data['arm']}, node {style.short(data.get('node_id'))}, {len(data.get('tasks') or [])} tasks"
     if kind == "pattern" and data.get("status") and data.get("description"):
         return f"pattern {data.get('id')} {data['status']}: {style.clip(data['description'], 80)}"
-    if kind == "pattern" and data.get("status") in ("promoted", "resolved", "retired"):
+    if kind == "pattern" and data.get("status") and data["status"] != PatternStatus.CANDIDATE:
         return f"pattern {data.get('id')} {data['status']}"
     if kind == "run" and data.get("status"):
         return f"run {data['status']}"
