@@ -240,7 +240,8 @@ def run_evolution(store, quiet: bool) -> None:
     from harness_evo.evolve import session
     from harness_evo.views.evolution import EvolutionView, next_steps, summary_panel
 
-    if session.load_run_config(store).sandbox.backend == "local":
+    config_file = store.folder / "config.toml"
+    if config_file.exists() and RunConfig.load(config_file).sandbox.backend == "local":
         err_console.print("note: the sandbox is local, so the code of the edits this run tries (the tools it writes) runs on "
                           "this machine (under bubblewrap, when installed: the host read-only, no network); `--sandbox docker` "
                           "runs it in containers", markup=False, highlight=False, soft_wrap=True)
