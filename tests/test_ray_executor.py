@@ -135,8 +135,7 @@ def test_a_scripted_solver_runs_on_the_nodes_and_its_calls_are_recorded_here(tmp
     name = f"ray-{time.monotonic_ns()}"
     scripted.register(name, lambda messages: "```bash\necho TASK_DONE\n```")
     config = RunConfig(harness=HARNESS, tasks=suite_of(tmp_path, ["data-sum-numbers"]), split="train",
-                       executor={"backend": "ray", "address": cluster.address})
-    config.models.solver.model = f"scripted/{name}"
+                       executor={"backend": "ray", "address": cluster.address}, models={"solver": {"model": f"scripted/{name}"}})
     store = RunStore.create(tmp_path / "runs", "eval")
     with LLM(config.models, store=store) as llm:
         evaluate(config, store, llm=llm)

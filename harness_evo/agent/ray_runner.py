@@ -47,7 +47,7 @@ CANCEL_WAIT_S = 30.0
 
 @dataclass(frozen=True)
 class TaskBundle:
-    """A task folder as one tar archive in the object store, named by its content hash."""
+    """A task folder as one tar archive in the object store, named by the hash of its name and content."""
 
     digest: str
     name: str
@@ -247,7 +247,8 @@ class RayRunner:
     def _bundle(self, folder: Path) -> TaskBundle:
         if folder not in self._bundles:
             archive = pack(folder)
-            self._bundles[folder] = TaskBundle(hashlib.sha256(archive).hexdigest()[:24], folder.name, [self.ray.put(archive)])
+            digest = hashlib.sha256(folder.name.encode() + b"\0" + archive).hexdigest()[:24]
+            self._bundles[folder] = TaskBundle(digest, folder.name, [self.ray.put(archive)])
         return self._bundles[folder]
 
     def interrupt(self) -> None:
