@@ -100,6 +100,9 @@ def main() -> None:
             print(f"{workers:>8}  " + "  ".join(f"{m:6.1f} [{lo:5.1f}, {hi:5.1f}]    " for m, lo, hi in cells)
                   + f"{ratio[0]:5.2f}x [{ratio[1]:.2f}, {ratio[2]:.2f}]", flush=True)
     finally:
+        import ray
+
+        ray.shutdown()  # before the cluster stops: a driver left connected reports its raylet's end as a crash
         if not args.address:
             subprocess.run([str(Path(sys.executable).with_name("ray")), "stop", "--force"], capture_output=True)
 

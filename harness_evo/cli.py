@@ -308,12 +308,22 @@ def serve_vllm_command(
 @sandbox_app.command("prune")
 def sandbox_prune_command(
     run: Annotated[str | None, typer.Option(help="Only the containers of this run id.")] = None,
+    ray_address: Annotated[str | None, typer.Option("--ray-address", help="On every node of this Ray cluster that offers "
+                                                    "`docker` instead of this machine (auto, ray://HOST:PORT or HOST:PORT).",
+                                                    show_default=False)] = None,
 ) -> None:
     """Remove every container harness-evo left behind (all that carry its label), running or not."""
     from harness_evo.sandbox.docker import connect, prune
 
-    removed = prune(connect(), **({"harness-evo.run": run} if run else {}))
-    console.print(f"removed {removed} container{'' if removed == 1 else 's'}")
+    if ray_address is None:
+        removed = prune(connect(), **({"harness-evo.run": run} if run else {}))
+        console.print(f"removed {removed} container{'' if removed == 1 else 's'}")
+        return
+    from harness_evo.agent import ray_runner
+
+    address = RunConfig().with_options({"executor.address": ray_address}).executor.address
+    for node, removed in ray_runner.prune_cluster(ray_runner.connect(address), run).items():
+        console.print(f"{node}: removed {removed} container{'' if removed == 1 else 's'}", highlight=False)
 
 
 @sandbox_app.command("build-base")

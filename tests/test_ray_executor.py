@@ -3,6 +3,7 @@ with real Docker: the same results as the local executor, a node lost mid-rollou
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -186,6 +187,23 @@ def test_ctrl_c_cancels_the_rollouts_on_every_node_and_leaves_no_container(tmp_p
     assert [row["task_id"] for row in store.rows("rollouts")] == ["data-sum-numbers"]
     assert store.info["status"] == "stopped"
     assert run_containers(store.id) == []
+
+
+def test_sandbox_prune_removes_a_runs_leftover_containers_on_the_clusters_nodes(cli, cluster):
+    engine = docker.from_env()
+    leftover = engine.containers.create("harness-evo/base:latest", ["sleep", "infinity"],
+                                        labels={LABEL: "1", f"{LABEL}.run": "left-behind"})
+    other = engine.containers.create("harness-evo/base:latest", ["sleep", "infinity"], labels={LABEL: "1", f"{LABEL}.run": "other"})
+    try:
+        result = cli("sandbox", "prune", "--run", "left-behind", "--ray-address", cluster.address)
+        assert result.exit_code == 0, result.output
+        removed = [int(count) for count in re.findall(r"removed (\d+) container", result.output)]
+        assert len(removed) == 2 and sum(removed) == 1, result.output  # two nodes, one engine: one of them removed it
+        assert run_containers("left-behind") == [] and run_containers("other") != []
+    finally:
+        other.remove(force=True)
+        if run_containers("left-behind"):
+            leftover.remove(force=True)
 
 
 @pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1"])

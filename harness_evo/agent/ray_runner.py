@@ -235,8 +235,8 @@ class RayRunner:
             if not isinstance(e, HarnessError):
                 self._prune()
             raise
-        if losses:
-            self._prune()  # the lost node's containers, where its Docker engine is still reachable
+        if losses or self.stop.is_set():
+            self._prune()  # a lost node's containers, where its Docker engine is still reachable; a cancelled one's
 
     def _submit(self, shipped, job: Job) -> None:
         task = job.task
