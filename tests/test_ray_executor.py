@@ -206,12 +206,14 @@ def test_sandbox_prune_removes_a_runs_leftover_containers_on_the_clusters_nodes(
             leftover.remove(force=True)
 
 
-@pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1"])
-def test_an_unreachable_cluster_is_one_line_before_any_work(tmp_path: Path, address: str):
-    process = subprocess.run([sys.executable, "-m", "harness_evo.cli", "eval", "--agent", "oracle", "--tasks", CORE,
-                              "--executor", "ray", "--ray-address", address, "--runs", tmp_path / "runs"],
+@pytest.mark.parametrize(("command", "address"), [(["eval", "--agent", "oracle"], "127.0.0.1:1"),
+                                                   (["eval", "--agent", "oracle"], "ray://127.0.0.1:1"),
+                                                   (["evolve", "--model", "openai/gpt-4o-mini"], "127.0.0.1:1")])
+def test_an_unreachable_cluster_is_one_line_before_any_work(tmp_path: Path, command: list[str], address: str):
+    process = subprocess.run([sys.executable, "-m", "harness_evo.cli", *command, "--tasks", CORE, "--executor", "ray",
+                              "--ray-address", address, "--runs", tmp_path / "runs"],
                              cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert process.returncode == 2
-    assert process.stderr.strip().count("\n") == 0 and "cannot reach the Ray cluster" in process.stderr
+    assert process.stderr.strip().count("\n") == 0 and f"cannot reach the Ray cluster at {address}" in process.stderr
     assert "Traceback" not in process.stderr
     assert not (tmp_path / "runs").exists()
