@@ -16,6 +16,7 @@ from pathlib import Path
 
 import docker
 import pytest
+from fixtures import evolve_world as world
 from fixtures import reporting
 
 from harness_evo.agent.evaluate import evaluate
@@ -145,6 +146,28 @@ def test_a_scripted_solver_runs_on_the_nodes_and_its_calls_are_recorded_here(tmp
     [call] = store.rows("llm_calls")
     assert call["role"] == "solver" and call["model"] == f"scripted/{name}" and call["tokens_out"] > 0
     assert scripted.calls(name) == 0  # the call was made on a node, not in this process
+
+
+@pytest.mark.usefixtures("user_cache")
+def test_evolve_on_the_cluster_finds_keeps_and_measures_the_fix_as_it_does_here(tmp_path: Path, cli, only_run, cluster):
+    world.register()
+    config_file = tmp_path / "evolve.toml"
+    world.config().save(config_file)
+
+    result = cli("evolve", "--config", config_file, "--executor", "ray", "--ray-address", cluster.address,
+                 "--runs", tmp_path / "runs")
+
+    assert result.exit_code == 0, result.output
+    store = only_run(tmp_path / "runs")
+    root, best = store.info["root"], store.info["best_node"]
+    leaky, fix = store.rows("edits", order_by="revision")
+    assert leaky["status"] == "rejected_static" and fix["status"] == "accepted" and fix["child_id"] == best != root
+    assert (fix["gate"]["fixed"], fix["gate"]["broken"]) == (6, 0)  # as tests/test_evolve.py has it on this machine
+    nodes = {row["id"]: row for row in store.rows("nodes")}
+    assert (nodes[root]["dev_score"], nodes[best]["dev_score"]) == (0.5, 1.0)
+    solver_calls = store.rows("llm_calls", "role = 'solver'")
+    assert len(solver_calls) >= 2 * len(store.rows("rollouts")), "each rollout's two solver calls came back from its node"
+    assert scripted.calls("world-solver") == 0
 
 
 @contextmanager
