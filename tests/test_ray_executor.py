@@ -34,6 +34,8 @@ HARNESS = ROOT / "harnesses" / "bash-agent"
 SIX = ["archive-create-tarball", "config-add-json-key", "config-set-debug-false", "data-csv-row-count", "data-sum-numbers",
        "debug-fix-median"]
 LABEL = "harness-evo"
+RAY = str(Path(sys.executable).with_name("ray"))
+"""Ray's command, beside this Python (scripts/test.sh runs pytest without the virtual environment on PATH)."""
 NODE = ["--num-cpus", "1", "--object-store-memory", str(100 * 2**20), "--disable-usage-stats"]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_USAGE_STATS_ENABLED": "0",
        "RAY_health_check_period_ms": "500", "RAY_health_check_failure_threshold": "4"}
@@ -52,13 +54,13 @@ class Cluster:
     def __init__(self):
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
-        subprocess.run(["ray", "start", "--head", "--port", str(self.port), "--include-dashboard=false",
+        subprocess.run([RAY, "start", "--head", "--port", str(self.port), "--include-dashboard=false",
                         "--resources", json.dumps({"docker": 1}), *NODE], env=ENV, check=True, capture_output=True)
         self.worker = self.start_worker()
 
     def start_worker(self) -> subprocess.Popen:
         """The worker node, in its own process group so that it can be killed whole (raylet, its workers)."""
-        worker = subprocess.Popen(["ray", "start", "--address", self.address, "--resources", json.dumps({"docker": 2}),
+        worker = subprocess.Popen([RAY, "start", "--address", self.address, "--resources", json.dumps({"docker": 2}),
                                    "--block", *NODE], env=ENV, start_new_session=True, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
@@ -80,13 +82,13 @@ class Cluster:
     def stop(self) -> None:
         if self.worker.poll() is None:
             self.kill_worker()
-        subprocess.run(["ray", "stop", "--force"], env=ENV, capture_output=True)
+        subprocess.run([RAY, "stop", "--force"], env=ENV, capture_output=True)
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    if shutil.which("ray") is None:
-        pytest.skip("the `ray` command is not installed (pip install 'harness-evo[ray]')")
+    if not Path(RAY).is_file():
+        pytest.skip(f"{RAY} is missing (pip install 'harness-evo[ray]')")
     cluster = Cluster()
     try:
         yield cluster
