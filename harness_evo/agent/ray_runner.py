@@ -29,11 +29,13 @@ from harness_evo.agent.attempt import Attempts
 from harness_evo.agent.runners import Finished, Job, Started
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.config import ModelsConfig, SandboxConfig
-from harness_evo.errors import ConfigError, HarnessError, UserError
+from harness_evo.errors import ConfigError, UserError
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM, scripted
 from harness_evo.sandbox.images import LABEL
 from harness_evo.store import LlmCall
+
+log = logging.getLogger(__name__)
 
 DOCKER = "docker"
 """The custom resource of a node that runs sandboxes: `ray start --resources '{"docker": N}'` runs N rollouts there."""
@@ -199,12 +201,12 @@ class RayRunner:
         lost_node = (exceptions.NodeDiedError, exceptions.WorkerCrashedError, exceptions.LocalRayletDiedError,
                      exceptions.ObjectLostError, exceptions.RaySystemError)
         shipped = self.ray.put((harness.components, harness.source))
-        queue, losses = deque(jobs), defaultdict(list)
+        queue, losses = deque(jobs), defaultdict(list)  # job key -> why its node was lost, each time
         try:
             while (queue and not self.stop.is_set()) or self._running:
                 while queue and len(self._running) < self.workers and not self.stop.is_set():
                     job = queue.popleft()
-                    if not losses[job.key]:
+                    if job.key not in losses:
                         started(job)
                     self._submit(shipped, job)
                 with self._lock:
@@ -228,12 +230,11 @@ class RayRunner:
                     if outcome.error is not None:
                         raise outcome.error
                     if outcome.trajectory is not None and not self.stop.is_set():
-                        outcome.trajectory.retried = losses[job.key][:1]
+                        outcome.trajectory.retried = losses.get(job.key, [])[:1]
                         finished(job, outcome.trajectory, outcome.calls)
-        except BaseException as e:
+        except BaseException:
             self.interrupt()
-            if not isinstance(e, HarnessError):
-                self._prune()
+            self._prune()
             raise
         if losses or self.stop.is_set():
             self._prune()  # a lost node's containers, where its Docker engine is still reachable; a cancelled one's
@@ -261,8 +262,13 @@ class RayRunner:
             self.ray.wait(running, num_returns=len(running), timeout=CANCEL_WAIT_S)
 
     def _prune(self) -> None:
-        """Remove the run's containers on every live Docker node (none are in use: nothing of this runner is running)."""
-        prune_cluster(self.ray, self.spec.run_id)
+        """Remove the run's containers on every live Docker node (none are in use: nothing of this runner is running);
+        a node that does not answer is left with a warning."""
+        try:
+            prune_cluster(self.ray, self.spec.run_id)
+        except self.ray.exceptions.RayError as e:
+            log.warning("could not remove this run's containers on every node (%s); `harness-evo sandbox prune --run %s "
+                        "--ray-address ADDRESS` will", first_line(e), self.spec.run_id)
 
     @staticmethod
     def _scripts(models: ModelsConfig | None) -> dict[str, tuple[Any, str]]:
@@ -279,7 +285,7 @@ class RayRunner:
         return {name: (script, token)}
 
 
-def prune_cluster(ray, run_id: str | None, timeout_s: float = 120.0) -> dict[str, int]:
+def prune_cluster(ray, run_id: str | None, timeout_s: float = 60.0) -> dict[str, int]:
     """Containers removed on each live node that offers `docker` (by node address): the run's, or all harness-evo's."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
