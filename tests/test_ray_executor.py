@@ -52,9 +52,10 @@ class Cluster:
     """A head (with 1 docker slot) and a worker node (2 slots), each its own `ray start` process."""
 
     def __init__(self):
-        self.port = free_port()
-        self.address = f"127.0.0.1:{self.port}"
-        subprocess.run([RAY, "start", "--head", "--port", str(self.port), "--include-dashboard=false",
+        self.port, client_port = free_port(), free_port()
+        self.address, self.client_address = f"127.0.0.1:{self.port}", f"ray://127.0.0.1:{client_port}"
+        subprocess.run([RAY, "start", "--head", "--port", str(self.port), "--ray-client-server-port", str(client_port),
+                        "--include-dashboard=false",
                         "--resources", json.dumps({"docker": 1}), *NODE], env=ENV, check=True, capture_output=True)
         self.worker = self.start_worker()
 
@@ -133,6 +134,15 @@ def test_oracle_on_six_tasks_gives_the_same_results_on_the_cluster_as_here(tmp_p
     assert remote.info["summary"]["pass_at_1"] == local.info["summary"]["pass_at_1"] == 1.0
     assert RunConfig.load(remote.folder / "config.toml").executor.backend == "ray"
     assert run_containers(remote.id) == []
+
+
+def test_eval_reaches_the_cluster_through_its_ray_client_address_too(tmp_path: Path, cluster):
+    process = subprocess.run([sys.executable, "-m", "harness_evo.cli", "eval", "--agent", "oracle", "--split", "train",
+                              "--tasks", suite_of(tmp_path, SIX[:2]), "--executor", "ray", "--ray-address", cluster.client_address,
+                              "--runs", tmp_path / "runs"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    assert process.returncode == 0, process.stderr
+    [folder] = (tmp_path / "runs").iterdir()
+    assert [row["passed"] for row in RunStore(folder).rows("rollouts")] == [1, 1]
 
 
 def test_a_scripted_solver_runs_on_the_nodes_and_its_calls_are_recorded_here(tmp_path: Path, cluster):

@@ -153,6 +153,10 @@ def prune_on_node(run_id: str | None) -> int:
     return prune(connect(), **({f"{LABEL}.run": run_id} if run_id else {}))
 
 
+_connected_to: list[str] = []
+"""The address this process's Ray connection was made to."""
+
+
 def connect(address: str):
     """The `ray` module, connected to the cluster at `address`, which has a node with the `docker` resource; a
     ConfigError in one line when Ray is not installed or the cluster cannot be reached."""
@@ -160,8 +164,9 @@ def connect(address: str):
         import ray
     except ImportError:
         raise ConfigError("the ray executor needs Ray: pip install 'harness-evo[ray]'") from None
-    if ray.is_initialized():
+    if ray.is_initialized() and _connected_to == [address]:
         return ray
+    ray.shutdown()  # a connection to another cluster (or none)
     where = address.removeprefix("ray://")
     if address != "auto":
         host, _, port = where.rpartition(":")
@@ -175,8 +180,10 @@ def connect(address: str):
                  runtime_env={"py_modules": [str(Path(harness_evo.__file__).parent)]})
     except (ConnectionError, RuntimeError, ValueError) as e:
         raise ConfigError(f"cannot connect to the Ray cluster at {address}: {str(e).strip().splitlines()[0][:200]}") from None
+    _connected_to[:] = [address]
     if not ray.cluster_resources().get(DOCKER):
         ray.shutdown()
+        _connected_to.clear()
         raise ConfigError(f"no node of the Ray cluster at {address} offers the `{DOCKER}` resource; start the nodes that run "
                           f"Docker with `ray start --resources '{{\"{DOCKER}\": N}}'` (N rollouts at once there)")
     return ray
