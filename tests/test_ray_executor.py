@@ -145,9 +145,12 @@ def test_eval_reaches_the_cluster_through_its_ray_client_address_too(tmp_path: P
     assert [row["passed"] for row in RunStore(folder).rows("rollouts")] == [1, 1]
 
 
-def test_a_scripted_solver_runs_on_the_nodes_and_its_calls_are_recorded_here(tmp_path: Path, cluster):
+def test_a_scripted_solver_runs_on_the_nodes_with_this_machines_endpoint_keys_and_its_calls_are_recorded_here(
+        tmp_path: Path, cluster, monkeypatch):
+    monkeypatch.setenv("EXAMPLE_API_KEY", "key-from-the-head")
+    ray.shutdown()  # the next connection carries this environment
     name = f"ray-{time.monotonic_ns()}"
-    scripted.register(name, lambda messages: "```bash\necho TASK_DONE\n```")
+    scripted.register(name, lambda messages: f"```bash\necho {os.environ.get('EXAMPLE_API_KEY')}; echo TASK_DONE\n```")
     config = RunConfig(harness=HARNESS, tasks=suite_of(tmp_path, ["data-sum-numbers"]), split="train",
                        executor={"backend": "ray", "address": cluster.address}, models={"solver": {"model": f"scripted/{name}"}})
     store = RunStore.create(tmp_path / "runs", "eval")
@@ -155,6 +158,8 @@ def test_a_scripted_solver_runs_on_the_nodes_and_its_calls_are_recorded_here(tmp
         evaluate(config, store, llm=llm)
     [row] = store.rows("rollouts")
     assert row["exit_reason"] == "done" and row["steps"] == 1 and not row["passed"]  # said done without doing it
+    trajectory = Trajectory.model_validate(store.read_json(row["trajectory"]))
+    assert "key-from-the-head" in trajectory.steps[0].reply  # the script ran on a node, which had the key
     [call] = store.rows("llm_calls")
     assert call["role"] == "solver" and call["model"] == f"scripted/{name}" and call["tokens_out"] > 0
     assert scripted.calls(name) == 0  # the call was made on a node, not in this process

@@ -13,6 +13,7 @@ the run left on a node.
 import hashlib
 import io
 import logging
+import os
 import shutil
 import socket
 import sys
@@ -43,6 +44,8 @@ NODE_CACHE = Path(tempfile.gettempdir()) / "harness-evo-ray"
 """Where a node keeps the task folders shipped to it, by content hash."""
 CONNECT_TIMEOUT_S = 5.0
 """How long the cluster's address may take to accept a connection before it counts as unreachable."""
+ENDPOINT_VARIABLES = ("_API_KEY", "_API_BASE", "_BASE_URL")
+"""Environment variables (by suffix) that the workers get from this machine: how a model endpoint is reached."""
 CANCEL_WAIT_S = 30.0
 """How long cancelled rollouts get to close their sandboxes before the run's containers are removed on every node."""
 
@@ -153,6 +156,13 @@ def prune_on_node(run_id: str | None) -> int:
     return prune(connect(), **({f"{LABEL}.run": run_id} if run_id else {}))
 
 
+def runtime_env(environ: dict[str, str]) -> dict[str, Any]:
+    """What Ray gives every worker of this run: this machine's harness-evo package, and the model endpoints' keys and
+    addresses of this machine's environment (`*_API_KEY`, `*_API_BASE`, `*_BASE_URL`), which litellm reads there."""
+    endpoints = {name: value for name, value in environ.items() if name.endswith(ENDPOINT_VARIABLES)}
+    return {"py_modules": [str(Path(harness_evo.__file__).parent)], "env_vars": endpoints}
+
+
 _connected_to: list[str] = []
 """The address this process's Ray connection was made to."""
 
@@ -177,7 +187,7 @@ def connect(address: str):
                               "`ray start --head` or fix --ray-address") from None
     try:
         ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING, configure_logging=False,
-                 runtime_env={"py_modules": [str(Path(harness_evo.__file__).parent)]})
+                 runtime_env=runtime_env(os.environ))
     except (ConnectionError, RuntimeError, ValueError) as e:
         raise ConfigError(f"cannot connect to the Ray cluster at {address}: {str(e).strip().splitlines()[0][:200]}") from None
     _connected_to[:] = [address]
