@@ -30,6 +30,8 @@ INTERRUPTED = 130
 RunsDir = Annotated[Path, typer.Option("--runs", help="Folder that holds the run folders.")]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the facts as JSON (for scripts) instead of the view.")]
 RunArg = Annotated[str, typer.Argument(help="The run folder or its id (a unique prefix will do).")]
+ExecutorBackend = Annotated[str | None, typer.Option("--executor", help=option_help("executor.backend"), show_default=False)]
+RayAddress = Annotated[str | None, typer.Option("--ray-address", help=option_help("executor.address"), show_default=False)]
 BaseHarness = Annotated[Path | None, typer.Option("--base", help="Harness that gives what the source has no place for (prompts, "
                                                    "settings); default harnesses/bash-agent, not needed for harness-evo's exports.")]
 
@@ -72,6 +74,8 @@ def eval_command(
     model: Annotated[str | None, typer.Option(help=option_help("models.solver.model"), show_default=False)] = None,
     workers: Annotated[int | None, typer.Option(min=1, help=option_help("executor.workers"), show_default=False)] = None,
     sandbox: Annotated[str | None, typer.Option(help=option_help("sandbox.backend"), show_default=False)] = None,
+    executor: ExecutorBackend = None,
+    ray_address: RayAddress = None,
     agent: Annotated[str | None, typer.Option(help=option_help("agent"), show_default=False)] = None,
     seed: Annotated[int | None, typer.Option(help=option_help("seed"), show_default=False)] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not answer model calls from the response cache.")] = False,
@@ -82,15 +86,17 @@ def eval_command(
     import time
 
     from harness_evo.agent.evaluate import planned, run_eval
+    from harness_evo.agent.runners import reach
     from harness_evo.views.evaluation import RolloutProgress, eval_table
 
     config = load_config(config_file).with_options({
         "kind": "eval", "harness": harness, "tasks": tasks, "split": split, "seed": seed, "agent": agent,
         "sandbox.backend": sandbox, "executor.workers": workers, "executor.trials": trials, "models.solver.model": model,
-        "models.cache": False if no_cache else None,
+        "executor.backend": executor, "executor.address": ray_address, "models.cache": False if no_cache else None,
     })
     started = time.time()
     warn_skipped(config)
+    reach(config.executor)
     with RolloutProgress(planned(config), console=console) as progress:
         result = run_eval(config, runs, on_progress=progress.update)
     console.print(eval_table(result, started))
@@ -183,6 +189,8 @@ def evolve_command(
     patience: Annotated[int | None, typer.Option(min=1, help=option_help("budget.patience"), show_default=False)] = None,
     seed: Annotated[int | None, typer.Option(help=option_help("seed"), show_default=False)] = None,
     sandbox: Annotated[str | None, typer.Option(help=option_help("sandbox.backend"), show_default=False)] = None,
+    executor: ExecutorBackend = None,
+    ray_address: RayAddress = None,
     source: Annotated[str | None, typer.Option("--from", help="Fork: start from a node of this run (with its settings).")] = None,
     node: Annotated[str | None, typer.Option(help="With --from: the node (a hash prefix, or `best`).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="Plain progress lines instead of the live view.")] = False,
@@ -194,7 +202,7 @@ def evolve_command(
 
     overrides = dict(harness=harness, tasks=tasks, model=model, optimizer_model=optimizer_model, workers=workers, sandbox=sandbox,
                      seed=seed, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations,
-                     patience=patience)
+                     patience=patience, executor=executor, ray_address=ray_address)
     if source:
         origin = session.find_run(source, runs)
         config = session.configure(session.load_run_config(origin), **overrides)
@@ -326,13 +334,23 @@ def serve_vllm_command(
 @sandbox_app.command("prune")
 def sandbox_prune_command(
     run: Annotated[str | None, typer.Option(help="Only the containers of this run id.")] = None,
+    ray_address: Annotated[str | None, typer.Option("--ray-address", help="On every node of this Ray cluster that offers "
+                                                    "`docker` instead of this machine (auto, ray://HOST:PORT or HOST:PORT).",
+                                                    show_default=False)] = None,
 ) -> None:
     """Remove every container harness-evo left behind (all that carry its label), running or not. A new run removes on
     its own the containers of runs whose process is gone, and a container stops by itself when its lifetime is over."""
     from harness_evo.sandbox.docker import connect, prune
 
-    removed = prune(connect(), **({"harness-evo.run": run} if run else {}))
-    console.print(f"removed {removed} container{'' if removed == 1 else 's'}")
+    if ray_address is None:
+        removed = prune(connect(), **({"harness-evo.run": run} if run else {}))
+        console.print(f"removed {removed} container{'' if removed == 1 else 's'}")
+        return
+    from harness_evo.agent import ray_runner
+
+    address = RunConfig().with_options({"executor.address": ray_address}).executor.address
+    for node, removed in ray_runner.prune_cluster(ray_runner.connect(address), run).items():
+        console.print(f"{node}: removed {removed} container{'' if removed == 1 else 's'}", highlight=False)
 
 
 @sandbox_app.command("build-base")

@@ -148,7 +148,8 @@ def compare(config: RunConfig, store: RunStore, found: list[Contender], runs_dir
                harnesses=[{"letter": c.letter, "spec": c.spec, "hash": c.harness.hash} for c in found])
     reused = {c.letter: reuse(store, config, c, tasks, trials, runs_dir) for c in found}
     backend = get_backend(config.sandbox, run_id=store.id)
-    executor = Executor(store, backend, suite, llm=llm, workers=config.rollout_workers(), agent=config.agent, on_progress=on_progress)
+    executor = Executor(store, backend, suite, llm=llm, workers=config.rollout_workers(), agent=config.agent, on_progress=on_progress,
+                        cluster=config.executor)
     for contender in found:
         if recorded:
             contender.rows = store.records(Rollout, "harness_hash = ?", [contender.harness.hash], order_by="rowid")

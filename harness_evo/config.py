@@ -1,12 +1,13 @@
 """The configuration of a run: pydantic models, unknown keys are errors, saved as `config.toml` in the run folder."""
 
+import re
 import tomllib
 from functools import reduce
 from pathlib import Path
 from typing import Annotated, Literal
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from harness_evo.errors import ConfigError
@@ -123,6 +124,10 @@ class SandboxConfig(Strict):
     """Extra `FROM` names resolved to local images, on top of the built-in aliases to the base image."""
 
 
+RAY_ADDRESS = r"auto|(ray://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}"
+"""What `[executor] address` accepts: `auto`, `ray://HOST:PORT` or `HOST:PORT`."""
+
+
 class ExecutorConfig(Strict):
     """How rollouts are run."""
 
@@ -130,6 +135,20 @@ class ExecutorConfig(Strict):
     """Rollouts run in parallel; unset: for an embedded solver as many as fit its server best (see `RunConfig.rollout_workers`), else 2."""
     trials: int = Field(1, ge=1)
     """Trials per task in `eval`."""
+    backend: Literal["local", "ray"] = "local"
+    """`local` runs rollouts on this machine; `ray` runs each as a task on a Ray cluster node started with a `docker`
+    resource (`ray start --resources '{"docker": N}'`: N rollouts at once there), this machine keeping the run folder."""
+    address: str = "auto"
+    """The Ray cluster of `backend = "ray"`: `auto` (the cluster this machine belongs to), `ray://HOST:PORT` (its Ray
+    Client server) or `HOST:PORT` (its head's GCS)."""
+
+    @field_validator("address")
+    @classmethod
+    def ray_address(cls, address: str) -> str:
+        if not re.fullmatch(RAY_ADDRESS, address):
+            raise PydanticCustomError("ray_address", "'{address}' is no Ray address; give auto, ray://HOST:PORT or HOST:PORT",
+                                      {"address": address})
+        return address
 
 
 class FailuresConfig(Strict):
@@ -306,6 +325,21 @@ class RunConfig(Strict):
         except ValidationError as e:
             raise ConfigError(f"{path}: {one_line(e)}") from e
 
+    @model_validator(mode="after")
+    def ray_can_run_it(self) -> "RunConfig":
+        """The ray executor runs rollouts in Docker on other machines: a solver only this machine can reach fails now."""
+        if self.executor.backend != "ray":
+            return self
+        if self.sandbox.backend != "docker":
+            raise PydanticCustomError("ray_sandbox", 'executor.backend = "ray" runs rollouts in Docker on the cluster\'s nodes; '
+                                      'set sandbox.backend = "docker"')
+        solver = self.models.solver.model
+        if self.agent == "model" and solver.split("/", 1)[0] in ("local", "vllm"):
+            raise PydanticCustomError("ray_solver", "the solver {solver} is served on this machine only; with the ray executor "
+                                      "serve it yourself and name it as an OpenAI-compatible model every node can reach "
+                                      "(openai/NAME with models.solver.params.api_base = http://HOST:PORT/v1)", {"solver": solver})
+        return self
+
     def with_options(self, options: dict[str, object]) -> "RunConfig":
         """This configuration with each given option set: keys are dotted field paths (`sandbox.backend`), a None value
         is an option not given and leaves the field as it is; a bad value is a ConfigError naming the field."""
@@ -351,11 +385,11 @@ class RunConfig(Strict):
 
 
 def one_line(error: ValidationError) -> str:
-    """The first problem of a pydantic error as `location: message`."""
+    """The first problem of a pydantic error as `location: message` (a whole-model check's message alone)."""
     first = error.errors()[0]
-    location = ".".join(str(part) for part in first["loc"]) or "(root)"
+    location = ".".join(str(part) for part in first["loc"])
     more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
-    return f"{location}: {first['msg']}{more}"
+    return f"{location}: {first['msg']}{more}" if location else f"{first['msg']}{more}"
 
 
 def option_help(path: str) -> str:

@@ -113,6 +113,20 @@ def test_an_option_out_of_its_bounds_is_one_line_naming_the_field(tmp_path: Path
     assert "sandbox.backend: Input should be 'docker' or 'local'" in error
 
 
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--executor", "ray", "--ray-address", "head.example:6379"], "the solver local/qwen2.5-coder-1.5b is served on this machine only"),
+    (["--executor", "ray", "--agent", "oracle", "--sandbox", "local"], 'set sandbox.backend = "docker"'),
+    (["--executor", "ray", "--agent", "oracle", "--ray-address", "head.example"], "executor.address: 'head.example' is no Ray address"),
+    (["--executor", "slurm"], "executor.backend: Input should be 'local' or 'ray'"),
+])
+def test_a_ray_executor_that_could_not_run_the_rollouts_is_one_line_before_any_work(tmp_path: Path, monkeypatch, capsys,
+                                                                                   argv: list[str], says: str):
+    error = one_line_error(monkeypatch, capsys, "eval", *argv, "--runs", str(tmp_path / "runs"))
+
+    assert says in error
+    assert not (tmp_path / "runs").exists()
+
+
 def test_resuming_a_run_whose_task_suite_changed_is_refused_unless_allowed_and_then_the_new_suite_is_the_runs(
         tmp_path: Path, monkeypatch, capsys):
     from harness_evo.evolve import session

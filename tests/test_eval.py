@@ -2,9 +2,7 @@
 
 import io
 import os
-import select
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -12,6 +10,7 @@ from pathlib import Path
 
 import docker
 import pytest
+from fixtures import reporting
 from rich.console import Console
 from scipy.stats import binomtest
 
@@ -195,44 +194,15 @@ def harness_evo(*args: str, **kwargs) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, **kwargs)
 
 
-REPORTING = """
-import sys
-from harness_evo.agent import evaluate as evaluation
-from harness_evo.cli import main
-
-reports, evaluate = open(int(sys.argv.pop(1)), "w", buffering=1), evaluation.evaluate
-
-def reporting(config, store, on_progress=None, **kwargs):
-    def progress(kind, row):
-        on_progress(kind, row)
-        if kind == "finished":
-            print(store.folder, file=reports)
-    return evaluate(config, store, on_progress=progress, **kwargs)
-
-evaluation.evaluate = reporting
-main()
-"""
-"""`harness-evo ARGS`, which also writes its run folder on the file descriptor it is given each time it stores a
-rollout."""
-
-
 def test_ctrl_c_during_eval_removes_every_container_and_keeps_finished_rollouts(tmp_path: Path):
-    read_end, write_end = os.pipe()
-    args = ["eval", "--agent", "oracle", "--tasks", FIXTURES, "--split", "train", "--workers", "2", "--runs", tmp_path]
-    process = subprocess.Popen([sys.executable, "-c", REPORTING, str(write_end), *map(str, args)], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, pass_fds=(write_end,))
-    os.close(write_end)
-    with open(read_end) as reports:
-        stored, _, _ = select.select([reports], [], [], 120)  # the quick rollout, stored while the slow one runs
-        folder = reports.readline().strip() if stored else ""
+    process, reports = reporting.start("eval", "--agent", "oracle", "--tasks", FIXTURES, "--split", "train", "--workers", "2",
+                                       "--runs", tmp_path)
+    with reports:
+        folder = reporting.first_stored(reports, 120)  # the quick rollout, stored while the slow one runs
         assert folder, "the quick rollout never finished"
-        db = RunStore(Path(folder))
+        db = RunStore(folder)
         assert db.rows("rollouts"), "the quick rollout was reported before it was stored"
-        interrupted = time.monotonic()
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=120)
-    assert time.monotonic() - interrupted < 30, "Ctrl-C should stop eval promptly"
-    assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
+        reporting.ctrl_c(process, within_s=30)
     [row] = db.rows("rollouts")
     assert row["task_id"] == "greeting" and row["passed"]
     assert db.info["status"] == "stopped"

@@ -8,6 +8,7 @@ from statistics import mean
 
 from harness_evo import stats
 from harness_evo.agent.executor import Executor, ProgressCallback
+from harness_evo.agent.runners import reach
 from harness_evo.config import RunConfig
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
@@ -86,7 +87,8 @@ def evaluate(config: RunConfig, store: RunStore, on_progress: ProgressCallback |
     store.emit("run", id=store.id, harness=str(config.harness), harness_hash=harness.hash, tasks=str(config.tasks),
                split=config.split, trials=config.executor.trials, agent=config.agent, skipped=suite.skipped)
     backend = get_backend(config.sandbox, run_id=store.id)
-    executor = Executor(store, backend, suite, llm=llm, workers=config.rollout_workers(), agent=config.agent, on_progress=on_progress)
+    executor = Executor(store, backend, suite, llm=llm, workers=config.rollout_workers(), agent=config.agent, on_progress=on_progress,
+                        cluster=config.executor)
     rows = executor.run(harness, tasks, config.executor.trials)
     result = EvalResult(store, harness, score_rollouts(rows), suite.skipped)
     rate = result.rate
@@ -108,6 +110,7 @@ def run_eval(config: RunConfig, runs_dir: Path, on_progress: ProgressCallback | 
     """A new eval run folder under `runs_dir`, run to its end; Ctrl-C marks it stopped, an error (a model that refuses
     its key, say) failed, and either way what finished is kept."""
     Harness.load(config.harness)
+    reach(config.executor)
     store = RunStore.create(runs_dir, "eval")
     config.save(store.folder / "config.toml")
     llm = LLM(config.run_models(), store=store) if config.agent == "model" else None

@@ -49,6 +49,8 @@ class Trajectory(BaseModel):
     exit_reason: ExitReason = "done"
     error: str | None = None
     """For infra and model errors: what failed."""
+    retried: list[str] = Field(default_factory=list)
+    """Why the rollout was started over before this run of it (a cluster node lost under it), one line each."""
     format_errors: int = 0
     confirmations: int = 0
     """Times the harness asked the agent to confirm it was done."""

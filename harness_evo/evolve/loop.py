@@ -48,7 +48,7 @@ class Evolution:
                  callbacks: list[ev.Callback] = ()):
         self.store, self.config, self.suite, self.llm, self.backend = store, config, suite, llm, backend
         self.callbacks = list(callbacks)
-        self.executor = Executor(store, backend, suite, llm, workers=config.rollout_workers(), agent=config.agent,
+        self.executor = Executor(store, backend, suite, llm, workers=config.rollout_workers(), agent=config.agent, cluster=config.executor,
                                  on_progress=lambda kind, row: self.emit(ev.RolloutProgress(kind, row)))
         self.train = suite.split("train")
         self.dev = dev_tasks(suite, config)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from harness_evo.agent.runners import reach
 from harness_evo.config import RunConfig
 from harness_evo.errors import UserError
 from harness_evo.evolve import events as ev
@@ -33,10 +34,11 @@ SUITE_FILE = "suite.toml"
 def configure(config: RunConfig, harness: Path | None = None, tasks: Path | None = None, model: str | None = None,
               optimizer_model: str | None = None, workers: int | None = None, sandbox: str | None = None, seed: int | None = None,
               budget_rollouts: int | None = None, budget_minutes: float | None = None, iterations: int | None = None,
-              patience: int | None = None) -> RunConfig:
+              patience: int | None = None, executor: str | None = None, ray_address: str | None = None) -> RunConfig:
     """`config` as an evolution run with the given settings changed (None leaves a setting as it is)."""
     options = {"kind": "evolve", "harness": harness, "tasks": tasks, "seed": seed, "models.solver.model": model,
-               "executor.workers": workers, "sandbox.backend": sandbox, "budget.max_rollouts": budget_rollouts,
+               "executor.workers": workers, "executor.backend": executor, "executor.address": ray_address,
+               "sandbox.backend": sandbox, "budget.max_rollouts": budget_rollouts,
                "budget.max_iterations": iterations, "budget.patience": patience,
                "budget.max_wall_s": budget_minutes * 60 if budget_minutes is not None else None}
     options |= {f"models.{role}.model": optimizer_model for role in OPTIMIZER_ROLES}
@@ -54,6 +56,7 @@ def start(config: RunConfig, runs_dir: Path, harness: Harness | None = None, for
                         n_train=len(suite.split("train")))
     if refusal := forecast.refusal():
         raise UserError(refusal)
+    reach(config.executor)
     store = RunStore.create(runs_dir, "evolve")
     config.save(store.folder / "config.toml")
     harness.save(store.folder / "harnesses" / harness.hash)

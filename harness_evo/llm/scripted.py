@@ -45,6 +45,22 @@ def register(name: str, replies: Script, token: str | None = None) -> None:
         _scripts[name] = _Registration(replies if callable(replies) else list(replies), token or uuid.uuid4().hex)
 
 
+def registration(name: str) -> tuple[Script, str]:
+    """The script and token of `scripted/<name>`, to register the same model in another process (`adopt`)."""
+    with _lock:
+        found = _lookup(name)
+        return found.script, found.token
+
+
+def adopt(name: str, replies: Script, token: str) -> None:
+    """Register `replies` as `scripted/<name>` unless this process has that registration (by token) already: a worker
+    process adopts its head's script once, and a list of replies is then taken in order across that process's calls."""
+    with _lock:
+        if name in _scripts and _scripts[name].token == token:
+            return
+        _scripts[name] = _Registration(replies if callable(replies) else list(replies), token)
+
+
 def calls(name: str) -> int:
     """How many times the model `scripted/<name>` was actually called (cache hits excluded)."""
     with _lock:

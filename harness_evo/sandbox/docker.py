@@ -52,14 +52,20 @@ def connect() -> docker.DockerClient:
 
 
 def prune(client: docker.DockerClient, **labels: str) -> int:
-    """Remove every container carrying our label (and these `labels`, when given), running or not; returns how many."""
+    """Remove every container carrying our label (and these `labels`, when given), running or not; returns how many this
+    call removed (one another client is removing already is not counted)."""
     containers = client.containers.list(all=True, filters={"label": [LABEL, *(f"{k}={v}" for k, v in labels.items())]})
+    removed = 0
     for container in containers:
         try:
             container.remove(force=True)
+            removed += 1
         except NotFound:
             pass
-    return len(containers)
+        except APIError as e:
+            if e.status_code != 409:  # 409: its removal is already in progress
+                raise
+    return removed
 
 
 def prune_orphans(client: docker.DockerClient) -> int:

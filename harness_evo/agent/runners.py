@@ -1,0 +1,103 @@
+"""Where rollouts run: the Runner protocol and its variants by `[executor] backend` (threads here, Ray in ray_runner.py).
+
+A runner only runs rollouts and hands back what each produced; the executor, on this machine, records them.
+"""
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Protocol
+
+from harness_evo.agent.attempt import Attempts
+from harness_evo.agent.trajectory import Trajectory
+from harness_evo.config import ExecutorConfig, ModelsConfig
+from harness_evo.errors import HarnessError
+from harness_evo.harness import Harness
+from harness_evo.sandbox import SandboxBackend
+from harness_evo.store import LlmCall
+from harness_evo.taskset import Task
+
+
+@dataclass(frozen=True)
+class Job:
+    """One rollout to run: its key in the run's `rollouts` table, the task and the trial."""
+
+    key: str
+    task: Task
+    trial: int
+
+
+Started = Callable[[Job], None]
+Finished = Callable[[Job, Trajectory, list[LlmCall]], None]
+"""Called with a job, its scored trajectory, and the model calls made where it ran that the run has not recorded yet."""
+
+
+class Runner(Protocol):
+    stop: threading.Event
+    """Set once the runner is interrupted."""
+
+    def run(self, harness: Harness, jobs: list[Job], started: Started, finished: Finished) -> None:
+        """Run every job, at most the configured number at once, calling `started` and then `finished` for each. An
+        interrupted job is neither. A HarnessError (the harness itself is broken) stops the rest and is raised."""
+        ...
+
+    def interrupt(self) -> None:
+        """Start no job; end the running ones now, leaving no sandbox behind. Safe from any thread."""
+        ...
+
+
+class LocalRunner:
+    """Rollouts in threads of this process, up to `workers` sandboxes at once."""
+
+    def __init__(self, backend: SandboxBackend, agent: str, llm, model: str, workers: int):
+        self.attempts = Attempts(backend, agent, llm, model)
+        self.stop = self.attempts.stop
+        self.workers = max(1, workers)
+
+    def run(self, harness: Harness, jobs: list[Job], started: Started, finished: Finished) -> None:
+        def one(job: Job) -> None:
+            if self.stop.is_set():
+                return
+            started(job)
+            if (trajectory := self.attempts.rollout(harness, job.task, job.trial)) is not None:
+                finished(job, trajectory, [])  # the model layer of this process recorded its calls
+
+        pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="rollout")
+        try:
+            pending = {pool.submit(one, job) for job in jobs}
+            while pending:
+                done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for future in done:
+                    future.result()
+        except HarnessError:
+            pool.shutdown(wait=True, cancel_futures=True)  # the harness itself is broken: the rest would fail alike
+            raise
+        except BaseException:
+            # Rollouts in flight may be waiting on a model call: don't wait for them, their results are discarded.
+            self.interrupt()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+
+    def interrupt(self) -> None:
+        self.attempts.interrupt()
+
+
+def make_runner(settings: ExecutorConfig, backend: SandboxBackend, agent: str, llm, model: str, workers: int,
+                run_id: str) -> Runner:
+    """The runner `settings.backend` names; a Ray cluster that cannot be reached is a UserError now."""
+    if settings.backend == "ray":
+        from harness_evo.agent.ray_runner import RayRunner  # Ray is an optional extra
+
+        models: ModelsConfig | None = llm.models if agent == "model" else None
+        return RayRunner(settings.address, backend.config, run_id, agent, models, model, workers)
+    return LocalRunner(backend, agent, llm, model, workers)
+
+
+def reach(settings: ExecutorConfig) -> None:
+    """Fail now, in one line, when the executor's cluster cannot be reached: before a run folder is written."""
+    if settings.backend == "ray":
+        from harness_evo.agent.ray_runner import connect
+
+        connect(settings.address)
