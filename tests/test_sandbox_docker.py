@@ -183,7 +183,7 @@ def test_a_container_killed_from_outside_makes_run_raise_infra_error(client, san
 def test_a_container_killed_during_a_command_makes_run_raise_infra_error(client, sandbox):
     killer = threading.Timer(1.0, client.api.kill, (sandbox.id,))
     killer.start()
-    with pytest.raises(InfraError, match="died|gone"):
+    with pytest.raises(InfraError, match="died|gone|failed"):
         sandbox.run("sleep 60", timeout_s=120)
     killer.join()
 

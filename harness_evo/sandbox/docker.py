@@ -54,7 +54,7 @@ def connect() -> docker.DockerClient:
 def prune(client: docker.DockerClient, **labels: str) -> int:
     """Remove every container carrying our label (and these `labels`, when given), running or not; returns how many this
     call removed (one another client is removing already is not counted)."""
-    containers = client.containers.list(all=True, filters={"label": [LABEL, *(f"{k}={v}" for k, v in labels.items())]})
+    containers = listed(client, [LABEL, *(f"{k}={v}" for k, v in labels.items())])
     removed = 0
     for container in containers:
         try:
@@ -68,11 +68,17 @@ def prune(client: docker.DockerClient, **labels: str) -> int:
     return removed
 
 
+def listed(client: docker.DockerClient, labels: list[str]) -> list:
+    """Containers carrying all of `labels`, running or not, as the list call gives them (their labels under
+    `attrs["Labels"]`): not inspected one by one, so one removed meanwhile is no error."""
+    return client.containers.list(all=True, sparse=True, filters={"label": labels})
+
+
 def prune_orphans(client: docker.DockerClient) -> int:
     """Remove the containers whose owner process (on this host) is gone, as a run killed with `kill -9` leaves them;
     returns how many."""
-    orphans = [container for container in client.containers.list(all=True, filters={"label": [LABEL, OWNER]})
-               if (owner := Owner.parse(container.labels.get(OWNER, ""))) and owner.gone()]
+    orphans = [container for container in listed(client, [LABEL, OWNER])
+               if (owner := Owner.parse((container.attrs.get("Labels") or {}).get(OWNER, ""))) and owner.gone()]
     for container in orphans:
         try:
             container.remove(force=True)
