@@ -19,6 +19,7 @@ import litellm
 from pydantic import BaseModel, ConfigDict
 
 from harness_evo.config import ModelsConfig, RoleModel
+from harness_evo.errors import first_line
 from harness_evo.llm import structured
 from harness_evo.llm.cache import ResponseCache, request_key
 from harness_evo.llm.endpoint import Endpoint, Provider
@@ -173,18 +174,18 @@ class LLM:
                     routed = {"extra_body": {"id_slot": slot}} if endpoint.slots and endpoint.slots.routed else {}
                     return _completion(endpoint, messages, {**params, **routed}, config.timeout_s)
             except litellm.ContextWindowExceededError as e:
-                raise ContextTooLong(f"{config.model}: the request does not fit its context window ({_first_line(e)}); shorten the prompt or observations") from e
+                raise ContextTooLong(f"{config.model}: the request does not fit its context window ({first_line(e)}); shorten the prompt or observations") from e
             except litellm.AuthenticationError as e:
-                raise ModelError(f"{config.model}: authentication failed ({_first_line(e)}); check its API key") from e
+                raise ModelError(f"{config.model}: authentication failed ({first_line(e)}); check its API key") from e
             except litellm.NotFoundError as e:
-                raise ModelError(f"{config.model}: unknown model ({_first_line(e)})") from e
+                raise ModelError(f"{config.model}: unknown model ({first_line(e)})") from e
             except litellm.BadRequestError as e:
-                raise ModelError(f"{config.model}: request rejected ({_first_line(e)})") from e
+                raise ModelError(f"{config.model}: request rejected ({first_line(e)})") from e
             except TRANSIENT as e:
                 if endpoint.server and not endpoint.server.alive:
                     raise ModelUnavailable(f"{config.model}: its server died; {endpoint.server.tail()}") from e
                 if attempt == self.models.retries:
-                    raise ModelUnavailable(f"{config.model}: unreachable after {attempt + 1} attempts ({_first_line(e)})") from e
+                    raise ModelUnavailable(f"{config.model}: unreachable after {attempt + 1} attempts ({first_line(e)})") from e
                 time.sleep(self.models.backoff_s * 2**attempt)
         raise AssertionError("unreachable")
 
@@ -239,7 +240,3 @@ def _validate(text: str, output: type[BaseModel]) -> tuple[BaseModel | None, str
         return structured.parse(text, output), None
     except structured.InvalidOutput as e:
         return None, str(e)
-
-
-def _first_line(error: Exception) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
