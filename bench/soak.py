@@ -60,7 +60,7 @@ def world_command(args: list[str], env: dict[str, str], **popen) -> subprocess.P
 
 
 def reference_run(folder: Path) -> tuple[RunStore, float]:
-    """The uninterrupted run, and how long it took (the span kills are drawn from)."""
+    """The uninterrupted run, and how long it took (the span kills are drawn from, until a run ends before its kill)."""
     env = os.environ | {"HARNESS_EVO_CACHE": str(folder / "cache")}
     store = session.start(config(), folder / "runs")
     started = time.monotonic()
@@ -81,7 +81,7 @@ def killed_runs(kills: int, per_run: int, rng: random.Random, folder: Path) -> K
         case = folder / f"run-{number}"  # a run of its own, with a response cache of its own
         env = os.environ | {"HARNESS_EVO_CACHE": str(case / "cache")}
         store = session.start(config(), case / "runs")
-        in_run = 0
+        in_run, started = 0, time.monotonic()
         while True:
             process = world_command(["resume", store.id, "--runs", case / "runs", "--quiet"], env)
             if in_run < per_run and result.tried + in_run < kills:
@@ -96,6 +96,8 @@ def killed_runs(kills: int, per_run: int, rng: random.Random, folder: Path) -> K
             _, errors = process.communicate()
             if process.returncode:
                 result.differences.append(f"{store.id}: resume failed: {errors.strip().splitlines()[-1:]}")
+            if in_run == 0:  # a run no kill landed in: the machine is faster now, draw the next moments from its time
+                span = time.monotonic() - started
             break
         store = RunStore(store.folder)
         differences = world.differences(store, reference)
@@ -118,6 +120,8 @@ class Leftovers:
     lost_trajectories: int = 0
     stuck: int = 0
     """Processes that did not end within a minute of Ctrl-C."""
+    ended_first: int = 0
+    """Commands that finished before their Ctrl-C (not counted as tried)."""
 
 
 def marked_processes(mark: str) -> list[int]:
@@ -137,7 +141,10 @@ def interrupts(count: int, rng: random.Random, folder: Path) -> Leftovers:
     config_file = folder / "evolve.toml"
     config().save(config_file)
     result = Leftovers()
-    for i in range(count):
+    spans = {"eval": 20.0, "evolve": 60.0}  # seconds a Ctrl-C is drawn from, per command: its whole time once it ended first
+    for i in itertools.count():
+        if result.tried >= count:
+            break
         case = folder / f"interrupt-{i}"
         temp, runs = case / "tmp", case / "runs"
         temp.mkdir(parents=True)
@@ -147,17 +154,21 @@ def interrupts(count: int, rng: random.Random, folder: Path) -> Leftovers:
         args = (["evolve", "--config", config_file] if command == "evolve" else
                 ["eval", "--harness", world.HARNESS, "--tasks", world.TASKS, "--split", "all", "--trials", 2,
                  "--model", "scripted/world-solver", "--workers", 2])
+        started = time.monotonic()
         process = world_command([*args, "--runs", runs], env, start_new_session=True)
-        time.sleep(rng.uniform(1.0, 20.0))
-        if process.poll() is None:
+        try:
+            process.wait(timeout=rng.uniform(0.5, spans[command]))
+            result.ended_first += 1
+            spans[command] = time.monotonic() - started
+        except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole foreground group
+            result.tried += 1
         try:
             process.communicate(timeout=60)
         except subprocess.TimeoutExpired:
             result.stuck += 1
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
-        result.tried += 1
         folders = list(runs.iterdir()) if runs.is_dir() else []
         client = connect()
         for run in folders:
@@ -172,7 +183,7 @@ def interrupts(count: int, rng: random.Random, folder: Path) -> Leftovers:
         for pid in alive:
             os.kill(pid, signal.SIGKILL)
         result.temp_folders += sum(1 for path in temp.iterdir() if path.name != LOCKS.name)  # image-build locks are shared on purpose
-        print(f"  Ctrl-C of {command} #{i}: exit {process.returncode}, runs {len(folders)}", flush=True)
+        print(f"  {command} #{i}: exit {process.returncode} after {time.monotonic() - started:.0f} s, runs {len(folders)}", flush=True)
     return result
 
 
@@ -194,7 +205,7 @@ def main() -> None:
                 print(f"  {difference}")
         if args.interrupts:
             left = interrupts(args.interrupts, rng, folder / "interrupts")
-            print(f"Ctrl-C's: {left.tried}; leftover containers: {left.containers}, processes: {left.processes}, "
+            print(f"Ctrl-C's: {left.tried} (and {left.ended_first} commands that ended before theirs); leftover containers: {left.containers}, processes: {left.processes}, "
                   f"temporary folders: {left.temp_folders}; rollouts without their trajectory: {left.lost_trajectories}; "
                   f"not ended within a minute: {left.stuck}")
 
