@@ -114,7 +114,7 @@ def test_a_disk_that_fills_mid_run_stops_it_with_one_line_and_resume_finishes_it
     prune(connect(), **{f"{LABEL}.run": folder.name})
     assert full.returncode == 2, full.stderr
     lines = full.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error:") and "harness-evo resume" in lines[0], full.stderr
+    assert len(lines) == 1 and lines[0].startswith("error:") and f"harness-evo resume {folder.name}" in lines[0], full.stderr
     assert "space" in lines[0] or "full" in lines[0], lines[0]
     with sqlite3.connect(f"file:{folder / 'run.db'}?mode=ro", uri=True) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
