@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
 import evolve_world as world  # noqa: E402
 
+from harness_evo import stats  # noqa: E402
 from harness_evo.evolve import session  # noqa: E402
 from harness_evo.sandbox.docker import connect, prune  # noqa: E402
 from harness_evo.sandbox.images import LABEL, LOCKS  # noqa: E402
@@ -122,6 +123,8 @@ class Leftovers:
     """Processes that did not end within a minute of Ctrl-C."""
     ended_first: int = 0
     """Commands that finished before their Ctrl-C (not counted as tried)."""
+    clean: int = 0
+    """Ctrl-C's after which the command ended within a minute and nothing was left or lost."""
 
 
 def marked_processes(mark: str) -> list[int]:
@@ -159,10 +162,11 @@ def interrupts(count: int, rng: random.Random, folder: Path) -> Leftovers:
         try:
             process.wait(timeout=rng.uniform(0.5, spans[command]))
             result.ended_first += 1
-            spans[command] = time.monotonic() - started
+            spans[command], interrupted = time.monotonic() - started, False
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole foreground group
-            result.tried += 1
+            result.tried, interrupted = result.tried + 1, True
+        before = (result.stuck, result.containers, result.processes, result.temp_folders, result.lost_trajectories)
         try:
             process.communicate(timeout=60)
         except subprocess.TimeoutExpired:
@@ -183,6 +187,8 @@ def interrupts(count: int, rng: random.Random, folder: Path) -> Leftovers:
         for pid in alive:
             os.kill(pid, signal.SIGKILL)
         result.temp_folders += sum(1 for path in temp.iterdir() if path.name != LOCKS.name)  # image-build locks are shared on purpose
+        after = (result.stuck, result.containers, result.processes, result.temp_folders, result.lost_trajectories)
+        result.clean += interrupted and after == before
         print(f"  {command} #{i}: exit {process.returncode} after {time.monotonic() - started:.0f} s, runs {len(folders)}", flush=True)
     return result
 
@@ -199,13 +205,14 @@ def main() -> None:
         folder = Path(scratch)
         if args.kills:
             kills = killed_runs(args.kills, args.kills_per_run, rng, folder / "kills")
-            print(f"kills survived: {kills.survived} / {kills.tried}; repeats: {kills.repeats}; "
+            print(f"kills survived: {kills.survived} / {kills.tried} ({stats.rate(kills.survived, kills.tried)}); repeats: {kills.repeats}; "
                   f"differences: {len(kills.differences)}", flush=True)
             for difference in kills.differences:
                 print(f"  {difference}")
         if args.interrupts:
             left = interrupts(args.interrupts, rng, folder / "interrupts")
-            print(f"Ctrl-C's: {left.tried} (and {left.ended_first} commands that ended before theirs); leftover containers: {left.containers}, processes: {left.processes}, "
+            print(f"Ctrl-C's: {left.tried} (and {left.ended_first} commands that ended before theirs); left nothing behind: "
+                  f"{stats.rate(left.clean, left.tried)}; leftover containers: {left.containers}, processes: {left.processes}, "
                   f"temporary folders: {left.temp_folders}; rollouts without their trajectory: {left.lost_trajectories}; "
                   f"not ended within a minute: {left.stuck}")
 
