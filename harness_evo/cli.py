@@ -1,5 +1,6 @@
 """The `harness-evo` command: parses arguments, calls the library, renders the result. Nothing else."""
 
+import errno
 import signal
 import sys
 import traceback
@@ -44,6 +45,14 @@ def main() -> None:
         app()
     except UserError as e:
         err_console.print(f"[red]error:[/red] {escape(redact(str(e)))}", markup=True, highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except OSError as e:
+        if e.errno != errno.ENOSPC:
+            sys.stderr.write(redact(traceback.format_exc()))
+            sys.exit(1)
+        err_console.print(f"[red]error:[/red] no space left on the disk (writing {escape(str(e.filename or 'a file'))}); what "
+                          "finished is kept: free some space, then run the command again (`harness-evo resume RUN` continues "
+                          "an evolution run)", markup=True, highlight=False, soft_wrap=True)
         sys.exit(2)
     except Exception:
         sys.stderr.write(redact(traceback.format_exc()))

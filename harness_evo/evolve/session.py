@@ -4,6 +4,7 @@ A run's starting harness is kept as a snapshot (`harnesses/<hash>/`), so `resume
 harness the run started with, whatever happened to the folder it came from.
 """
 
+import errno
 import fcntl
 import hashlib
 import os
@@ -157,11 +158,26 @@ def run(store: RunStore, callbacks: list[ev.Callback] = ()) -> dict:
             evolution = Evolution(store, config, suite, harness, llm, get_backend(config.sandbox, run_id=store.id), callbacks)
             return evolution.run()
     except KeyboardInterrupt:
-        store.set_status("stopped", finished=time.time())
+        ended(store, "stopped")
+        raise
+    except OSError as e:
+        ended(store, "failed")
+        if e.errno == errno.ENOSPC:
+            raise UserError(f"no space left on the disk of {store.folder} (writing {e.filename or 'a file'}); what finished is "
+                            f"kept: free some space, then `harness-evo resume {store.id}`") from e
         raise
     except BaseException:
-        store.set_status("failed", finished=time.time())
+        ended(store, "failed")
         raise
+
+
+def ended(store: RunStore, status: str) -> None:
+    """Record how the session ended. On a full disk nothing can be recorded: the run stays `running`, which `resume`
+    continues all the same."""
+    try:
+        store.set_status(status, finished=time.time())
+    except UserError:
+        pass
 
 
 def find_run(run: str, runs_dir: Path) -> RunStore:

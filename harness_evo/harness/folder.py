@@ -11,7 +11,7 @@ import jinja2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness_evo.config import one_line
-from harness_evo.errors import HarnessError
+from harness_evo.errors import HarnessError, first_line
 from harness_evo.harness.edit import Edit
 from harness_evo.harness.examples import SAMPLE_EXAMPLE, Example, parse_example
 from harness_evo.harness.frontmatter import split_frontmatter
@@ -266,7 +266,9 @@ class Harness:
             known = ", ".join(["agent", "tools", "skills", *TEMPLATE_VARIABLES.get(template, ())])
             raise self._error(f"prompts/{template}", f"does not render: {e} (it can use {known})") from None
         except jinja2.TemplateError as e:
-            raise self._error(f"prompts/{template}", f"does not render: {e}") from None
+            raise self._error(f"prompts/{template}", f"does not render: {first_line(e)}") from None
+        except Exception as e:  # an expression of the template failed ({{ 1/0 }}, {{ 'a' + 1 }}): the author's code, not ours
+            raise self._error(f"prompts/{template}", f"does not render: {type(e).__name__}: {first_line(e)}") from None
 
     def has_template(self, template: str) -> bool:
         return f"prompts/{template}" in self.components

@@ -19,6 +19,7 @@ import litellm
 from pydantic import BaseModel, ConfigDict
 
 from harness_evo.config import ModelsConfig, RoleModel
+from harness_evo.errors import first_line
 from harness_evo.llm import structured
 from harness_evo.llm.cache import ResponseCache, request_key
 from harness_evo.llm.endpoint import Endpoint, Provider
@@ -69,6 +70,8 @@ class _Answer(BaseModel):
     cost: float = 0.0
     latency_s: float = 0.0
     cached: bool = False
+    key: str | None = None
+    """The response-cache key of a reply the model gave, written to the cache once the call is recorded."""
 
 
 class LLM:
@@ -144,7 +147,7 @@ class LLM:
             return self._endpoints[key]
 
     def _call(self, role: str, config: RoleModel, endpoint: Endpoint, messages: list[dict], params: dict[str, Any]) -> _Answer:
-        """One model reply: from the cache, or from the model (then cached)."""
+        """One model reply: from the cache, or from the model (cached once `_record` has recorded it)."""
         started = time.monotonic()
         key = request_key({
             "model": config.model, "identity": endpoint.identity(), "messages": messages,
@@ -160,9 +163,7 @@ class LLM:
                 with self._lock:  # the next call starts a new server
                     self._endpoints.pop(_endpoint_key(config), None)
             raise
-        if self.cache:
-            self.cache.put(key, answer.model_dump(include={"text", "tokens_in", "tokens_out", "tokens_cached"}))
-        return answer
+        return answer.model_copy(update={"key": key})
 
     def _ask(self, config: RoleModel, endpoint: Endpoint, messages: list[dict], params: dict[str, Any]) -> _Answer:
         """Call the model, retrying transient failures with exponential backoff."""
@@ -190,13 +191,17 @@ class LLM:
         raise AssertionError("unreachable")
 
     def _record(self, role: str, config: RoleModel, answer: _Answer, error: str | None) -> None:
-        if self.store is None:
-            return
-        self.store.emit(
-            "llm_call", id=uuid.uuid4().hex, role=role, model=config.model, tokens_in=answer.tokens_in,
-            tokens_out=answer.tokens_out, tokens_cached=answer.tokens_cached, latency_s=answer.latency_s,
-            cost=answer.cost, cache_hit=answer.cached, error=error, ts=time.time(),
-        )
+        """Record the call as an `llm_call` event, then cache a reply the model gave: a process killed (or a disk full)
+        in between leaves a call paid and recorded but not cached, never one paid and answered later from the cache as
+        if it had cost nothing."""
+        if self.store is not None:
+            self.store.emit(
+                "llm_call", id=uuid.uuid4().hex, role=role, model=config.model, tokens_in=answer.tokens_in,
+                tokens_out=answer.tokens_out, tokens_cached=answer.tokens_cached, latency_s=answer.latency_s,
+                cost=answer.cost, cache_hit=answer.cached, error=error, ts=time.time(),
+            )
+        if self.cache and answer.key and not answer.cached:
+            self.cache.put(answer.key, answer.model_dump(include={"text", "tokens_in", "tokens_out", "tokens_cached"}))
 
 
 PROVIDERS: dict[str, Any] = {
@@ -244,4 +249,4 @@ def _validate(text: str, output: type[BaseModel]) -> tuple[BaseModel | None, str
 
 def _first_line(error: Exception) -> str:
     """The error's first line, without the secrets of the environment (a server may quote the key it was sent)."""
-    return (redact(str(error)).strip().splitlines() or [type(error).__name__])[0][:300]
+    return redact(first_line(error))

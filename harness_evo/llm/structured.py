@@ -43,7 +43,7 @@ def parse(text: str, output: type[BaseModel]) -> BaseModel:
             errors.append((candidate, e))
         try:  # a small model writes a script's newlines into a JSON string as they are
             return output.model_validate(json.loads(candidate, strict=False))
-        except ValueError:
+        except (ValueError, RecursionError):  # nesting deeper than the parser's stack is no valid output either
             pass
     # a schema mismatch in well-formed JSON tells the model more than "invalid JSON" does
     well_formed = [error for candidate, error in errors if _is_json(candidate)]
@@ -53,7 +53,7 @@ def parse(text: str, output: type[BaseModel]) -> BaseModel:
 def _is_json(text: str) -> bool:
     try:
         json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return True
 

@@ -118,8 +118,12 @@ class RunStore:
                     )
                     self._project(kind, row)
             except sqlite3.OperationalError as e:
+                if self.db.conn.in_transaction:  # a commit that failed leaves its transaction open: the event is not written
+                    self.db.conn.rollback()
                 if "full" in str(e) or "disk" in str(e):
-                    raise UserError(f"cannot write to {self.folder / 'run.db'}: {e}; free disk space, then `harness-evo resume`") from e
+                    then = f"`harness-evo resume {self.id}`" if self.info.get("kind") == "evolve" else "run the command again"
+                    raise UserError(f"cannot write to {self.folder / 'run.db'}: {e}; what finished is kept: free disk space, "
+                                    f"then {then}") from e
                 raise
         return cursor.lastrowid
 

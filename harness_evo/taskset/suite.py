@@ -6,8 +6,9 @@ import tomllib
 from collections import defaultdict
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
+from harness_evo.config import one_line
 from harness_evo.errors import TaskError
 from harness_evo.taskset.task import Task, load_task
 
@@ -36,6 +37,21 @@ class Suite(BaseModel):
         return next((name for name, ids in self.splits.items() if task_id in ids), "train")
 
 
+class SuiteInfo(BaseModel):
+    """`[suite]` of suite.toml."""
+
+    name: str | None = None
+    """The suite's name; default: its folder's."""
+
+
+class SuiteToml(BaseModel):
+    """suite.toml: the suite's name and its splits (other keys are ignored)."""
+
+    suite: SuiteInfo = Field(default_factory=SuiteInfo)
+    splits: dict[str, list[str]] = Field(default_factory=dict)
+    """Split name -> the ids of its tasks; none: a seeded stratified split."""
+
+
 def load_suite(folder: Path, seed: int = 0) -> Suite:
     folder = Path(folder)
     if not folder.is_dir():
@@ -59,12 +75,12 @@ def load_suite(folder: Path, seed: int = 0) -> Suite:
         reason = f"; skipped: {next(iter(skipped.values()))}" if skipped else ""
         raise TaskError(f"{folder}: no loadable task folder (a folder with task.toml){reason}")
     config = _read_suite_toml(folder)
-    splits = config.get("splits") or seeded_splits(list(tasks.values()), seed)
+    splits = config.splits or seeded_splits(list(tasks.values()), seed)
     unknown = sorted({task_id for ids in splits.values() for task_id in ids} - tasks.keys() - skipped.keys())
     if unknown:
         raise TaskError(f"{folder / 'suite.toml'}: splits name tasks that do not exist: {', '.join(unknown[:5])}")
     splits = {name: [task_id for task_id in ids if task_id in tasks] for name, ids in splits.items()}
-    name = config.get("suite", {}).get("name", folder.name)
+    name = config.suite.name or folder.name
     return Suite(folder=folder.resolve(), name=name, tasks=tasks, splits=splits, skipped=skipped)
 
 
@@ -84,14 +100,18 @@ def task_folders_under(folder: Path) -> list[Path]:
     return sorted(found)
 
 
-def _read_suite_toml(folder: Path) -> dict:
+def _read_suite_toml(folder: Path) -> SuiteToml:
     path = folder / "suite.toml"
     if not path.is_file():
-        return {}
+        return SuiteToml()
     try:
-        return tomllib.loads(path.read_text())
+        return SuiteToml.model_validate(tomllib.loads(path.read_text()))
+    except UnicodeDecodeError:
+        raise TaskError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
         raise TaskError(f"{path}: bad TOML: {e}") from None
+    except ValidationError as e:
+        raise TaskError(f"{path}: {one_line(e)}") from None
 
 
 def seeded_splits(tasks: list[Task], seed: int) -> dict[str, list[str]]:

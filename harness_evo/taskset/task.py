@@ -101,6 +101,8 @@ def load_task(folder: Path) -> Task:
         config = tomllib.loads(config_path.read_text())
     except FileNotFoundError:
         raise TaskError(f"{config_path}: missing") from None
+    except UnicodeDecodeError:
+        raise TaskError(f"{config_path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
         raise TaskError(f"{config_path}: bad TOML: {e}") from None
     sections = {name: config.get(name, {}) for name in ("metadata", "agent", "verifier", "environment")}
