@@ -142,3 +142,19 @@ def test_ctrl_c_of_eval_while_a_rollout_runs_leaves_nothing_behind_and_keeps_the
     assert row["task_id"] == "greeting" and row["passed"] and (folder / row["trajectory"]).is_file()
     assert store.info["status"] == "stopped"
     assert leftovers(store, tmp_path) == ([], set())
+
+
+def test_ctrl_c_while_the_command_is_still_importing_is_one_line_not_a_traceback():
+    """The `harness-evo` entry point: a Ctrl-C that lands during the imports (before the CLI handles it) is one line."""
+    interrupt_the_import = ("import builtins, sys\n"
+                            "real = builtins.__import__\n"
+                            "def imported(name, *args, **kwargs):\n"
+                            "    if name == 'harness_evo.cli':\n"
+                            "        raise KeyboardInterrupt\n"
+                            "    return real(name, *args, **kwargs)\n"
+                            "builtins.__import__ = imported\n"
+                            "from harness_evo.entry import main\n"
+                            "main()\n")
+    process = subprocess.run([sys.executable, "-c", interrupt_the_import], capture_output=True, text=True, timeout=60)
+    assert process.returncode == 130
+    assert process.stderr.strip().splitlines() == ["interrupted before anything started; nothing was recorded"]
