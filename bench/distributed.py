@@ -68,7 +68,7 @@ def start_cluster() -> str:
     ray = Path(sys.executable).with_name("ray")
     subprocess.run([str(ray), "start", "--head", "--port", str(HEAD_PORT), "--include-dashboard=false", "--num-cpus", "8",
                     "--resources", json.dumps({"docker": 8}), "--object-store-memory", str(200 * 2**20),
-                    "--disable-usage-stats"], env=env, check=True, capture_output=True)
+                    "--disable-usage-stats", "--node-ip-address", "127.0.0.1"], env=env, check=True, capture_output=True)
     return f"127.0.0.1:{HEAD_PORT}"
 
 

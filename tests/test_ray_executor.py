@@ -36,7 +36,8 @@ SIX = ["archive-create-tarball", "config-add-json-key", "config-set-debug-false"
 LABEL = "harness-evo"
 RAY = str(Path(sys.executable).with_name("ray"))
 """Ray's command, beside this Python (scripts/test.sh runs pytest without the virtual environment on PATH)."""
-NODE = ["--num-cpus", "1", "--object-store-memory", str(100 * 2**20), "--disable-usage-stats"]
+NODE = ["--num-cpus", "1", "--object-store-memory", str(100 * 2**20), "--disable-usage-stats", "--node-ip-address", "127.0.0.1"]
+"""Each node's settings: small, and on the loopback address only (its traffic stays on 127.0.0.1)."""
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_USAGE_STATS_ENABLED": "0",
        "RAY_health_check_period_ms": "500", "RAY_health_check_failure_threshold": "4"}
 """The nodes' environment: this checkout's package, and a lost node noticed in about two seconds."""
