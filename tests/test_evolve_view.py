@@ -1,4 +1,4 @@
-"""What a user sees while `evolve` runs: the live panel, or one plain line per event with --quiet."""
+"""What a user sees while `evolve` (or `eval`) runs: the live panel, or plain lines with --quiet or in a log file."""
 
 import pytest
 from rich.console import Console
@@ -6,6 +6,8 @@ from rich.console import Console
 from harness_evo.evolve import events as ev
 from harness_evo.evolve.budget import Estimate
 from harness_evo.store import Edit, Node, Rollout
+from harness_evo.views import style
+from harness_evo.views.evaluation import RolloutProgress
 from harness_evo.views.evolution import EvolutionView, next_steps, summary_panel
 
 ROOT, CHILD = "a" * 64, "b" * 64
@@ -59,6 +61,34 @@ def test_quiet_mode_prints_one_line_per_event_and_none_per_rollout():
         f"node {CHILD[:12]}: train 100% [68%, 100%] (n=8), dev 75% [30%, 95%] (n=4); best {CHILD[:12]}",
         "iteration 0 done: edit i0-r1-0 accepted",
     ]
+
+
+def test_quiet_mode_tells_how_many_rollouts_are_done_once_a_minute(monkeypatch):
+    """A log file of a long evolve is not silent for the minutes its rollouts take."""
+    monkeypatch.setattr(style, "PLAIN_EVERY_S", 0.0)
+    screen = console()
+    view = EvolutionView(screen, quiet=True)
+    for event in EVENTS[:5]:
+        view(event)
+    assert screen.export_text().splitlines()[-1].startswith("rollouts: 1 done (1 passed), 1 running; ")
+    monkeypatch.setattr(style, "PLAIN_EVERY_S", 60.0)
+    screen = console()
+    view = EvolutionView(screen, quiet=True)
+    for event in EVENTS[:5]:
+        view(event)
+    assert "rollouts:" not in screen.export_text(), "not before a minute has passed"
+
+
+def test_eval_progress_in_a_log_file_is_plain_lines_not_a_bar(monkeypatch):
+    monkeypatch.setattr(style, "PLAIN_EVERY_S", 3600.0)
+    screen = console()
+    with RolloutProgress(3, console=screen) as progress:
+        for trial in range(3):
+            progress.update("finished", ROW.model_copy(update={"trial": trial, "passed": trial == 1, "exit_reason": "done"}))
+    lines = screen.export_text().splitlines()
+    assert len(lines) == 1, "the last rollout's line always; no bar, and none sooner than the period"
+    assert lines[0].startswith("rollouts 3/3, 1 passed; last fruit#2: done; ")
+    assert "━" not in screen.export_text()
 
 
 def test_the_closing_summary_counts_fates_and_says_where_the_best_harness_is():

@@ -3,6 +3,7 @@
 import threading
 import time
 
+from rich import get_console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -13,15 +14,19 @@ from harness_evo.views.tasks import skipped_line
 
 
 class RolloutProgress:
-    """A rich progress bar over rollouts, with the pass count; its `update` is the executor's progress callback."""
+    """A rich progress bar over rollouts, with the pass count; its `update` is the executor's progress callback. Where
+    the output is not a terminal (a log file, a pipe), one plain line every `style.PLAIN_EVERY_S` seconds instead."""
 
     def __init__(self, total: int, console=None):
         self.passed = self.finished = 0
+        self.total = total
         self._lock = threading.Lock()
+        self.console = console or get_console()
+        self.ticker = style.Ticker() if not self.console.is_terminal else None
         self.progress = Progress(
             TextColumn("[bold]rollouts"), BarColumn(), MofNCompleteColumn(),
             TextColumn("[green]{task.fields[passed]} passed"), TextColumn("{task.fields[last]}"), TimeElapsedColumn(),
-            console=console, transient=False,
+            console=self.console, transient=False, disable=self.ticker is not None,
         )
         self.bar = self.progress.add_task("rollouts", total=total, passed=0, last="")
 
@@ -33,6 +38,9 @@ class RolloutProgress:
             self.passed += row.passed
             mark = "cached" if kind == "cached" else row.exit_reason
             self.progress.update(self.bar, advance=1, passed=self.passed, last=f"{row.task_id}#{row.trial}: {mark}")
+            if self.ticker and self.ticker.due(last=self.finished == self.total):
+                self.console.print(f"rollouts {self.finished}/{self.total}, {self.passed} passed; last {row.task_id}#{row.trial}: "
+                                   f"{mark}; {self.ticker.elapsed()}", markup=False, highlight=False, soft_wrap=True)
 
     def __enter__(self) -> "RolloutProgress":
         self.progress.start()

@@ -40,6 +40,8 @@ class EvolutionView:
         self.recent: deque[str] = deque(maxlen=RECENT)
         self._lock = threading.Lock()
         self._live = Live(console=console, auto_refresh=True, refresh_per_second=4, get_renderable=self.render) if not quiet else None
+        self.ticker = style.Ticker() if quiet else None
+        """Plain mode: when the next rollouts line is due (rollouts are too frequent to tell one by one)."""
 
     def __enter__(self) -> "EvolutionView":
         if self._live:
@@ -76,6 +78,8 @@ class EvolutionView:
                 self.in_flight.pop(row.id, None)
                 self.done += 1
                 self.passed += row.passed
+                if self.ticker and self.ticker.due():
+                    return f"rollouts: {self.done} done ({self.passed} passed), {len(self.in_flight)} running; {self.ticker.elapsed()}"
             case ev.EditJudged(edit):
                 self.fates[edit.status.value] += edit.status.final
                 reason = f": {edit.reasons[0]}" if edit.reasons else ""

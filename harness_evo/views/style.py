@@ -18,6 +18,28 @@ STATUS_STYLES = {
 }
 
 
+PLAIN_EVERY_S = 60.0
+"""Where the output is not a terminal, a running command prints its progress as a plain line this often (seconds)."""
+
+
+class Ticker:
+    """When a plain progress line is due: at most one per `every_s` seconds, and the last one always."""
+
+    def __init__(self, every_s: float | None = None):
+        self.every_s = PLAIN_EVERY_S if every_s is None else every_s
+        self.started = self.printed = time.monotonic()
+
+    def due(self, last: bool = False) -> bool:
+        now = time.monotonic()
+        if last or now - self.printed >= self.every_s:
+            self.printed = now
+            return True
+        return False
+
+    def elapsed(self) -> str:
+        return f"{duration(time.monotonic() - self.started)} elapsed"
+
+
 def short(node: str | None) -> str:
     return node[:12] if node else "-"
 
