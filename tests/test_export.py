@@ -100,6 +100,23 @@ def test_mini_swe_agent_export_round_trips_prompts_settings_and_skills(harness: 
     assert "tool `view`" in notes and (tmp_path / "mini" / "tools" / "view" / "view.py").is_file()
 
 
+def test_a_skill_with_a_script_exported_to_mini_swe_agent_names_where_its_script_is_and_comes_back_whole(harness: Harness, tmp_path: Path):
+    scripted = Harness(harness.components | {
+        "skills/pdf-text/SKILL.md": "---\nname: pdf-text\ndescription: Get the text out of a PDF.\n---\nRun `python3 ${CLAUDE_SKILL_DIR}/scripts/text.py FILE`.\n",
+        "skills/pdf-text/scripts/text.py": "# run as python3 ${CLAUDE_SKILL_DIR}/scripts/text.py\nprint('text')\n",
+    })
+    export_harness(scripted, "mini-swe-agent", tmp_path / "mini")
+    system = yaml.safe_load((tmp_path / "mini" / "config.yaml").read_text())["agent"]["system_template"]
+    assert "python3 /opt/harness/skills/pdf-text/scripts/text.py FILE" in system, "the folded section names the installed script"
+    script = tmp_path / "mini" / "skills" / "pdf-text" / "scripts" / "text.py"
+    assert script.read_text() == "# run as python3 /opt/harness/skills/pdf-text/scripts/text.py\nprint('text')\n"
+    assert "skill `pdf-text`" in (tmp_path / "mini" / "EXPORT.md").read_text()
+    import_harness("mini-swe-agent", tmp_path / "mini" / "config.yaml", tmp_path / "back", base=harness)
+    back = Harness.load(tmp_path / "back")
+    skills = {path: text for path, text in scripted.components.items() if path.startswith("skills/")}
+    assert {path: back.components.get(path) for path in skills} == skills, "the script and its ${CLAUDE_SKILL_DIR} come back"
+
+
 def test_mini_swe_agent_export_carries_the_sampling_settings_as_model_kwargs_and_back(harness: Harness, tmp_path: Path):
     toml = harness.components["harness.toml"] + '\n[model]\ntemperature = 0.3\nmax_tokens = 256\nstop = ["</cmd>"]\n'
     sampled = Harness({**harness.components, "harness.toml": toml})

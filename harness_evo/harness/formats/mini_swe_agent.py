@@ -26,7 +26,14 @@ from pydantic import ValidationError
 
 from harness_evo.config import one_line
 from harness_evo.errors import UserError
-from harness_evo.harness.folder import AgentSettings, Harness, SamplingSettings
+from harness_evo.harness.folder import (
+    SANDBOX_ROOT,
+    SKILL_DIR,
+    AgentSettings,
+    Harness,
+    SamplingSettings,
+    installed_skill_text,
+)
 from harness_evo.harness.formats.agent_skills import skill_folders
 from harness_evo.harness.formats.base import Exported, Imported
 from harness_evo.harness.settings_edit import with_settings
@@ -87,6 +94,12 @@ class MiniSweAgent:
         if harness.skills:
             lost.append("skills are folded into the system template (a section `Skill: NAME` each, at its end); "
                         "there are no skill files to `cat`")
+        for folder, skill_files in skill_folders(harness).items():
+            others = {path: text for path, text in skill_files.items() if path != "SKILL.md"}
+            files |= {f"skills/{folder}/{path}": installed_skill_text(text, skill_home(folder)) for path, text in others.items()}
+            if others or SKILL_DIR in skill_files["SKILL.md"]:
+                lost.append(f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in harness-evo); "
+                            f"its files ({', '.join(sorted(others)) or 'none'}) are in skills/{folder}/: copy them there in your environment")
         for tool in harness.tools:
             files |= {f"tools/{tool.name}/{path}": text for path, text in harness.tool_files(tool).items()}
             lost.append(f"tool `{tool.name}`: mini-swe-agent has no tools besides bash; its files are in tools/{tool.name}/ "
@@ -152,6 +165,7 @@ class MiniSweAgent:
                                                                 "model": sampling})
         components = {"harness.toml": toml, **templates}
         components |= {f"skills/{skill['folder']}/SKILL.md": skill["text"] for skill in skills}
+        components |= exported_skill_files(Path(source).parent, [skill["folder"] for skill in skills], notes)
         components |= {f"examples/{example['name']}.md": example["file"] for example in examples}
         components |= exported_tools(Path(source).parent, notes)
         return Imported(harness=Harness(components, source=str(source)), notes=notes)
@@ -203,7 +217,7 @@ def folded_skill_list(harness: Harness) -> list[dict[str, str]]:
     """The skills as the exported system template sees them; `folder` and `text` let an import restore the files."""
     skills = []
     for skill, (folder, files) in zip(harness.skills, skill_folders(harness).items(), strict=True):
-        skills.append({"name": skill.name, "description": skill.description, "body": to_mini(skill.body),
+        skills.append({"name": skill.name, "description": skill.description, "body": to_mini(installed_skill_text(skill.body, skill_home(folder))),
                        "path": f'the section "Skill: {skill.name}" at the end of these instructions',
                        "folder": folder, "text": files["SKILL.md"]})
     return skills
@@ -383,6 +397,27 @@ def exported_tools(folder: Path, notes: list[str]) -> dict[str, str]:
         except (OSError, UnicodeDecodeError) as e:
             raise UserError(f"{tool_toml.parent}: cannot read the tool's files ({e})") from None
         notes.append(f"tool `{tool_toml.parent.name}` comes from {tool_toml.parent} beside the config")
+    return found
+
+
+def skill_home(folder: str) -> str:
+    """Where a skill folded into a mini-swe-agent export says its files are: where harness-evo installs them."""
+    return f"{SANDBOX_ROOT}/skills/{folder}"
+
+
+def exported_skill_files(folder: Path, skills: list[str], notes: list[str]) -> dict[str, str]:
+    """The files besides SKILL.md that an export wrote for the folded skills (`skills/<folder>/`), as components again,
+    their text naming the skill's folder as `${CLAUDE_SKILL_DIR}` again."""
+    found = {}
+    for skill in skills:
+        home = folder / "skills" / skill
+        files = [path for path in sorted(home.rglob("*")) if path.is_file() and path.name != "SKILL.md"] if home.is_dir() else []
+        try:
+            found |= {path.relative_to(folder).as_posix(): path.read_text().replace(skill_home(skill), SKILL_DIR) for path in files}
+        except (OSError, UnicodeDecodeError) as e:
+            raise UserError(f"{home}: cannot read the skill's files ({e})") from None
+        if files:
+            notes.append(f"skill `{skill}`: its files come from {home} beside the config")
     return found
 
 
