@@ -168,12 +168,13 @@ def compare(config: RunConfig, store: RunStore, found: list[Contender], runs_dir
 
 
 def summarize(store: RunStore, found: list[Contender], tasks: list[Task], trials: int, reused: dict[str, int]) -> dict[str, Any]:
-    """Per-task passes, pass@1 of each with its interval, and each harness against the first."""
-    outcomes = {c.letter: scored_rewards(c.rows) for c in found}
+    """Per-task passes, pass@1 of each with its interval, and each harness against the first, on passes (a partial
+    reward is a fail here, as in pass@1)."""
+    outcomes = {c.letter: {key: float(reward >= 1.0) for key, reward in scored_rewards(c.rows).items()} for c in found}
     harnesses = []
     for contender in found:
         mine = outcomes[contender.letter]
-        passed = sum(reward >= 1.0 for reward in mine.values())
+        passed = int(sum(mine.values()))
         rate = stats.rate(passed, len(mine))
         harnesses.append({
             "letter": contender.letter, "spec": contender.spec, "hash": contender.harness.hash,
@@ -185,8 +186,8 @@ def summarize(store: RunStore, found: list[Contender], tasks: list[Task], trials
     for task in tasks:
         cells = []
         for contender in found:
-            mine = [reward for (task_id, _), reward in outcomes[contender.letter].items() if task_id == task.id]
-            cells.append({"passed": sum(reward >= 1.0 for reward in mine), "scored": len(mine)})
+            mine = [passed for (task_id, _), passed in outcomes[contender.letter].items() if task_id == task.id]
+            cells.append({"passed": int(sum(mine)), "scored": len(mine)})
         shares = {cell["passed"] / cell["scored"] for cell in cells if cell["scored"]}
         per_task.append({"task_id": task.id, "category": task.category, "cells": cells, "differs": len(shares) > 1})
     per_task.sort(key=lambda row: (not row["differs"], row["task_id"]))

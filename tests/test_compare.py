@@ -10,11 +10,12 @@ from scipy.stats import binomtest
 from typer.testing import CliRunner
 
 from harness_evo.cli import app
-from harness_evo.compare import resolve
+from harness_evo.compare import Contender, resolve, summarize
 from harness_evo.errors import UserError
 from harness_evo.harness import Harness
 from harness_evo.llm import scripted
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
+from harness_evo.taskset import load_task
 
 ROOT = Path(__file__).parents[1]
 HARNESS = ROOT / "harnesses" / "bash-agent"
@@ -105,6 +106,22 @@ def test_recorded_compares_what_an_interrupted_comparison_has_on_the_keys_every_
     shown = " ".join(result.stdout.split())
     assert "on the 2 (task, trial) keys recorded for every harness (--recorded: nothing was run)" in shown
     assert "2 pairs better, 0 worse, of 2 on 1 tasks" in shown and scripted.calls(world["name"]) == calls
+
+
+def test_the_difference_is_of_passes_as_the_pass_rates_are_so_a_partial_reward_is_no_better_pair(tmp_path: Path):
+    task = load_task(GREETING)
+    base = Harness.load(HARNESS)
+    rows = {letter: [Rollout(id=f"{letter}{trial}", task_id=task.id, split="train", trial=trial, reward=reward, passed=reward >= 1.0,
+                             exit_reason="done") for trial, reward in enumerate(rewards)]
+            for letter, rewards in (("A", [0.0, 0.0, 1.0, 0.0]), ("B", [0.5, 0.5, 1.0, 1.0]))}
+    found = [Contender("A", "a", base, rows=rows["A"]), Contender("B", "b", variants(2)[1], rows=rows["B"])]
+
+    facts = summarize(RunStore.create(tmp_path, "compare"), found, [task], 4, {})
+
+    assert [h["pass_at_1"]["passed"] for h in facts["harnesses"]] == [1, 2]
+    [comparison] = facts["comparisons"]
+    assert comparison["diff"] == pytest.approx(0.25), "2 of 4 against 1 of 4: +25 pp, not the +50 pp of the mean rewards"
+    assert (comparison["b_better"], comparison["a_better"]) == (1, 0), "0 -> 0.5 is a fail on both sides"
 
 
 def evolve_run(runs: Path, harnesses: list[Harness], best: Harness) -> RunStore:
