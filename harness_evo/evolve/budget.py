@@ -50,6 +50,11 @@ class Budget:
     def rollouts(self) -> int:
         return self.store.db.execute("SELECT count(*) FROM rollouts").fetchone()[0]
 
+    def model_calls(self) -> tuple[int, int]:
+        """(model calls, those answered from the response cache) recorded so far."""
+        calls, hits = self.store.db.execute("SELECT count(*), coalesce(sum(cache_hit), 0) FROM llm_calls").fetchone()
+        return calls, hits
+
     def spend(self) -> dict[str, float]:
         """Dollars spent per role."""
         rows = self.store.db.execute("SELECT role, coalesce(sum(cost), 0) FROM llm_calls GROUP BY role ORDER BY role")

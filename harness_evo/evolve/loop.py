@@ -74,7 +74,7 @@ class Evolution:
             callback(event)
 
     def run(self) -> dict:
-        rollouts_before = self.budget.rollouts()
+        rollouts_before, calls_before = self.budget.rollouts(), self.budget.model_calls()
         forecast = estimate(self.config, len(self.dev), self.harness(self.root).agent.step_limit, rollouts_done=rollouts_before,
                             iterations_done=self.state.iteration, minutes_done=self.budget.elapsed_s / 60,
                             pace=pace.pace(self.config), n_train=len(self.train), spent=self.budget.spend())
@@ -97,7 +97,8 @@ class Evolution:
         finally:
             deadline.cancel()
             self.store.emit("clock", elapsed_s=self.budget.elapsed_s)
-            pace.record(self.config, self.store.id, self.budget.rollouts() - rollouts_before, self.budget.session_s)
+            pace.record(self.config, self.store.id, self.budget.rollouts() - rollouts_before, self.budget.session_s,
+                        replayed=pace.replayed(calls_before, self.budget.model_calls()))
         summary = self.summary(stop)
         self.store.set_status("finished", finished=time.time(), best_node=summary["best_node"], summary=summary)
         self.emit(ev.RunFinished(summary))

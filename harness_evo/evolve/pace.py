@@ -23,6 +23,9 @@ KEPT = 5
 """Sessions kept per solver and workers: the pace is theirs, pooled."""
 MIN_ROLLOUTS = 4
 """A session that paid for fewer rollouts says too little about the pace to be kept."""
+MAX_REPLAYED = 0.2
+"""A session that answered more than this share of its model calls from the response cache (a run started again on
+the same keys replays its first rollouts) measured the cache, not the machine, and is not kept."""
 FILE = "pace.json"
 
 
@@ -73,10 +76,18 @@ def pace(config: RunConfig) -> Pace:
     return Pace(seconds_per_rollout=round(sum(row.seconds for row in sessions) / rollouts, 2), rollouts=rollouts, runs=len(sessions))
 
 
-def record(config: RunConfig, run: str, rollouts: int, seconds: float) -> None:
-    """Keep a session's pace for the next estimates (too few rollouts are not kept). The file is replaced whole, so a
-    reader never sees half of it; of two sessions ending at once, one's measurement may be lost."""
-    if rollouts < MIN_ROLLOUTS or seconds <= 0:
+def replayed(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """The share of a session's model calls answered from the response cache, from the (calls, cache hits) counts at
+    its start and end."""
+    calls = after[0] - before[0]
+    return (after[1] - before[1]) / calls if calls else 0.0
+
+
+def record(config: RunConfig, run: str, rollouts: int, seconds: float, replayed: float = 0.0) -> None:
+    """Keep a session's pace for the next estimates (too few rollouts, or too many model calls `replayed` from the
+    response cache, are not kept). The file is replaced whole, so a reader never sees half of it; of two sessions ending
+    at once, one's measurement may be lost."""
+    if rollouts < MIN_ROLLOUTS or seconds <= 0 or replayed > MAX_REPLAYED:
         return
     path = cache_home() / FILE
     sessions = load(path)
