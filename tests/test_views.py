@@ -271,6 +271,13 @@ def test_edits_ledger_gives_verdicts_reasons_and_gate_counts(world: dict):
     assert "over 4 pairs on t1, t2" in detail
 
 
+def test_an_edit_that_writes_many_files_of_one_folder_is_one_line_of_the_ledger():
+    harvest = [{"op": "write", "path": f"examples/task-{i}.md"} for i in range(21)] + [{"op": "write", "path": "harness.toml"}]
+    assert edits.ops_summary(harvest) == "write 21 files in examples/, write harness.toml"
+    few = [{"op": "write", "path": "examples/a.md"}, {"op": "delete", "path": "examples/b.md"}]
+    assert edits.ops_summary(few) == "write examples/a.md, delete examples/b.md"
+
+
 def test_diff_between_node_prefixes_shows_the_changed_components(world: dict):
     root, b = world["root"].hash, world["b"].hash
     facts = diff.collect(world["store"], root[:8], b[:10])

@@ -38,8 +38,19 @@ def gate_counts(gate: dict | None) -> str:
     return f"+{gate.get('fixed', 0)} −{gate.get('broken', 0)} ={gate.get('ties', 0)}{p}"
 
 
+MANY_FILES = 3
+"""More operations than this of one kind in one folder (a harvest writes an example per task) are told as a count."""
+
+
 def ops_summary(ops: list[dict] | None) -> str:
-    return ", ".join(f"{op.get('op')} {op.get('path')}" for op in ops or []) or "-"
+    """`write prompts/system.md.j2, write 21 files in examples/`: each operation, or a count per kind and folder."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for op in ops or []:
+        path = str(op.get("path"))
+        groups.setdefault((str(op.get("op")), path.rpartition("/")[0]), []).append(path)
+    told = [f"{op} {len(paths)} files in {folder}/" if folder and len(paths) > MANY_FILES else ", ".join(f"{op} {path}" for path in paths)
+            for (op, folder), paths in groups.items()]
+    return ", ".join(told) or "-"
 
 
 def render(facts: dict[str, Any]) -> Table | str:
