@@ -189,3 +189,6 @@ def test_a_harvest_edit_is_named_by_its_move_and_its_source_tasks_not_a_pattern(
     view(ev.EditJudged(Edit(id="i1-r0-0", iteration=1, parent_id=ROOT, move="harvest", sources=["sun", "moon"], status="accepted",
                             gate={"reason": "6 fixed vs 0 broken"})))
     assert screen.export_text().strip() == "edit i1-r0-0 (harvest of sun, moon): accepted: 6 fixed vs 0 broken"
+    view(ev.EditJudged(Edit(id="i2-r0-0", iteration=2, parent_id=ROOT, move="harvest", sources=[f"t{i}" for i in range(21)],
+                            status="rejected_empirical", gate={"reason": "0 fixed vs 2 broken"})))
+    assert screen.export_text().splitlines()[-1] == "edit i2-r0-0 (harvest of 21 tasks: t0, t1, t2, ...): rejected by the gate: 0 fixed vs 2 broken"

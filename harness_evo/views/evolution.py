@@ -19,6 +19,13 @@ FATES = {EditStatus.PROPOSED: "passed the critic", EditStatus.INVALID: "invalid"
          EditStatus.REJECTED_EMPIRICAL: "rejected by the gate", EditStatus.ACCEPTED: "accepted"}
 
 
+def sources(tasks: list[str], named: int = 3) -> str:
+    """The source tasks of a harvest: all of a few, else how many and the first `named`."""
+    if len(tasks) <= named:
+        return ", ".join(tasks) or "none"
+    return f"{len(tasks)} tasks: {', '.join(tasks[:named])}, ..."
+
+
 def dollars(spend: dict[str, float]) -> str:
     return ", ".join(f"{role} ${cost:.3f}" for role, cost in sorted(spend.items())) or "$0"
 
@@ -84,7 +91,7 @@ class EvolutionView:
                 self.fates[edit.status.value] += edit.status.final
                 reason = f": {edit.reasons[0]}" if edit.reasons else ""
                 gate = f": {edit.gate.reason}" if edit.gate else ""
-                aim = (f"({edit.move} of {', '.join(edit.sources) or 'none'})" if edit.move == "harvest"
+                aim = (f"({edit.move} of {sources(edit.sources)})" if edit.move == "harvest"
                        else f"({edit.move}) against {edit.pattern_id}" if edit.move != "proposer" else f"against {edit.pattern_id}")
                 return f"edit {edit.id} {aim}: {FATES[edit.status]}{gate or reason}"
             case ev.NodeScored(node, best_id):
