@@ -114,9 +114,9 @@ def test_a_session_that_replayed_its_model_calls_from_the_cache_does_not_set_the
     """A run started again on the same keys answers its first rollouts from the response cache, in no time."""
     config = world.config()
     pace.record(config, "evolve-a", rollouts=40, seconds=400)
-    pace.record(config, "evolve-b", rollouts=40, seconds=40, replayed=pace.replayed((100, 10), (200, 90)))
+    pace.record(config, "evolve-b", rollouts=40, seconds=40, replayed_share=pace.replayed((100, 10), (200, 90)))
     assert pace.pace(config) == Pace(seconds_per_rollout=10.0, rollouts=40, runs=1)
-    pace.record(config, "evolve-c", rollouts=40, seconds=800, replayed=pace.replayed((100, 10), (200, 20)))
+    pace.record(config, "evolve-c", rollouts=40, seconds=800, replayed_share=pace.replayed((100, 10), (200, 20)))
     assert pace.pace(config) == Pace(seconds_per_rollout=15.0, rollouts=80, runs=2), "10% replayed is kept"
 
 

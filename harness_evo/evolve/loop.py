@@ -98,7 +98,7 @@ class Evolution:
             deadline.cancel()
             self.store.emit("clock", elapsed_s=self.budget.elapsed_s)
             pace.record(self.config, self.store.id, self.budget.rollouts() - rollouts_before, self.budget.session_s,
-                        replayed=pace.replayed(calls_before, self.budget.model_calls()))
+                        replayed_share=pace.replayed(calls_before, self.budget.model_calls()))
         summary = self.summary(stop)
         self.store.set_status("finished", finished=time.time(), best_node=summary["best_node"], summary=summary)
         self.emit(ev.RunFinished(summary))

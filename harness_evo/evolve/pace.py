@@ -83,11 +83,11 @@ def replayed(before: tuple[int, int], after: tuple[int, int]) -> float:
     return (after[1] - before[1]) / calls if calls else 0.0
 
 
-def record(config: RunConfig, run: str, rollouts: int, seconds: float, replayed: float = 0.0) -> None:
-    """Keep a session's pace for the next estimates (too few rollouts, or too many model calls `replayed` from the
-    response cache, are not kept). The file is replaced whole, so a reader never sees half of it; of two sessions ending
-    at once, one's measurement may be lost."""
-    if rollouts < MIN_ROLLOUTS or seconds <= 0 or replayed > MAX_REPLAYED:
+def record(config: RunConfig, run: str, rollouts: int, seconds: float, replayed_share: float = 0.0) -> None:
+    """Keep a session's pace for the next estimates; not when it ran too few rollouts, or answered more than
+    MAX_REPLAYED (`replayed_share`) of its model calls from the response cache. The file is replaced whole, so a reader
+    never sees half of it; of two sessions ending at once, one's measurement may be lost."""
+    if rollouts < MIN_ROLLOUTS or seconds <= 0 or replayed_share > MAX_REPLAYED:
         return
     path = cache_home() / FILE
     sessions = load(path)
