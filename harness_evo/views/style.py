@@ -23,15 +23,14 @@ PLAIN_EVERY_S = 60.0
 
 
 class Ticker:
-    """When a plain progress line is due: at most one per `every_s` seconds, and the last one always."""
+    """When a plain progress line is due: at most one per PLAIN_EVERY_S seconds, and the last one always."""
 
-    def __init__(self, every_s: float | None = None):
-        self.every_s = PLAIN_EVERY_S if every_s is None else every_s
+    def __init__(self):
         self.started = self.printed = time.monotonic()
 
     def due(self, last: bool = False) -> bool:
         now = time.monotonic()
-        if last or now - self.printed >= self.every_s:
+        if last or now - self.printed >= PLAIN_EVERY_S:
             self.printed = now
             return True
         return False
