@@ -11,11 +11,13 @@ Each piece is a run folder under `--runs` (peer-gepa/SETTING/PIECE/) and, once f
 everything else that decides the result (the suite's and the harness's contents, the models, the configuration).
 
     python bench/peer_gepa.py [--tasks tasks/core] [--harness harnesses/bash-agent] [--budget 200] [--model M]
-        [--optimizer-model M] [--config base.toml] [--quick] [--resume] [--out DIR] [--runs DIR]
+        [--optimizer-model M] [--config base.toml] [--quick] [--resume] [--no-random-search] [--out DIR]
+        [--runs DIR]
 """
 
 import hashlib
 import json
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +31,7 @@ from rich.table import Table
 
 from harness_evo import stats
 from harness_evo.agent.executor import Executor
+from harness_evo.cli import stop_like_ctrl_c
 from harness_evo.compare import LETTERS, Contender, run_compare
 from harness_evo.config import SMALL_MODEL, RunConfig
 from harness_evo.errors import HarnessError, UserError
@@ -184,10 +187,11 @@ def load_components(result: dict[str, Any]) -> Harness:
         raise UserError(f"the {result['system']} result does not load as a harness: {e}") from e
 
 
-def run_bench(bench: Bench) -> tuple[dict[str, dict], dict]:
-    """Every piece (each from its result file when one is there), then the test scores."""
+def run_bench(bench: Bench, random_search: bool = True) -> tuple[dict[str, dict], dict]:
+    """Every piece (each from its result file when one is there), then the test scores; without `random_search`, its
+    piece is left out (adding it later pays only for its own run and its test rollouts)."""
     results = {"GEPA": bench.piece(PIECES["GEPA"], lambda runs_dir: run_gepa(bench, runs_dir))}
-    for system in RULES:
+    for system in [system for system in RULES if random_search or system != "random search"]:
         results[system] = bench.piece(PIECES[system], lambda runs_dir, system=system: run_evolve(bench, system, runs_dir))
     harnesses = {"start": bench.harness, **{system: load_components(result) for system, result in results.items()}}
     hashes = {system: harness.hash for system, harness in harnesses.items()}
@@ -231,7 +235,7 @@ def table(results: dict[str, dict], test: dict[str, Any]) -> Table:
     grid = Table(title=f"GEPA side by side: test split, {test['tasks']} tasks x {test['trials']} trials, against the start")
     for column in ("system", "test pass@1 [95%]", "gain over start [95%]", "rollouts", "model calls and tokens by role", "wall"):
         grid.add_column(column, justify="right" if column in ("rollouts", "wall") else "left")
-    for system in SYSTEMS:
+    for system in [system for system in SYSTEMS if system in test["letters"]]:
         score = str(rate(passes[test["letters"][system]]))
         if system == "start":
             grid.add_row(system, score, "-", "-", "-", "-")
@@ -254,7 +258,7 @@ def reach_line(results: dict[str, dict], test: dict[str, Any]) -> str:
     """The rollouts harness-evo needed to reach GEPA's final test score, as far as the test scores recorded tell: only
     the start and harness-evo's final harness were scored on test, so a node before its final one is not measured."""
     score = {system: rate({row["letter"]: row["pass_at_1"] for row in test["harnesses"]}[test["letters"][system]]).value
-             for system in SYSTEMS}
+             for system in ("start", "GEPA", "harness-evo")}
     evo = results["harness-evo"]
     if None in score.values():
         return "rollouts harness-evo needed to reach GEPA's final test score: not measured (a harness has no scored test rollout)"
@@ -273,8 +277,12 @@ def report(bench: Bench, results: dict[str, dict], test: dict[str, Any]) -> None
                   f"{gepa_run['best_dev']:.0%}); the test split was seen by neither optimizer.")
     console.print(f"GEPA proposed {gepa_run['candidates'] - 1} candidate(s); {gepa_run['evaluated']} harness(es) were evaluated "
                   f"through harness-evo's executor in {gepa_run['rollouts']} rollouts ({gepa_run['metric_calls']} metric calls).")
-    console.print("random search: harness-evo's loop accepting every edit that reaches the gate (acceptance rule none); "
-                  "the gate's rollouts are still paid.")
+    if "random search" in results:
+        console.print("random search: harness-evo's loop accepting every edit that reaches the gate (acceptance rule none); "
+                      "the gate's rollouts are still paid.")
+    else:
+        console.print("random search: not run (--no-random-search); run again without it to add its row, the other pieces "
+                      "and their test rollouts are reused.")
     console.print(ratio_line(test))
     console.print(reach_line(results, test))
     console.print(f"[dim]results in {bench.results}, runs in {bench.runs}; the response cache is shared, so a later piece may "
@@ -293,6 +301,7 @@ def main(
     resume: Annotated[bool, typer.Option(help="Continue the pieces whose run was interrupted, instead of refusing to start them again.")] = False,
     out: Annotated[Path, typer.Option(help="Where each finished piece writes its result.")] = ROOT / "bench" / "results" / "peer_gepa",
     runs: Annotated[Path, typer.Option(help="Where the pieces' run folders go (under peer-gepa/).")] = ROOT / "runs",
+    random_search: Annotated[bool, typer.Option(help="Run the random-search baseline; without it, its row is left out and can be added by a later run.")] = True,
 ) -> None:
     """Run GEPA, harness-evo and random search at one rollout budget from one harness, and score them on test."""
     try:
@@ -304,7 +313,7 @@ def main(
         console.print(f"setting {bench.name}: {bench.suite.name} ({len(bench.suite.split('train'))} train, "
                       f"{len(dev_tasks(bench.suite, bench.config))} dev, {len(bench.suite.split('test'))} test tasks), "
                       f"solver {bench.config.models.solver.model}, proposer {bench.config.models.proposer.model}")
-        report(bench, *run_bench(bench))
+        report(bench, *run_bench(bench, random_search))
     except UserError as e:
         console.print(f"[red]{e}[/red]")
         raise typer.Exit(1) from None
@@ -314,4 +323,5 @@ def main(
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, stop_like_ctrl_c)
     app()

@@ -2,9 +2,13 @@
 our executor, and one table compares it with harness-evo, random search and the start on the test split."""
 
 import json
+import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +21,8 @@ from harness_evo.config import RunConfig
 from harness_evo.harness import Harness
 from harness_evo.llm import scripted
 from harness_evo.sandbox import get_backend
+from harness_evo.sandbox.docker import connect, listed
+from harness_evo.sandbox.images import LABEL
 from harness_evo.store import RunStore
 from harness_evo.taskset import load_suite
 
@@ -108,10 +114,15 @@ def test_gepa_harness_evo_and_random_search_side_by_side_on_the_test_split(tmp_p
     args = ["--tasks", suite(tmp_path / "tasks"), "--harness", short_harness(tmp_path / "harness"), "--budget", 16,
             "--model", f"scripted/{name}", "--config", base_config(tmp_path), "--out", tmp_path / "results", "--runs", tmp_path / "runs"]
 
+    first = bench([*args, "--no-random-search"])
+
+    assert first.exit_code == 0, first.output
+    assert {"start", "GEPA", "harness-evo"} == set(table_rows(first)) and "random search: not run" in first.output
+
     result = bench(args)
 
     assert result.exit_code == 0, result.output
-    rows = {line.split("│")[1].strip(): line for line in result.output.splitlines() if line.count("│") > 5}
+    rows = table_rows(result)
     assert {"start", "GEPA", "harness-evo", "random search"} <= rows.keys()
     assert "0% [" in rows["start"] and all("100% [" in rows[system] and "+100.0 pp" in rows[system] for system in ("GEPA", "harness-evo", "random search"))
     assert "harness-evo's gain / GEPA's: 1.00" in result.output
@@ -127,14 +138,25 @@ def test_gepa_harness_evo_and_random_search_side_by_side_on_the_test_split(tmp_p
 
     again = bench(args)
 
+    assert "the result in" in result.output and "random search: harness-evo's loop" in result.output
+    before, after = (RunStore(folder).rows("rollouts") for folder in sorted((tmp_path / "runs" / "peer-gepa").glob("*/test/*")))
+    scored = {row["harness_hash"] for row in before}
+    assert len(after) == len(before) + 3 * len({row["harness_hash"] for row in after} - scored)
+    assert all(row["reused_from"] for row in after if row["harness_hash"] in scored), "adding random search paid only for its own test rollouts"
     assert again.exit_code == 0 and again.output.count("the result in") == 4, again.output
-    assert len(list((tmp_path / "runs" / "peer-gepa").glob("*/*/*"))) == 4, "nothing was run again"
+    assert len(list((tmp_path / "runs" / "peer-gepa").glob("*/*/*"))) == 5, "nothing was run again"
     [gepa_result] = (tmp_path / "results").glob("*/gepa.json")
     gepa_result.unlink()
     refused = bench(args)
     assert refused.exit_code == 1 and "holds an interrupted run of this piece; pass --resume" in refused.output
     resumed = bench([*args, "--resume"])
     assert resumed.exit_code == 0 and "+100.0 pp" in resumed.output and len(store.rows("rollouts")) == 16, resumed.output
+
+
+def table_rows(result: Result) -> dict[str, str]:
+    """The bench table's rows by system."""
+    rows = {line.split("│")[1].strip(): line for line in result.output.splitlines() if line.count("│") > 5}
+    return {system: row for system, row in rows.items() if system}
 
 
 def test_a_candidate_that_does_not_load_as_a_harness_scores_zero_without_a_rollout(tmp_path: Path):
@@ -149,3 +171,31 @@ def test_a_candidate_that_does_not_load_as_a_harness_scores_zero_without_a_rollo
     assert batch.scores == [0.0, 0.0] and not store.rows("rollouts")
     dataset = adapter.make_reflective_dataset(broken, batch, ["harness.toml"])
     assert dataset["harness.toml"][0]["Verdict"].startswith("the harness did not load: ") and "bad TOML" in dataset["harness.toml"][0]["Verdict"]
+
+
+@pytest.mark.docker
+def test_sigterm_stops_the_bench_as_ctrl_c_does_with_no_sandbox_left(tmp_path: Path, user_cache: Path):
+    tasks = suite(tmp_path / "tasks")
+    for test in tasks.glob("*/tests/test.sh"):
+        test.write_text("#!/bin/bash\nsleep 300\n")  # a verifier that holds its sandbox until the bench is stopped
+    config = RunConfig(agent="noop")
+    config.save(tmp_path / "base.toml")
+    process = subprocess.Popen([sys.executable, Path(peer_gepa.__file__), "--tasks", tasks, "--harness", DEFAULT, "--budget", "4",
+                                "--config", tmp_path / "base.toml", "--out", tmp_path / "results", "--runs", tmp_path / "runs"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=os.environ | {"COLUMNS": "200"})
+    client, run = connect(), None
+    try:
+        for _ in range(240):
+            run = next((folder.name for folder in (tmp_path / "runs").glob("peer-gepa/*/gepa/*")), None)
+            if run and listed(client, [f"{LABEL}.run={run}"]):
+                break
+            time.sleep(0.5)
+        assert run and listed(client, [f"{LABEL}.run={run}"]), "no sandbox started"
+
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=120)
+    finally:
+        process.kill()
+
+    assert process.returncode == 130 and "stopped; run again with --resume" in output, output
+    assert not listed(client, [f"{LABEL}.run={run}"]), "the bench's sandboxes were removed"
