@@ -42,7 +42,7 @@ from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
 from harness_evo.store import RunStore
-from harness_evo.taskset import load_suite
+from harness_evo.taskset import load_suite, suite_digest
 
 ROOT = Path(__file__).parents[1]
 SYSTEMS = ("start", "GEPA", "harness-evo", "random search")
@@ -97,7 +97,7 @@ class Bench:
 def setting(config: RunConfig, harness: Harness, budget: int) -> str:
     """The folder name of a setting: suite, harness, budget and a hash of what else decides the result."""
     suite = load_suite(config.tasks, seed=config.seed)
-    decisive = {"suite": session.suite_digest(suite), "harness": harness.hash, "budget": budget,
+    decisive = {"suite": suite_digest(suite), "harness": harness.hash, "budget": budget,
                 "config": config.model_dump(mode="json", exclude={"harness", "tasks", "kind"})}
     digest = hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:8]
     return f"{suite.name}-{harness.name}-{budget}r-{digest}"

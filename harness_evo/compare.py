@@ -3,9 +3,12 @@
 A harness is named by its folder or by a node of a run (`RUN` is its best node, `RUN:root`, `RUN:HASH`). Before any
 rollout is paid, every run folder under the runs folder is searched for rollouts of the same keys (harness hash,
 task, trial, solver model) made with the same solver settings on the same suite: those are copied into the compare
-run and marked `reused_from`, so the executor finds them and pays nothing for them.
+run and marked `reused_from`, so the executor finds them and pays nothing for them. "The same suite" is decided task by
+task, by the content hashes each run records when it starts, so a suite named by another path (or a copy) is the same
+and a task edited since is paid again.
 """
 
+import json
 import shutil
 import sqlite3
 import time
@@ -23,7 +26,7 @@ from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
 from harness_evo.store import Rollout, RunStore
 from harness_evo.store.rollout import scored_rewards
-from harness_evo.taskset import Suite, Task, load_suite
+from harness_evo.taskset import Suite, Task, load_suite, suite_digest
 
 ALPHA = 0.05
 """Level of the paired test behind each verdict (the intervals are 95% too)."""
@@ -80,36 +83,60 @@ def contenders(specs: list[str], runs_dir: Path) -> list[Contender]:
     return found
 
 
-def reuse(store: RunStore, config: RunConfig, contender: Contender, tasks: list[Task], trials: int, runs_dir: Path) -> int:
-    """Copy into `store` the rollouts of this contender's keys that another run already has; returns how many."""
+def reuse(store: RunStore, config: RunConfig, contender: Contender, tasks: list[Task], trials: int, runs_dir: Path,
+          digest: dict[str, str]) -> int:
+    """Copy into `store` the rollouts of this contender's keys that another run already has; returns how many. `digest`
+    is this suite's (`suite_digest`): a rollout is reused only where its task's content is the same."""
     model = config.models.solver.model if config.agent == "model" else config.agent
-    wanted = {rollout_id(contender.harness.hash, task.id, trial, model) for task in tasks for trial in range(trials)}
-    wanted -= {row.id for row in store.records(Rollout)}
+    wanted = {rollout_id(contender.harness.hash, task.id, trial, model): task.id for task in tasks for trial in range(trials)}
+    for row in store.records(Rollout):
+        wanted.pop(row.id, None)
     folders = sorted({*(path for path in Path(runs_dir).glob("*") if (path / "run.db").is_file()),
                       *([contender.origin] if contender.origin else [])} - {store.folder})
     copied = 0
     for folder in folders:
         if not wanted:
             break
-        if not same_settings(folder, config):
-            continue
-        for row in read_rollouts(folder, wanted):
+        same = reusable_tasks(folder, config, digest)
+        for row in read_rollouts(folder, {key for key, task_id in wanted.items() if task_id in same}):
             if row.trajectory and (folder / row.trajectory).is_file():
                 shutil.copyfile(folder / row.trajectory, store.path(row.trajectory))
             store.put(row.model_copy(update={"node_id": contender.harness.hash, "reused_from": folder.name}))
-            wanted.discard(row.id)
+            del wanted[row.id]
             copied += 1
     return copied
 
 
-def same_settings(folder: Path, config: RunConfig) -> bool:
-    """Whether the run in `folder` ran its rollouts with this solver, on this suite, with this agent."""
+def reusable_tasks(folder: Path, config: RunConfig, digest: dict[str, str]) -> set[str]:
+    """The tasks whose rollouts in the run of `folder` were made as this comparison would make them: with this solver
+    and agent, on the same task content (by the suite digest the run recorded; for a run that recorded none, on the
+    same suite folder)."""
     try:
         other = RunConfig.load(folder / "config.toml")
     except ConfigError:
-        return False
-    return (other.models.solver.model_dump(exclude={"timeout_s"}) == config.models.solver.model_dump(exclude={"timeout_s"})
-            and other.agent == config.agent and Path(other.tasks).resolve() == Path(config.tasks).resolve())
+        return set()
+    if (other.models.solver.model_dump(exclude={"timeout_s"}) != config.models.solver.model_dump(exclude={"timeout_s"})
+            or other.agent != config.agent):
+        return set()
+    recorded = recorded_suite(folder)
+    if recorded is None:
+        return set(digest) if Path(other.tasks).resolve() == Path(config.tasks).resolve() else set()
+    return {task_id for task_id, content in digest.items() if recorded.get(task_id) == content}
+
+
+def recorded_suite(folder: Path) -> dict[str, str] | None:
+    """The suite digest the run in `folder` recorded when it started, read without writing; None when it has none."""
+    try:
+        connection = sqlite3.connect(f"file:{folder / 'run.db'}?mode=ro", uri=True, timeout=30)
+    except sqlite3.Error:
+        return None
+    try:
+        [(found,)] = connection.execute("SELECT suite FROM run").fetchall() or [(None,)]
+    except sqlite3.Error:
+        return None
+    finally:
+        connection.close()
+    return json.loads(found) if found else None
 
 
 def read_rollouts(folder: Path, ids: set[str]) -> list[Rollout]:
@@ -144,9 +171,10 @@ def compare(config: RunConfig, store: RunStore, found: list[Contender], runs_dir
     suite = load_suite(config.tasks, seed=config.seed)
     tasks = split_tasks(suite, config.split)
     trials = config.executor.trials
+    digest = suite_digest(suite)
     store.emit("run", id=store.id, tasks=str(config.tasks), split=config.split, trials=trials, agent=config.agent,
-               harnesses=[{"letter": c.letter, "spec": c.spec, "hash": c.harness.hash} for c in found])
-    reused = {c.letter: reuse(store, config, c, tasks, trials, runs_dir) for c in found}
+               harnesses=[{"letter": c.letter, "spec": c.spec, "hash": c.harness.hash} for c in found], suite=digest)
+    reused = {c.letter: reuse(store, config, c, tasks, trials, runs_dir, digest) for c in found}
     backend = get_backend(config.sandbox, run_id=store.id)
     executor = Executor(store, backend, suite, llm=llm, workers=config.rollout_workers(), agent=config.agent, on_progress=on_progress,
                         cluster=config.executor)

@@ -108,6 +108,27 @@ def test_recorded_compares_what_an_interrupted_comparison_has_on_the_keys_every_
     assert "2 pairs better, 0 worse, of 2 on 1 tasks" in shown and scripted.calls(world["name"]) == calls
 
 
+@pytest.mark.docker
+def test_rollouts_are_reused_from_the_same_suite_under_another_path_and_paid_again_for_a_task_edited_since(world, tmp_path: Path):
+    result = CliRunner().invoke(app, ["eval", "--harness", str(HARNESS), "--tasks", str(world["suite"]), "--split", "train",
+                                      "--trials", "2", "--model", world["model"], "--runs", str(world["runs"])])
+    assert result.exit_code == 0, result.output
+    copy = tmp_path / "copy"
+    shutil.copytree(world["suite"], copy)
+
+    same = compare({**world, "suite": copy}, world["weak"], HARNESS, trials=2)
+
+    assert same.exit_code == 0, same.output
+    assert [(h["reused"], h["paid"]) for h in json.loads(same.stdout)["harnesses"]] == [(0, 2), (2, 0)]
+
+    instruction = copy / "greeting" / "instruction.md"
+    instruction.write_text(instruction.read_text() + "\nSay it once.\n")
+    edited = compare({**world, "suite": copy}, world["weak"], HARNESS, trials=2)
+
+    assert edited.exit_code == 0, edited.output
+    assert [(h["reused"], h["paid"]) for h in json.loads(edited.stdout)["harnesses"]] == [(0, 2), (0, 2)]
+
+
 def test_the_difference_is_of_passes_as_the_pass_rates_are_so_a_partial_reward_is_no_better_pair(tmp_path: Path):
     task = load_task(GREETING)
     base = Harness.load(HARNESS)

@@ -14,7 +14,7 @@ from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
 from harness_evo.store import Rollout, RunStore
-from harness_evo.taskset import load_suite
+from harness_evo.taskset import load_suite, suite_digest
 
 
 @dataclass
@@ -85,7 +85,7 @@ def evaluate(config: RunConfig, store: RunStore, on_progress: ProgressCallback |
     suite = load_suite(config.tasks, seed=config.seed)
     tasks = suite.split(config.split)
     store.emit("run", id=store.id, harness=str(config.harness), harness_hash=harness.hash, tasks=str(config.tasks),
-               split=config.split, trials=config.executor.trials, agent=config.agent, skipped=suite.skipped)
+               split=config.split, trials=config.executor.trials, agent=config.agent, skipped=suite.skipped, suite=suite_digest(suite))
     backend = get_backend(config.sandbox, run_id=store.id)
     executor = Executor(store, backend, suite, llm=llm, workers=config.rollout_workers(), agent=config.agent, on_progress=on_progress,
                         cluster=config.executor)

@@ -6,7 +6,6 @@ harness the run started with, whatever happened to the folder it came from.
 
 import errno
 import fcntl
-import hashlib
 import os
 import shutil
 import time
@@ -25,11 +24,10 @@ from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
 from harness_evo.store import Node, Rollout, RunStore
-from harness_evo.taskset import Suite, load_suite
+from harness_evo.taskset import load_suite, suite_digest
 
 OPTIMIZER_ROLES = ("analyzer", "proposer", "critic")
 LOCK = "run.lock"
-SUITE_FILE = "suite.toml"
 
 
 def configure(config: RunConfig, harness: Path | None = None, tasks: Path | None = None, model: str | None = None,
@@ -64,24 +62,6 @@ def start(config: RunConfig, runs_dir: Path, harness: Harness | None = None, for
     store.emit("run", id=store.id, config=config.model_dump(mode="json"), harness=str(config.harness), root=harness.hash,
                tasks=str(config.tasks), suite=suite_digest(suite), forked_from=forked_from)
     return store
-
-
-def suite_digest(suite: Suite) -> dict[str, str]:
-    """A content hash of each task folder of the suite (by task id) and of its suite.toml, which holds the splits."""
-    digest = {task_id: folder_hash(task.folder) for task_id, task in sorted(suite.tasks.items())}
-    if (suite.folder / SUITE_FILE).is_file():
-        digest[SUITE_FILE] = hashlib.sha256((suite.folder / SUITE_FILE).read_bytes()).hexdigest()
-    return digest
-
-
-def folder_hash(folder: Path) -> str:
-    """sha256 of every file under `folder`, each with its path relative to it."""
-    digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            digest.update(f"{path.relative_to(folder).as_posix()}\0".encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def suite_changes(recorded: dict[str, str], now: dict[str, str]) -> str | None:

@@ -1,5 +1,6 @@
 """A suite: a folder of task folders, with train/dev/test splits from `suite.toml` or a seeded stratified split."""
 
+import hashlib
 import os
 import random
 import tomllib
@@ -14,6 +15,7 @@ from harness_evo.taskset.task import Task, load_task
 
 SPLITS = ("train", "dev", "test")
 SPLIT_SHARES = {"train": 0.6, "dev": 0.25, "test": 0.15}
+SUITE_FILE = "suite.toml"
 
 
 class Suite(BaseModel):
@@ -131,3 +133,21 @@ def seeded_splits(tasks: list[Task], seed: int) -> dict[str, list[str]]:
         splits["test"] += ids[n_dev : n_dev + n_test]
         splits["train"] += ids[n_dev + n_test :]
     return {name: sorted(ids) for name, ids in splits.items()}
+
+
+def suite_digest(suite: Suite) -> dict[str, str]:
+    """A content hash of each task folder of the suite (by task id) and of its suite.toml, which holds the splits."""
+    digest = {task_id: folder_hash(task.folder) for task_id, task in sorted(suite.tasks.items())}
+    if (suite.folder / SUITE_FILE).is_file():
+        digest[SUITE_FILE] = hashlib.sha256((suite.folder / SUITE_FILE).read_bytes()).hexdigest()
+    return digest
+
+
+def folder_hash(folder: Path) -> str:
+    """sha256 of every file under `folder`, each with its path relative to it."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            digest.update(f"{path.relative_to(folder).as_posix()}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
