@@ -243,6 +243,6 @@ def run_compare(config: RunConfig, found: list[Contender], runs_dir: Path,
                 on_progress: ProgressCallback | None = None, recorded: bool = False) -> dict[str, Any]:
     """A new compare run folder under `runs_dir`, run to its end; Ctrl-C marks it stopped and keeps what finished."""
     store = RunStore.create(runs_dir, "compare")
-    config.save(store.folder / "config.toml")
+    config.save_in_run(store.folder)
     with LLM(config.run_models(), store=store) as llm, store.stopped_on_interrupt():
         return compare(config, store, found, runs_dir, llm=llm, on_progress=on_progress, recorded=recorded)

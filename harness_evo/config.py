@@ -383,6 +383,11 @@ class RunConfig(Strict):
     def save(self, path: Path) -> None:
         path.write_text(tomli_w.dumps(self.model_dump(mode="json", exclude_none=True)))
 
+    def save_in_run(self, folder: Path) -> None:
+        """Write the configuration into a run folder as config.toml, the harness and suite paths made absolute, so that
+        the run's later commands (resume, harvest, compare) find them from any folder."""
+        self.model_copy(update={"harness": self.harness.resolve(), "tasks": self.tasks.resolve()}).save(folder / "config.toml")
+
 
 def one_line(error: ValidationError) -> str:
     """The first problem of a pydantic error as `location: message` (a whole-model check's message alone)."""

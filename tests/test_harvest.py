@@ -1,6 +1,7 @@
 """Harvesting: solved episodes of passed train rollouts become examples, gated away from their own tasks; end to end, a
 solver that needs a similar solved example is lifted on dev by the harvest the gate accepted."""
 
+import contextlib
 import json
 import random
 import re
@@ -214,15 +215,16 @@ def test_a_harvest_that_finds_no_passed_rollout_says_so(tmp_path: Path):
 
 
 def eval_words(cli, tmp_path: Path, solver, split: str, harness: Path = DEFAULT, agent: str = "model") -> str:
-    """`harness-evo eval` of `harness` on a split of the words suite with the scripted `solver` (or `agent`); the run's id."""
+    """`harness-evo eval` of `harness` on a split of the words suite with the scripted `solver` (or `agent`), run from
+    `tmp_path` with the suite's relative path; the run's id."""
     name = f"harvest-cli-{solver.__name__}-{tmp_path.name}"
     scripted.register(name, solver, token=name)
-    tasks = tmp_path / "tasks"
-    if not tasks.exists():
-        suite(tasks)
+    if not (tmp_path / "tasks").exists():
+        suite(tmp_path / "tasks")
     before = set((tmp_path / "runs").glob("*")) if (tmp_path / "runs").exists() else set()
-    result = cli("eval", "--harness", harness, "--tasks", tasks, "--split", split, "--trials", 2, "--model", f"scripted/{name}",
-                 "--agent", agent, "--runs", tmp_path / "runs")
+    with contextlib.chdir(tmp_path):
+        result = cli("eval", "--harness", harness, "--tasks", "tasks", "--split", split, "--trials", 2, "--model", f"scripted/{name}",
+                     "--agent", agent, "--runs", tmp_path / "runs")
     assert result.exit_code == 0, result.output
     [run] = set((tmp_path / "runs").glob("*")) - before
     return run.name
@@ -233,8 +235,10 @@ def eval_words(cli, tmp_path: Path, solver, split: str, harness: Path = DEFAULT,
 def test_harvest_writes_a_harness_whose_examples_from_a_train_eval_lift_dev(cli, tmp_path: Path):
     train_run = eval_words(cli, tmp_path, imitator, "train")
     out = tmp_path / "harvested"
+    (tmp_path / "elsewhere").mkdir()
 
-    result = cli("harvest", train_run, "--out", out, "--runs", tmp_path / "runs")
+    with contextlib.chdir(tmp_path / "elsewhere"):  # not the folder the run's relative suite path was given from
+        result = cli("harvest", train_run, "--out", out, "--runs", tmp_path / "runs")
 
     assert result.exit_code == 0, result.output
     assert "1 worked example(s), from passed train rollouts of sun" in result.output

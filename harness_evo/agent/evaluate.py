@@ -112,7 +112,7 @@ def run_eval(config: RunConfig, runs_dir: Path, on_progress: ProgressCallback | 
     Harness.load(config.harness)
     reach(config.executor)
     store = RunStore.create(runs_dir, "eval")
-    config.save(store.folder / "config.toml")
+    config.save_in_run(store.folder)
     llm = LLM(config.run_models(), store=store) if config.agent == "model" else None
     try:
         with store.stopped_on_interrupt():

@@ -57,7 +57,7 @@ def start(config: RunConfig, runs_dir: Path, harness: Harness | None = None, for
         raise UserError(refusal)
     reach(config.executor)
     store = RunStore.create(runs_dir, "evolve")
-    config.save(store.folder / "config.toml")
+    config.save_in_run(store.folder)
     harness.save(store.folder / "harnesses" / harness.hash)
     store.emit("run", id=store.id, config=config.model_dump(mode="json"), harness=str(config.harness), root=harness.hash,
                tasks=str(config.tasks), suite=suite_digest(suite), forked_from=forked_from)
