@@ -104,13 +104,16 @@ def test_a_skill_with_a_script_exported_to_mini_swe_agent_names_where_its_script
     scripted = Harness(harness.components | {
         "skills/pdf-text/SKILL.md": "---\nname: pdf-text\ndescription: Get the text out of a PDF.\n---\nRun `python3 ${CLAUDE_SKILL_DIR}/scripts/text.py FILE`.\n",
         "skills/pdf-text/scripts/text.py": "# run as python3 ${CLAUDE_SKILL_DIR}/scripts/text.py\nprint('text')\n",
+        "skills/notes/SKILL.md": "---\nname: notes\ndescription: Keep notes.\n---\nAppend to ${CLAUDE_SKILL_DIR}/notes.txt.\n",
     })
     export_harness(scripted, "mini-swe-agent", tmp_path / "mini")
     system = yaml.safe_load((tmp_path / "mini" / "config.yaml").read_text())["agent"]["system_template"]
     assert "python3 /opt/harness/skills/pdf-text/scripts/text.py FILE" in system, "the folded section names the installed script"
     script = tmp_path / "mini" / "skills" / "pdf-text" / "scripts" / "text.py"
     assert script.read_text() == "# run as python3 /opt/harness/skills/pdf-text/scripts/text.py\nprint('text')\n"
-    assert "skill `pdf-text`" in (tmp_path / "mini" / "EXPORT.md").read_text()
+    notes = " ".join((tmp_path / "mini" / "EXPORT.md").read_text().split())
+    assert "skill `pdf-text`" in notes and "its files (scripts/text.py) are in skills/pdf-text/" in notes
+    assert "skill `notes`: its section names its folder as /opt/harness/skills/notes" in notes and "which holds no file besides SKILL.md" in notes
     import_harness("mini-swe-agent", tmp_path / "mini" / "config.yaml", tmp_path / "back", base=harness)
     back = Harness.load(tmp_path / "back")
     skills = {path: text for path, text in scripted.components.items() if path.startswith("skills/")}

@@ -97,9 +97,12 @@ class MiniSweAgent:
         for folder, skill_files in skill_folders(harness).items():
             others = {path: text for path, text in skill_files.items() if path != "SKILL.md"}
             files |= {f"skills/{folder}/{path}": installed_skill_text(text, skill_home(folder)) for path, text in others.items()}
-            if others or SKILL_DIR in skill_files["SKILL.md"]:
+            if others:
                 lost.append(f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in harness-evo); "
-                            f"its files ({', '.join(sorted(others)) or 'none'}) are in skills/{folder}/: copy them there in your environment")
+                            f"its files ({', '.join(sorted(others))}) are in skills/{folder}/: copy them there in your environment")
+            elif SKILL_DIR in skill_files["SKILL.md"]:
+                lost.append(f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in harness-evo), "
+                            "which holds no file besides SKILL.md")
         for tool in harness.tools:
             files |= {f"tools/{tool.name}/{path}": text for path, text in harness.tool_files(tool).items()}
             lost.append(f"tool `{tool.name}`: mini-swe-agent has no tools besides bash; its files are in tools/{tool.name}/ "
@@ -391,11 +394,7 @@ def exported_tools(folder: Path, notes: list[str]) -> dict[str, str]:
     """The tools an export wrote beside its config (`tools/<name>/`, with its `tool.toml`), as components again."""
     found = {}
     for tool_toml in sorted((folder / "tools").glob("*/tool.toml")):
-        files = {path: path.relative_to(folder).as_posix() for path in sorted(tool_toml.parent.rglob("*")) if path.is_file()}
-        try:
-            found |= {relative: path.read_text() for path, relative in files.items()}
-        except (OSError, UnicodeDecodeError) as e:
-            raise UserError(f"{tool_toml.parent}: cannot read the tool's files ({e})") from None
+        found |= files_beside(folder, tool_toml.parent, "tool")
         notes.append(f"tool `{tool_toml.parent.name}` comes from {tool_toml.parent} beside the config")
     return found
 
@@ -411,14 +410,20 @@ def exported_skill_files(folder: Path, skills: list[str], notes: list[str]) -> d
     found = {}
     for skill in skills:
         home = folder / "skills" / skill
-        files = [path for path in sorted(home.rglob("*")) if path.is_file() and path.name != "SKILL.md"] if home.is_dir() else []
-        try:
-            found |= {path.relative_to(folder).as_posix(): path.read_text().replace(skill_home(skill), SKILL_DIR) for path in files}
-        except (OSError, UnicodeDecodeError) as e:
-            raise UserError(f"{home}: cannot read the skill's files ({e})") from None
+        files = files_beside(folder, home, "skill", skip="SKILL.md")
+        found |= {path: text.replace(skill_home(skill), SKILL_DIR) for path, text in files.items()}
         if files:
             notes.append(f"skill `{skill}`: its files come from {home} beside the config")
     return found
+
+
+def files_beside(folder: Path, home: Path, what: str, skip: str | None = None) -> dict[str, str]:
+    """The files under `home` (but one named `skip`) as components: their path relative to `folder` -> their text."""
+    paths = [path for path in sorted(home.rglob("*")) if path.is_file() and path.name != skip] if home.is_dir() else []
+    try:
+        return {path.relative_to(folder).as_posix(): path.read_text() for path in paths}
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(f"{home}: cannot read the {what}'s files ({e})") from None
 
 
 def read_config(source: Path) -> dict[str, Any]:
