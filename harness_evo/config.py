@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import PydanticCustomError
 
 from harness_evo.errors import ConfigError
+from harness_evo.redaction import FROM_ENV, SECRET_PARAM
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 SMALL_MODEL = "local/qwen2.5-coder-0.5b"
@@ -36,7 +37,18 @@ class RoleModel(Strict):
     timeout_s: float = Field(300.0, gt=0)
     """Per-call timeout in seconds."""
     params: dict[str, object] = Field(default_factory=dict)
-    """Extra keyword arguments passed to litellm as they are (api_base, top_p, ...)."""
+    """Extra keyword arguments passed to litellm as they are (api_base, top_p, ...); a secret one (api_key, ...) as
+    `"env:NAME"`, read from the environment variable NAME at each call."""
+
+    @field_validator("params")
+    @classmethod
+    def secrets_from_env(cls, params: dict[str, object]) -> dict[str, object]:
+        for name, value in params.items():
+            if SECRET_PARAM.search(name) and not (isinstance(value, str) and value.startswith(FROM_ENV)):
+                raise PydanticCustomError("secret_param", "{name} holds a secret, which every run would copy into the config.toml "
+                                          'of its folder; set it in an environment variable and write {name} = "{env}VARIABLE"',
+                                          {"name": name, "env": FROM_ENV})
+        return params
 
 
 class VllmConfig(Strict):

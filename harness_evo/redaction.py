@@ -9,6 +9,10 @@ import re
 
 SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)S?$", re.IGNORECASE)
 """Environment variables whose value is a secret: OPENAI_API_KEY, HF_TOKEN, AWS_SECRET_ACCESS_KEY, ..."""
+SECRET_PARAM = re.compile(r"(^|_)(key|token|secret|password)$", re.IGNORECASE)
+"""Model call parameters whose value is a secret: api_key, access_token, ... (not max_tokens)."""
+FROM_ENV = "env:"
+"""A secret parameter's value `env:NAME` is the value of the environment variable NAME, read when the call is made."""
 SHORTEST = 8
 """Values shorter than this are left alone: `1` or `true` is no secret, and would be replaced everywhere."""
 
@@ -23,3 +27,9 @@ def redact(text: str) -> str:
     for name, value in sorted(secrets().items(), key=lambda item: -len(item[1])):
         text = text.replace(value, f"[{name}]")
     return text
+
+
+def from_env(params: dict[str, object]) -> dict[str, object]:
+    """`params` with each `env:NAME` value replaced by that environment variable's value; KeyError names one unset."""
+    return {name: os.environ[value.removeprefix(FROM_ENV)] if isinstance(value, str) and value.startswith(FROM_ENV) else value
+            for name, value in params.items()}

@@ -96,6 +96,9 @@ def test_a_dollar_cap_on_a_misspelt_role_is_refused_in_one_line_that_names_the_r
     ("[failures]\nmin_harness_blame = 1.5\n", "failures.min_harness_blame: Input should be less than or equal to 1"),
     ("[sandbox]\ncpus = 0\n", "sandbox.cpus: Input should be greater than 0"),
     ("[budget.max_dollars]\nproposer = -1.0\n", "budget.max_dollars.proposer: Input should be greater than or equal to 0"),
+    ('[models.critic]\nparams = { api_key = "sk-live-0123456789" }\n',
+     'models.critic.params: api_key holds a secret, which every run would copy into the config.toml of its folder; set it in an '
+     'environment variable and write api_key = "env:VARIABLE"'),
 ])
 def test_a_setting_out_of_its_bounds_is_one_line_naming_the_field_and_the_file(tmp_path: Path, monkeypatch, capsys,
                                                                                text: str, field: str):

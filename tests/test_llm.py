@@ -167,6 +167,20 @@ def test_a_hosted_model_without_its_api_key_names_the_variable(monkeypatch):
         llm.complete("solver", ask("q"))
 
 
+def test_a_secret_parameter_is_read_from_the_environment_variable_it_names_at_the_call(monkeypatch):
+    sent, completion = [], litellm.completion
+    monkeypatch.setattr(litellm, "completion", lambda **kwargs: sent.append(kwargs) or completion(**kwargs, mock_response="fine"))
+    config = ModelsConfig(solver=RoleModel(model="openai/gpt-4o-mini", params={"api_key": "env:MY_GATEWAY_KEY"}))
+    monkeypatch.setenv("MY_GATEWAY_KEY", "sk-from-the-environment")
+    with LLM(config) as llm:
+        llm.complete("solver", ask("q"))
+    assert sent[0]["api_key"] == "sk-from-the-environment"
+
+    monkeypatch.delenv("MY_GATEWAY_KEY")
+    with LLM(config) as llm, pytest.raises(ModelError, match="its params name the environment variable MY_GATEWAY_KEY, which is not set"):
+        llm.complete("solver", ask("q"))
+
+
 def test_an_unknown_model_is_a_one_line_model_error():
     with LLM(ModelsConfig(solver=RoleModel(model="nonsense-provider/some-model"))) as llm, pytest.raises(ModelError, match="unknown model"):
         llm.complete("solver", ask("q"))

@@ -28,7 +28,7 @@ from harness_evo.llm.hosted import HostedProvider
 from harness_evo.llm.llama import LlamaProvider
 from harness_evo.llm.scripted import ScriptedProvider
 from harness_evo.llm.vllm import VllmProvider
-from harness_evo.redaction import redact
+from harness_evo.redaction import from_env, redact
 from harness_evo.store.run import RunStore
 
 litellm.suppress_debug_info = True
@@ -114,7 +114,7 @@ class LLM:
         params: dict[str, Any] = {
             "temperature": config.temperature if temperature is None else temperature,
             "max_tokens": max_tokens or config.max_tokens, "seed": seed, "stop": stop,
-            **config.params,
+            **_params(config),
         }
         if output is not None and endpoint.schema:
             params["response_format"] = structured.response_format(output, endpoint.schema)
@@ -234,6 +234,14 @@ def _cost(response: Any, model: str) -> float:
         return litellm.completion_cost(completion_response=response, model=model)
     except litellm.exceptions.ModelNotMappedError:  # a model litellm has no price for (e.g. a self-hosted one)
         return 0.0
+
+
+def _params(config: RoleModel) -> dict[str, Any]:
+    """The role's extra call parameters, secrets read from the environment variables they name."""
+    try:
+        return from_env(config.params)
+    except KeyError as e:
+        raise ModelError(f"{config.model}: its params name the environment variable {e.args[0]}, which is not set") from None
 
 
 def _endpoint_key(config: RoleModel) -> str:
