@@ -41,7 +41,7 @@ from harness_evo import stats
 from harness_evo.config import AcceptanceConfig, RunConfig
 from harness_evo.evolve.acceptance import AcceptanceRule, Pair, Verdict, make_gate, pair_rollouts
 from harness_evo.evolve.gate import across_categories, pattern_sample
-from harness_evo.store import Rollout
+from harness_evo.store import Rollout, RunStatus
 from harness_evo.taskset import Task
 
 ACCEPTANCE = AcceptanceConfig()
@@ -401,20 +401,20 @@ def embedded(options: argparse.Namespace, console: Console) -> None:
             console.print(f"  [{len(paid)}] {side} {row.task_id} trial {row.trial}: {outcome}, {row.duration_s:.0f} s, "
                           f"{(time.perf_counter() - started) / 60:.1f} min so far")
 
-    store.set_status("running")
+    store.set_status(RunStatus.RUNNING)
     try:
         with LLM(config.models, store=store) as llm:
             executor = Executor(store, backend, suite, llm, workers=config.rollout_workers(), on_progress=progress)
             fill(pool, executor, console)
     except KeyboardInterrupt:
-        store.set_status("stopped", finished=time.time())
+        store.set_status(RunStatus.STOPPED, finished=time.time())
         console.print(f"stopped; continue with --run {store.id}")
         raise SystemExit(130) from None
     elapsed = time.perf_counter() - started
     rows = [row for row in store.records(Rollout) if row.harness_hash in (pool.parent.hash, pool.child.hash)
             and row.task_id in {task.id for task in pool.tasks}]
     report_pool(pool, rows, paid, elapsed, options, console)
-    store.set_status("finished", finished=time.time(), summary=pool.spec())
+    store.set_status(RunStatus.FINISHED, finished=time.time(), summary=pool.spec())
 
 
 def report_pool(pool: Pool, rows: list[Rollout], paid: list[float], elapsed: float, options: argparse.Namespace, console: Console) -> None:

@@ -41,7 +41,7 @@ from harness_evo.evolve.loop import dev_tasks
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
-from harness_evo.store import RunStore
+from harness_evo.store import RunStatus, RunStore
 from harness_evo.taskset import load_suite, suite_digest
 
 ROOT = Path(__file__).parents[1]
@@ -137,7 +137,7 @@ def run_gepa(bench: Bench, runs_dir: Path) -> dict[str, Any]:
     facts = {**spend(store), "system": "GEPA", "components": best, "hash": Harness(best).hash, "metric_calls": result.total_metric_calls,
              "candidates": result.num_candidates, "evaluated": evaluated, "best_dev": result.val_aggregate_scores[result.best_idx],
              "wall_s": round(time_spent(store, 0.0), 1)}
-    store.set_status("finished", finished=time.time(), summary={key: facts[key] for key in ("rollouts", "candidates", "best_dev")})
+    store.set_status(RunStatus.FINISHED, finished=time.time(), summary={key: facts[key] for key in ("rollouts", "candidates", "best_dev")})
     return facts
 
 

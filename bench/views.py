@@ -23,7 +23,7 @@ from rich.table import Table
 
 from harness_evo.evolve.nodes import best_node, root_node
 from harness_evo.harness import Edit, Harness, Write
-from harness_evo.store import EditStatus, RunStore
+from harness_evo.store import EditStatus, RunStatus, RunStore
 from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
 
 BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
@@ -95,7 +95,7 @@ def build(runs_dir: Path, n_rollouts: int, n_nodes: int, n_calls: int, rng: rand
         role = roles[k % len(roles)]
         store.emit("llm_call", id=f"c{k}", role=role, model="local/qwen2.5-coder-1.5b", tokens_in=2000, tokens_out=150, tokens_cached=0,
                    latency_s=1.5, cost=0.0 if role == "solver" else 0.0004, cache_hit=k % 5 == 0, error=None, ts=started + k * 0.05)
-    store.set_status("finished", finished=started + 3600, best_node=nodes[-1])
+    store.set_status(RunStatus.FINISHED, finished=started + 3600, best_node=nodes[-1])
     return store
 
 

@@ -24,7 +24,7 @@ from harness_evo.evolve.nodes import harness_of, resolve_node
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
-from harness_evo.store import Rollout, RunStore
+from harness_evo.store import Rollout, RunStatus, RunStore
 from harness_evo.store.rollout import scored_rewards
 from harness_evo.taskset import Suite, Task, load_suite, suite_digest
 
@@ -191,7 +191,7 @@ def compare(config: RunConfig, store: RunStore, found: list[Contender], runs_dir
         for contender in found:
             contender.rows = [row for row in contender.rows if (row.task_id, row.trial) in common]
     facts = summarize(store, found, tasks, trials, reused) | {"recorded": recorded}
-    store.set_status("finished", finished=time.time(), summary={key: facts[key] for key in ("split", "trials", "harnesses", "comparisons")})
+    store.set_status(RunStatus.FINISHED, finished=time.time(), summary={key: facts[key] for key in ("split", "trials", "harnesses", "comparisons")})
     return facts
 
 

@@ -13,7 +13,7 @@ from harness_evo.config import RunConfig
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
-from harness_evo.store import Rollout, RunStore
+from harness_evo.store import Rollout, RunStatus, RunStore
 from harness_evo.taskset import load_suite, suite_digest
 
 
@@ -92,7 +92,7 @@ def evaluate(config: RunConfig, store: RunStore, on_progress: ProgressCallback |
     rows = executor.run(harness, tasks, config.executor.trials)
     result = EvalResult(store, harness, score_rollouts(rows), suite.skipped)
     rate = result.rate
-    store.set_status("finished", finished=time.time(), best_node=harness.hash, summary={
+    store.set_status(RunStatus.FINISHED, finished=time.time(), best_node=harness.hash, summary={
         "split": config.split, **rate.facts(), "pass_at_1": rate.value,
         "mean_reward": result.mean_reward, "infra_failures": result.infra_failures,
         "tokens_per_rollout": mean([row.tokens for row in rows]) if rows else 0,
@@ -118,7 +118,7 @@ def run_eval(config: RunConfig, runs_dir: Path, on_progress: ProgressCallback | 
         with store.stopped_on_interrupt():
             return evaluate(config, store, on_progress=on_progress, llm=llm)
     except Exception:
-        store.set_status("failed", finished=time.time())
+        store.set_status(RunStatus.FAILED, finished=time.time())
         raise
     finally:
         if llm is not None:

@@ -37,7 +37,7 @@ from harness_evo.failures.conditioning import node_gauge
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
 from harness_evo.standins import SandboxTryout
-from harness_evo.store import Edit, EditStatus, NodeStatus, Rollout, RunStore
+from harness_evo.store import Edit, EditStatus, NodeStatus, Rollout, RunStatus, RunStore
 from harness_evo.taskset import Suite, Task
 
 
@@ -100,7 +100,7 @@ class Evolution:
             pace.record(self.config, self.store.id, self.budget.rollouts() - rollouts_before, self.budget.session_s,
                         replayed_share=pace.replayed(calls_before, self.budget.model_calls()))
         summary = self.summary(stop)
-        self.store.set_status("finished", finished=time.time(), best_node=summary["best_node"], summary=summary)
+        self.store.set_status(RunStatus.FINISHED, finished=time.time(), best_node=summary["best_node"], summary=summary)
         self.emit(ev.RunFinished(summary))
         return summary
 

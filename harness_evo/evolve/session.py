@@ -23,7 +23,7 @@ from harness_evo.evolve.pace import pace
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
-from harness_evo.store import Node, Rollout, RunStore
+from harness_evo.store import Node, Rollout, RunStatus, RunStore
 from harness_evo.taskset import load_suite, suite_digest
 
 OPTIMIZER_ROLES = ("analyzer", "proposer", "critic")
@@ -132,26 +132,26 @@ def run(store: RunStore, callbacks: list[ev.Callback] = ()) -> dict:
     config = load_run_config(store)
     harness = Harness.load(store.folder / "harnesses" / store.info["root"])
     suite = load_suite(config.tasks, seed=config.seed)
-    store.set_status("running")
+    store.set_status(RunStatus.RUNNING)
     try:
         with LLM(config.run_models(), store=store) as llm:
             evolution = Evolution(store, config, suite, harness, llm, get_backend(config.sandbox, run_id=store.id), callbacks)
             return evolution.run()
     except KeyboardInterrupt:
-        ended(store, "stopped")
+        ended(store, RunStatus.STOPPED)
         raise
     except OSError as e:
-        ended(store, "failed")
+        ended(store, RunStatus.FAILED)
         if e.errno == errno.ENOSPC:
             raise UserError(f"no space left on the disk of {store.folder} (writing {e.filename or 'a file'}); what finished is "
                             f"kept: free some space, then `harness-evo resume {store.id}`") from e
         raise
     except BaseException:
-        ended(store, "failed")
+        ended(store, RunStatus.FAILED)
         raise
 
 
-def ended(store: RunStore, status: str) -> None:
+def ended(store: RunStore, status: RunStatus) -> None:
     """Record how the session ended. On a full disk nothing can be recorded: the run stays `running`, which `resume`
     continues all the same."""
     try:

@@ -8,6 +8,6 @@ from harness_evo.store.node import Node, NodeStatus
 from harness_evo.store.pattern import Pattern, PatternMember, PatternStatus
 from harness_evo.store.record import Record
 from harness_evo.store.rollout import INFRA_REASONS, ExitReason, Rollout
-from harness_evo.store.run import PROJECTIONS, RunStore
+from harness_evo.store.run import PROJECTIONS, RunStatus, RunStore
 
-__all__ = ["INFRA_REASONS", "PROJECTIONS", "Edit", "EditStatus", "ExitReason", "Failure", "Gate", "Iteration", "LlmCall", "Node", "NodeStatus", "Pattern", "PatternMember", "PatternStatus", "Record", "Rollout", "RunStore", "Verdict"]
+__all__ = ["INFRA_REASONS", "PROJECTIONS", "Edit", "EditStatus", "ExitReason", "Failure", "Gate", "Iteration", "LlmCall", "Node", "NodeStatus", "Pattern", "PatternMember", "PatternStatus", "Record", "Rollout", "RunStatus", "RunStore", "Verdict"]

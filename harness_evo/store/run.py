@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -45,6 +46,15 @@ INDEXES: dict[str, tuple[str, ...]] = {"rollouts": ("harness_hash", "node_id"), 
 
 R = TypeVar("R", bound=Record)
 
+
+class RunStatus(StrEnum):
+    """Where a run is: `running` until its process ends it one of the other ways (a killed one stays `running`)."""
+
+    RUNNING = "running"
+    FINISHED = "finished"  # it reached its end (a budget, patience, or every rollout of an eval or compare)
+    STOPPED = "stopped"  # Ctrl-C or SIGTERM; what finished is kept
+    FAILED = "failed"  # an error ended it; what finished is kept
+
 RECORDS: tuple[type[Record], ...] = (Rollout, Edit, Node, LlmCall, Iteration, Failure, Pattern, PatternMember)
 """Typed records; their tables are made from their fields when a run is opened (an older run's gain the new columns)."""
 
@@ -70,7 +80,7 @@ class RunStore:
         connection.close()
         draft.rename(folder / "run.db")
         store = cls(folder)
-        store.emit("run", id=run_id, kind=kind, status="running", started=time.time())
+        store.emit("run", id=run_id, kind=kind, status=RunStatus.RUNNING.value, started=time.time())
         return store
 
     @classmethod
@@ -178,8 +188,8 @@ class RunStore:
         rows = self.rows(table, f"{PROJECTIONS_BY_TABLE[table]} = ?", [pk])
         return rows[0] if rows else None
 
-    def set_status(self, status: str, **fields: Any) -> None:
-        self.emit("run", id=self.id, status=status, **fields)
+    def set_status(self, status: RunStatus, **fields: Any) -> None:
+        self.emit("run", id=self.id, status=RunStatus(status).value, **fields)
 
     @contextmanager
     def stopped_on_interrupt(self) -> Iterator[None]:
@@ -187,7 +197,7 @@ class RunStore:
         try:
             yield
         except KeyboardInterrupt:
-            self.set_status("stopped", finished=time.time())
+            self.set_status(RunStatus.STOPPED, finished=time.time())
             raise
 
     @property

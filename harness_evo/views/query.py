@@ -9,7 +9,7 @@ from typing import Any
 
 from harness_evo import stats
 from harness_evo.harness.formats import Origin
-from harness_evo.store import Node, Rollout, RunStore
+from harness_evo.store import Node, Rollout, RunStatus, RunStore
 from harness_evo.views import style
 
 SPLITS = ("train", "dev", "test")
@@ -33,7 +33,7 @@ def run_facts(store: RunStore) -> dict[str, Any]:
 
 def quiet_for(store: RunStore) -> float | None:
     """Seconds since the last event of a run that says it is running, when that is long enough to doubt it (None otherwise)."""
-    if store.info.get("status") != "running":
+    if store.info.get("status") != RunStatus.RUNNING:
         return None
     last = store.db.execute("SELECT MAX(ts) FROM events").fetchone()[0]
     quiet = time.time() - (last or 0)

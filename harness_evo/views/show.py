@@ -14,7 +14,7 @@ from harness_evo.agent.actions import runs_program
 from harness_evo.evolve.nodes import best_node, harness_of, root_node
 from harness_evo.evolve.tree import SearchTree
 from harness_evo.failures import patterns as failure_patterns
-from harness_evo.store import Edit, EditStatus, Iteration, Node, Rollout, RunStore
+from harness_evo.store import Edit, EditStatus, Iteration, Node, Rollout, RunStatus, RunStore
 from harness_evo.views import query, style
 
 PATTERNS_SHOWN = 10
@@ -28,7 +28,7 @@ def collect(store: RunStore) -> dict[str, Any]:
         **query.run_facts(store), "harness": info.get("harness"),
         "tasks": info.get("tasks"), "split": info.get("split"), "forked_from": info.get("forked_from"),
         "models": models(store),
-        "stop": (info.get("summary") or {}).get("stop") if info.get("status") == "finished" else None,
+        "stop": (info.get("summary") or {}).get("stop") if info.get("status") == RunStatus.FINISHED else None,
         "start": node_facts(store, root) if root else None,
         "best": node_facts(store, best) if best else None,
         "lineage": lineage(store, nodes, best),

@@ -6,11 +6,11 @@ from rich.text import Text
 
 from harness_evo import stats
 from harness_evo.failures.conditioning import Conditioning
-from harness_evo.store import EditStatus, NodeStatus, PatternStatus
+from harness_evo.store import EditStatus, NodeStatus, PatternStatus, RunStatus
 
 BARS = "▁▂▃▄▅▆▇█"
 STATUS_STYLES = {
-    "running": "yellow", "finished": "green", "stopped": "magenta", "failed": "red",
+    RunStatus.RUNNING: "yellow", RunStatus.FINISHED: "green", RunStatus.STOPPED: "magenta", RunStatus.FAILED: "red",
     EditStatus.ACCEPTED: "green", EditStatus.PROPOSED: "cyan", EditStatus.REJECTED_STATIC: "red", EditStatus.REJECTED_EMPIRICAL: "red",
     EditStatus.INVALID: "dim red",
     NodeStatus.ROOT: "bold", PatternStatus.PROMOTED: "bold yellow", PatternStatus.CANDIDATE: "", PatternStatus.RESOLVED: "green",
@@ -76,7 +76,7 @@ def run_duration(info: dict, quiet_s: float | None = None) -> float | None:
     """Wall time of a run: to its end, or until now while it runs (until its last event when it has gone quiet)."""
     if not info.get("started"):
         return None
-    end = info.get("finished") if info.get("status") != "running" else None
+    end = info.get("finished") if info.get("status") != RunStatus.RUNNING else None
     return (end or time.time() - (quiet_s or 0)) - info["started"]
 
 

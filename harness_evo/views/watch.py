@@ -10,7 +10,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from harness_evo.evolve.nodes import best_node
-from harness_evo.store import EditStatus, Iteration, PatternStatus, Rollout, RunStore
+from harness_evo.store import EditStatus, Iteration, PatternStatus, Rollout, RunStatus, RunStore
 from harness_evo.views import query, style
 
 RECENT = 10
@@ -33,7 +33,7 @@ def frames(store: RunStore, interval: float = 1.0) -> Iterator[Group]:
             told = line or told
         facts = collect(store)
         yield render(facts, list(recent))
-        if facts["status"] != "running":
+        if facts["status"] != RunStatus.RUNNING:
             return
         time.sleep(interval)
 
@@ -99,6 +99,6 @@ def render(facts: dict[str, Any], recent: list[str]) -> Group:
     parts += [Text(line, style="dim") for line in recent]
     if facts["quiet_s"]:
         parts.append(Text(style.quiet_warning(facts["id"], facts["quiet_s"]), style="yellow"))
-    if facts["status"] == "running":
+    if facts["status"] == RunStatus.RUNNING:
         parts.append(Text("refreshing from run.db; Ctrl-C stops watching (the run goes on)", style="dim italic"))
     return Group(*parts)
