@@ -13,7 +13,7 @@ from harness_evo import stats
 from harness_evo.config import AcceptanceConfig
 from harness_evo.failures.conditioning import gauge, trajectories
 from harness_evo.store import Edit, Rollout, RunStore
-from harness_evo.store.conditioning import Conditioning, Drop
+from harness_evo.store.conditioning import Conditioning, Drop, NodeGauge
 from harness_evo.store.gate import Verdict
 
 
@@ -63,7 +63,7 @@ def fallen(parent: Conditioning, child: Conditioning, margin: float) -> list[str
 def conditioning_summary(store: RunStore, root: str, best: str) -> dict:
     """For the run's summary: the train gauges of the starting and the best node, and the gated edits whose gate
     rollouts showed the agent reading the task less (with their fates)."""
-    gauges = {row["node_id"]: row for row in store.rows("conditioning", "split = 'train'")}
+    gauges = {gauge.node_id: gauge.model_dump(mode="json") for gauge in store.records(NodeGauge, "split = 'train'")}
     return {"start": gauges.get(root), "best": gauges.get(best),
             "reads_less": [{"edit": edit.id, "status": edit.status.value} for edit in store.records(Edit, order_by="iteration, id")
                            if edit.reads_less]}

@@ -24,7 +24,7 @@ from harness_evo.agent.actions import OPERATOR_CHARS, command_lines, programs, w
 from harness_evo.agent.trajectory import Trajectory, stored
 from harness_evo.harness.actions import DONE_MARKER
 from harness_evo.store import Rollout, RunStore
-from harness_evo.store.conditioning import Conditioning, Measure
+from harness_evo.store.conditioning import Conditioning, Measure, NodeGauge
 
 DONE = re.compile(rf"(?:&&|;)?\s*echo\s+['\"]?{DONE_MARKER}['\"]?")
 OPENING = 1
@@ -113,24 +113,14 @@ def trajectories(store: RunStore, rollouts: Iterable[Rollout]) -> list[Trajector
     return stored(store, [rollout for rollout in rollouts if rollout.scored])
 
 
-class NodeGauge(Conditioning):
-    """The gauge of one node's scored rollouts of one split, as a row of `conditioning` (`id` is `node/split`)."""
-
-    id: str
-    node_id: str
-    split: str
-    scored: int = 0
-    """The node's scored rollouts of the split when it was measured: it is measured again when it has more."""
-
-
 def node_gauge(store: RunStore, node: str, split: str, categories: Mapping[str, str]) -> NodeGauge:
     """The gauge of a node's scored rollouts of `split`, computed once per count of them: recorded in `conditioning`
     and read back while the node has no new rollouts."""
     rows = [row for row in store.records(Rollout, "harness_hash = ? AND split = ?", [node, split]) if row.scored]
     key = f"{node}/{split}"
-    known = store.get("conditioning", key)
-    if known is not None and known.get("scored") == len(rows):
-        return NodeGauge.model_validate(known)
+    known = store.record(NodeGauge, key)
+    if known is not None and known.scored == len(rows):
+        return known
     found = NodeGauge(id=key, node_id=node, split=split, scored=len(rows), **gauge(trajectories(store, rows), categories).model_dump())
-    store.emit("conditioning", found.model_dump(mode="json"))
+    store.put(found)
     return found

@@ -1,6 +1,10 @@
 """The input-conditioning gauge of some rollouts, as the run records it (measured by `failures/conditioning.py`)."""
 
+from typing import ClassVar
+
 from pydantic import BaseModel, Field
+
+from harness_evo.store.record import Record
 
 
 class Measure(BaseModel):
@@ -45,3 +49,16 @@ class Drop(BaseModel):
 
     def sentence(self) -> str:
         return f"the agent reads the task less: {'; '.join(self.fell)} over {self.child.rollouts} paired gate rollouts"
+
+
+class NodeGauge(Conditioning, Record):
+    """The gauge of one node's scored rollouts of one split, as a row of `conditioning` (`id` is `node/split`)."""
+
+    kind: ClassVar[str] = "conditioning"
+    table: ClassVar[str] = "conditioning"
+
+    id: str
+    node_id: str
+    split: str
+    scored: int = 0
+    """The node's scored rollouts of the split when it was measured: it is measured again when it has more."""

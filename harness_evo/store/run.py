@@ -19,6 +19,7 @@ import sqlite_utils
 
 from harness_evo.errors import UserError
 from harness_evo.store.calls import Iteration, LlmCall
+from harness_evo.store.conditioning import NodeGauge
 from harness_evo.store.edit import Edit
 from harness_evo.store.failure import Failure
 from harness_evo.store.node import Node
@@ -55,7 +56,7 @@ class RunStatus(StrEnum):
     STOPPED = "stopped"  # Ctrl-C or SIGTERM; what finished is kept
     FAILED = "failed"  # an error ended it; what finished is kept
 
-RECORDS: tuple[type[Record], ...] = (Rollout, Edit, Node, LlmCall, Iteration, Failure, Pattern, PatternMember)
+RECORDS: tuple[type[Record], ...] = (Rollout, Edit, Node, LlmCall, Iteration, Failure, Pattern, PatternMember, NodeGauge)
 """Typed records; their tables are made from their fields when a run is opened (an older run's gain the new columns)."""
 
 

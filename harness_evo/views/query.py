@@ -10,6 +10,7 @@ from typing import Any
 from harness_evo import stats
 from harness_evo.harness.formats import Origin
 from harness_evo.store import Node, Rollout, RunStatus, RunStore
+from harness_evo.store.conditioning import NodeGauge
 from harness_evo.views import style
 
 SPLITS = ("train", "dev", "test")
@@ -55,7 +56,7 @@ def node_scores(store: RunStore, node: str) -> dict[str, dict[str, Any]]:
 
 def conditioning(store: RunStore, node: str) -> dict[str, dict[str, Any]]:
     """Split -> the input-conditioning gauge of a node as the loop last recorded it (`failures/conditioning.py`)."""
-    return {row["split"]: row for row in store.rows("conditioning", "node_id = ?", [node])}
+    return {gauge.split: gauge.model_dump(mode="json") for gauge in store.records(NodeGauge, "node_id = ?", [node])}
 
 
 def score_facts(found: stats.Rate | None) -> dict[str, Any]:
