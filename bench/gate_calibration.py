@@ -403,7 +403,7 @@ def embedded(options: argparse.Namespace, console: Console) -> None:
 
     store.set_status(RunStatus.RUNNING)
     try:
-        with LLM(config.models, store=store) as llm:
+        with LLM(config.run_models(), store=store) as llm:
             executor = Executor(store, backend, suite, llm, workers=config.rollout_workers(), on_progress=progress)
             fill(pool, executor, console)
     except KeyboardInterrupt:

@@ -121,7 +121,7 @@ def run_gepa(bench: Bench, runs_dir: Path) -> dict[str, Any]:
     started, before = time.monotonic(), time_spent(store, 0.0)
     console.print(f"GEPA: run {store.folder}, {bench.budget} metric calls (rollouts), valset = the dev split ({len(dev)} tasks)")
     try:
-        with LLM(config.models, store=store) as llm, store.stopped_on_interrupt():
+        with LLM(config.run_models(), store=store) as llm, store.stopped_on_interrupt():
             executor = Executor(store, get_backend(config.sandbox, run_id=store.id), bench.suite, llm=llm,
                                 workers=config.rollout_workers(), agent=config.agent)
             adapter = HarnessAdapter(executor, config.failures.trace_token_budget)
