@@ -32,7 +32,7 @@ from rich.table import Table
 from harness_evo import stats
 from harness_evo.agent.executor import Executor
 from harness_evo.cli import stop_like_ctrl_c
-from harness_evo.compare import LETTERS, Contender, run_compare
+from harness_evo.compare import LETTERS, Contender, planned, run_compare
 from harness_evo.config import SMALL_MODEL, RunConfig
 from harness_evo.errors import HarnessError, UserError
 from harness_evo.evolve import session
@@ -43,6 +43,8 @@ from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
 from harness_evo.store import RunStatus, RunStore
 from harness_evo.taskset import load_suite, suite_digest
+from harness_evo.views.evaluation import RolloutProgress
+from harness_evo.views.evolution import EvolutionView
 
 ROOT = Path(__file__).parents[1]
 SYSTEMS = ("start", "GEPA", "harness-evo", "random search")
@@ -121,9 +123,10 @@ def run_gepa(bench: Bench, runs_dir: Path) -> dict[str, Any]:
     started, before = time.monotonic(), time_spent(store, 0.0)
     console.print(f"GEPA: run {store.folder}, {bench.budget} metric calls (rollouts), valset = the dev split ({len(dev)} tasks)")
     try:
-        with LLM(config.run_models(), store=store) as llm, store.stopped_on_interrupt():
+        with (LLM(config.run_models(), store=store) as llm, store.stopped_on_interrupt(),
+              RolloutProgress(bench.budget, console) as progress):
             executor = Executor(store, get_backend(config.sandbox, run_id=store.id), bench.suite, llm=llm,
-                                workers=config.rollout_workers(), agent=config.agent)
+                                workers=config.rollout_workers(), agent=config.agent, on_progress=progress.update)
             adapter = HarnessAdapter(executor, config.failures.trace_token_budget)
             result = gepa.optimize(seed_candidate=bench.harness.components, trainset=train, valset=dev, adapter=adapter,
                                    reflection_lm=ProposerLM(llm), max_metric_calls=bench.budget, seed=config.seed,
@@ -146,8 +149,8 @@ def run_evolve(bench: Bench, system: str, runs_dir: Path) -> dict[str, Any]:
     config = bench.config.with_options({"acceptance.rule": RULES[system]})
     store = bench.open_run(runs_dir, lambda: session.start(config, runs_dir, harness=bench.harness))
     console.print(f"{system}: run {store.folder}, {bench.budget} rollouts, acceptance rule {RULES[system]}")
-    with session.owned(store):
-        summary = session.run(store)
+    with session.owned(store), EvolutionView(console, quiet=True) as view:
+        summary = session.run(store, [view])
     best = summary["best_node"]
     return {**spend(store), "system": system, "components": Harness.load(store.folder / "harnesses" / best).components,
             "hash": best, "kept_start": best == summary["root"], "best_at_rollouts": scored_by(store, best, summary["root"]),
@@ -176,7 +179,8 @@ def score_on_test(bench: Bench, harnesses: dict[str, Harness], runs_dir: Path) -
     config = bench.config.with_options({"kind": "compare", "split": "test", "executor.trials": TEST_TRIALS})
     console.print(f"test: compare of {len(found)} distinct harnesses on the test split x {TEST_TRIALS} trials, under {runs_dir}")
     runs_dir.mkdir(parents=True, exist_ok=True)
-    facts = run_compare(config, found, runs_dir)
+    with RolloutProgress(planned(config, found), console) as progress:
+        facts = run_compare(config, found, runs_dir, on_progress=progress.update)
     return {"letters": letters, "hashes": {system: harness.hash for system, harness in harnesses.items()}, **facts}
 
 

@@ -25,6 +25,7 @@ from harness_evo.sandbox.docker import connect, listed
 from harness_evo.sandbox.images import LABEL
 from harness_evo.store import RunStore
 from harness_evo.taskset import load_suite
+from harness_evo.views import style
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "bench"))
 import gepa_adapter  # noqa: E402
@@ -108,7 +109,8 @@ def bench(args: list) -> Result:
 
 
 @pytest.mark.docker
-def test_gepa_harness_evo_and_random_search_side_by_side_on_the_test_split(tmp_path: Path):
+def test_gepa_harness_evo_and_random_search_side_by_side_on_the_test_split(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(style, "PLAIN_EVERY_S", 0.0)  # a progress line for every rollout
     name = f"peer-solver-{tmp_path.name}"
     scripted.register(name, solver, token=name)
     args = ["--tasks", suite(tmp_path / "tasks"), "--harness", short_harness(tmp_path / "harness"), "--budget", 16,
@@ -118,6 +120,9 @@ def test_gepa_harness_evo_and_random_search_side_by_side_on_the_test_split(tmp_p
 
     assert first.exit_code == 0, first.output
     assert {"start", "GEPA", "harness-evo"} == set(table_rows(first)) and "random search: not run" in first.output
+    progress = first.output.split("GEPA: run ", 1)[1]
+    assert "rollouts 1/16, " in progress and "evolving run" in progress and "rollouts: " in progress, "each piece shows its progress"
+    assert re.search(r"rollouts 1/\d+, ", progress.split("test: compare of", 1)[1]), "the test piece too"
 
     result = bench(args)
 
