@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 from fixtures import evolve_world as world
+from rich.console import Console
 from typer.testing import CliRunner
 
 from harness_evo.agent.executor import Executor
@@ -204,3 +205,20 @@ def test_sigterm_stops_the_bench_as_ctrl_c_does_with_no_sandbox_left(tmp_path: P
 
     assert process.returncode == 130 and "stopped; run again with --resume" in output, output
     assert not listed(client, [f"{LABEL}.run={run}"]), "the bench's sandboxes were removed"
+
+
+def test_when_every_optimizer_keeps_the_start_the_table_shows_no_gain_and_no_ratio():
+    start = {"letter": "A", "pass_at_1": {"passed": 3, "n": 54}}
+    test = {"tasks": 18, "trials": 3, "letters": dict.fromkeys(("start", "GEPA", "harness-evo"), "A"), "harnesses": [start],
+            "comparisons": []}
+    results = {"GEPA": {"rollouts": 176, "evaluated": 17, "calls": {"solver": {"calls": 947, "tokens": 904_224}}, "wall_s": 4480.0},
+               "harness-evo": {"rollouts": 221, "best_at_rollouts": 0, "calls": {}, "wall_s": 1424.2}}
+    console = Console(width=200, record=True)
+
+    console.print(peer_gepa.table(results, test))
+
+    rows = {line.split("│")[1].strip(): line for line in console.export_text().splitlines() if line.count("│") > 5}
+    assert all("6% [" in rows[system] for system in ("start", "GEPA", "harness-evo"))
+    assert "0 (the start's harness)" in rows["GEPA"] and "0 (the start's harness)" in rows["harness-evo"] and "random search" not in rows
+    assert peer_gepa.ratio_line(test).startswith("harness-evo's gain / GEPA's: undefined, GEPA's test gain is +0.0 pp")
+    assert peer_gepa.reach_line(results, test).endswith("0 (the start already scores as well)")
