@@ -245,7 +245,7 @@ def table(results: dict[str, dict], test: dict[str, Any]) -> Table:
             grid.add_row(system, score, "-", "-", "-", "-")
             continue
         result = results[system]
-        used = f"{result['rollouts']}" + (f"\n{result['evaluated']} candidates" if system == "GEPA" else "")
+        used = f"{result['rollouts']}" + (f"\n{result['evaluated']} harnesses" if system == "GEPA" else "")
         grid.add_row(system, score, gain_text(gain(test, system)), used, calls_text(result["calls"]), minutes(result["wall_s"]))
     return grid
 
@@ -279,8 +279,10 @@ def report(bench: Bench, results: dict[str, dict], test: dict[str, Any]) -> None
     gepa_run = results["GEPA"]
     console.print(f"GEPA's valset is the dev split: it selects its best candidate there, as designed (dev score "
                   f"{gepa_run['best_dev']:.0%}); the test split was seen by neither optimizer.")
-    console.print(f"GEPA proposed {gepa_run['candidates'] - 1} candidate(s); {gepa_run['evaluated']} harness(es) were evaluated "
-                  f"through harness-evo's executor in {gepa_run['rollouts']} rollouts ({gepa_run['metric_calls']} metric calls).")
+    console.print(f"GEPA's pool took {gepa_run['candidates'] - 1} of its proposals (better on their minibatch, then scored on the "
+                  f"valset); {gepa_run['evaluated']} distinct harnesses, the start and its proposals, ran through harness-evo's "
+                  f"executor in {gepa_run['rollouts']} rollouts for its {gepa_run['metric_calls']} metric calls (a key already "
+                  "run is not run again).")
     if "random search" in results:
         console.print("random search: harness-evo's loop accepting every edit that reaches the gate (acceptance rule none); "
                       "the gate's rollouts are still paid.")
