@@ -1,7 +1,8 @@
 """GEPA side by side (a benchmark, not a test): the same harness, suite split, models and rollout budget for each of
 1. GEPA (`gepa.optimize`, its own engine) through the adapter of `gepa_adapter.py`; its valset is our dev split,
 2. harness-evo's `evolve` with dev scoring, its budget in rollouts,
-3. random search: the same loop with every edit accepted (acceptance rule `none`),
+3. random search: the same loop with every edit accepted (acceptance rule `none`); its result is the node with the
+   best dev score, as GEPA picks from its valset (harness-evo's is the node a paired dev test confirmed over the start),
 then every resulting harness and the start are scored with `compare` on the test split (seen by neither optimizer),
 3 trials, against the start; one table shows the result.
 
@@ -38,10 +39,11 @@ from harness_evo.errors import HarnessError, UserError
 from harness_evo.evolve import session
 from harness_evo.evolve.budget import time_spent
 from harness_evo.evolve.loop import dev_tasks
+from harness_evo.evolve.tree import SearchTree
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
 from harness_evo.sandbox import get_backend
-from harness_evo.store import RunStatus, RunStore
+from harness_evo.store import Node, RunStatus, RunStore
 from harness_evo.taskset import load_suite, suite_digest
 from harness_evo.views.evaluation import RolloutProgress
 from harness_evo.views.evolution import EvolutionView
@@ -151,10 +153,17 @@ def run_evolve(bench: Bench, system: str, runs_dir: Path) -> dict[str, Any]:
     console.print(f"{system}: run {store.folder}, {bench.budget} rollouts, acceptance rule {RULES[system]}")
     with session.owned(store), EvolutionView(console, quiet=True) as view:
         summary = session.run(store, [view])
-    best = summary["best_node"]
+    best = result_node(system, store, summary)
     return {**spend(store), "system": system, "components": Harness.load(store.folder / "harnesses" / best).components,
             "hash": best, "kept_start": best == summary["root"], "best_at_rollouts": scored_by(store, best, summary["root"]),
-            "best_dev": summary["best_dev"], "start_dev": summary["start_dev"], "wall_s": summary["elapsed_s"]}
+            "best_dev": SearchTree(store.records(Node)).node(best).get("dev_score"), "start_dev": summary["start_dev"],
+            "wall_s": summary["elapsed_s"]}
+
+
+def result_node(system: str, store: RunStore, summary: dict[str, Any]) -> str:
+    """harness-evo's result is the node its paired dev test confirmed over the start (the start when none was);
+    random search's is the node with the best dev score, as GEPA picks from its valset."""
+    return summary["best_node"] if system == "harness-evo" else SearchTree(store.records(Node)).best()
 
 
 def scored_by(store: RunStore, node: str, root: str) -> int:
@@ -284,8 +293,10 @@ def report(bench: Bench, results: dict[str, dict], test: dict[str, Any]) -> None
                   f"executor in {gepa_run['rollouts']} rollouts for its {gepa_run['metric_calls']} metric calls (a key already "
                   "run is not run again).")
     if "random search" in results:
-        console.print("random search: harness-evo's loop accepting every edit that reaches the gate (acceptance rule none); "
-                      "the gate's rollouts are still paid.")
+        console.print("random search: harness-evo's loop accepting every edit that reaches the gate (acceptance rule none; "
+                      "the gate's rollouts are still paid); its result is the node with the best dev score "
+                      f"({results['random search']['best_dev']:.0%} against the start's {results['random search']['start_dev']:.0%}), "
+                      "with no test of the difference.")
     else:
         console.print("random search: not run (--no-random-search); run again without it to add its row, the other pieces "
                       "and their test rollouts are reused.")

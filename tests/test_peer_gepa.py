@@ -24,7 +24,7 @@ from harness_evo.llm import scripted
 from harness_evo.sandbox import get_backend
 from harness_evo.sandbox.docker import connect, listed
 from harness_evo.sandbox.images import LABEL
-from harness_evo.store import RunStore
+from harness_evo.store import Node, NodeStatus, RunStore
 from harness_evo.taskset import load_suite
 from harness_evo.views import style
 
@@ -222,3 +222,14 @@ def test_when_every_optimizer_keeps_the_start_the_table_shows_no_gain_and_no_rat
     assert "0 (the start's harness)" in rows["GEPA"] and "0 (the start's harness)" in rows["harness-evo"] and "random search" not in rows
     assert peer_gepa.ratio_line(test).startswith("harness-evo's gain / GEPA's: undefined, GEPA's test gain is +0.0 pp")
     assert peer_gepa.reach_line(results, test).endswith("0 (the start already scores as well)")
+
+
+def test_random_search_returns_its_best_dev_node_where_harness_evo_keeps_the_start_without_a_confirmed_gain(tmp_path: Path):
+    store = RunStore.create(tmp_path, "evolve")
+    store.put(Node(id="start", iteration=-1, status=NodeStatus.ROOT, dev_score=3 / 28, dev_n=28, created=1.0))
+    store.put(Node(id="lucky", parent_id="start", status=NodeStatus.ACCEPTED, dev_score=5 / 28, dev_n=28, created=2.0))
+    store.put(Node(id="worse", parent_id="lucky", status=NodeStatus.ACCEPTED, dev_score=2 / 28, dev_n=28, created=3.0))
+    summary = {"best_node": "start", "root": "start"}
+
+    assert peer_gepa.result_node("harness-evo", store, summary) == "start"
+    assert peer_gepa.result_node("random search", store, summary) == "lucky"
