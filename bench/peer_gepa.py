@@ -153,17 +153,17 @@ def run_evolve(bench: Bench, system: str, runs_dir: Path) -> dict[str, Any]:
     console.print(f"{system}: run {store.folder}, {bench.budget} rollouts, acceptance rule {RULES[system]}")
     with session.owned(store), EvolutionView(console, quiet=True) as view:
         summary = session.run(store, [view])
-    best = result_node(system, store, summary)
+    tree = SearchTree(store.records(Node))
+    best = result_node(system, tree, summary)
     return {**spend(store), "system": system, "components": Harness.load(store.folder / "harnesses" / best).components,
             "hash": best, "kept_start": best == summary["root"], "best_at_rollouts": scored_by(store, best, summary["root"]),
-            "best_dev": SearchTree(store.records(Node)).node(best).get("dev_score"), "start_dev": summary["start_dev"],
-            "wall_s": summary["elapsed_s"]}
+            "best_dev": tree.node(best).get("dev_score"), "start_dev": summary["start_dev"], "wall_s": summary["elapsed_s"]}
 
 
-def result_node(system: str, store: RunStore, summary: dict[str, Any]) -> str:
+def result_node(system: str, tree: SearchTree, summary: dict[str, Any]) -> str:
     """harness-evo's result is the node its paired dev test confirmed over the start (the start when none was);
     random search's is the node with the best dev score, as GEPA picks from its valset."""
-    return summary["best_node"] if system == "harness-evo" else SearchTree(store.records(Node)).best()
+    return summary["best_node"] if system == "harness-evo" else tree.best()
 
 
 def scored_by(store: RunStore, node: str, root: str) -> int:

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from harness_evo.agent.executor import Executor
 from harness_evo.config import RunConfig
+from harness_evo.evolve.tree import SearchTree
 from harness_evo.harness import Harness
 from harness_evo.llm import scripted
 from harness_evo.sandbox import get_backend
@@ -132,7 +133,9 @@ def test_gepa_harness_evo_and_random_search_side_by_side_on_the_test_split(tmp_p
     assert {"start", "GEPA", "harness-evo", "random search"} <= rows.keys()
     assert "0% [" in rows["start"] and all("100% [" in rows[system] and "+100.0 pp" in rows[system] for system in ("GEPA", "harness-evo", "random search"))
     assert "harness-evo's gain / GEPA's: 1.00" in result.output
-    assert "valset is the dev split" in result.output and "pool took 1 of its proposals" in " ".join(result.output.split()) and "2 distinct harnesses, the start and its proposals, ran through harness-evo's executor" in " ".join(result.output.split())
+    words = " ".join(result.output.split())
+    assert "valset is the dev split" in result.output and "pool took 1 of its proposals" in words
+    assert "2 distinct harnesses, the start and its proposals, ran through harness-evo's executor" in words
     [gepa_run] = (tmp_path / "runs" / "peer-gepa").glob("*/gepa/*")
     store = RunStore(gepa_run)
     fixed = {row["harness_hash"] for row in store.rows("rollouts")} - {Harness.load(tmp_path / "harness").hash}
@@ -224,12 +227,11 @@ def test_when_every_optimizer_keeps_the_start_the_table_shows_no_gain_and_no_rat
     assert peer_gepa.reach_line(results, test).endswith("0 (the start already scores as well)")
 
 
-def test_random_search_returns_its_best_dev_node_where_harness_evo_keeps_the_start_without_a_confirmed_gain(tmp_path: Path):
-    store = RunStore.create(tmp_path, "evolve")
-    store.put(Node(id="start", iteration=-1, status=NodeStatus.ROOT, dev_score=3 / 28, dev_n=28, created=1.0))
-    store.put(Node(id="lucky", parent_id="start", status=NodeStatus.ACCEPTED, dev_score=5 / 28, dev_n=28, created=2.0))
-    store.put(Node(id="worse", parent_id="lucky", status=NodeStatus.ACCEPTED, dev_score=2 / 28, dev_n=28, created=3.0))
+def test_random_search_returns_its_best_dev_node_where_harness_evo_keeps_the_start_without_a_confirmed_gain():
+    tree = SearchTree([Node(id="start", iteration=-1, status=NodeStatus.ROOT, dev_score=3 / 28, dev_n=28, created=1.0),
+                       Node(id="lucky", parent_id="start", status=NodeStatus.ACCEPTED, dev_score=5 / 28, dev_n=28, created=2.0),
+                       Node(id="worse", parent_id="lucky", status=NodeStatus.ACCEPTED, dev_score=2 / 28, dev_n=28, created=3.0)])
     summary = {"best_node": "start", "root": "start"}
 
-    assert peer_gepa.result_node("harness-evo", store, summary) == "start"
-    assert peer_gepa.result_node("random search", store, summary) == "lucky"
+    assert peer_gepa.result_node("harness-evo", tree, summary) == "start"
+    assert peer_gepa.result_node("random search", tree, summary) == "lucky"
