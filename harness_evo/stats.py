@@ -3,7 +3,8 @@
 A pass rate is a share of scored rollouts, shown with a Wilson score interval. Two harnesses run on the same
 (task, trial) keys are compared pair by pair: the difference in pass@1 gets a bootstrap interval that resamples
 tasks with their trials kept together (trials of one task are not independent), and an exact two-sided sign test
-on the pairs that differ (McNemar's test) gives the p-value.
+on the pairs that differ (McNemar's test) gives the p-value. A gate that looks after every batch of pairs weighs
+them with a mixture e-value (`mixture_e_value`), which stays valid however often it is looked at.
 """
 
 import math
@@ -11,8 +12,12 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from scipy.stats import binomtest, norm
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import betaincinv
+from scipy.stats import betabinom, binomtest, norm
 
 CONFIDENCE = 0.95
 """Level of every interval the tool prints."""
@@ -167,3 +172,47 @@ def verdict(a: str, b: str, difference: Difference, alpha: float = 0.05) -> str:
 def expected_false_accepts(alphas: Iterable[float]) -> float:
     """Accepts that edits which change nothing would get from noise alone, at most: the sum of the gates' alphas."""
     return sum(alphas)
+
+
+# --- sequential evidence on the pairs that differ ---------------------------------------------------------------------
+
+
+def mixture_e_value(wins: float, losses: float, alternatives: Sequence[float]) -> float:
+    """The e-value of `wins` against `losses` among pairs that differ, against "a win is no likelier than a loss": the
+    mean over `alternatives` (shares of wins above 1/2) of the likelihood ratio (2q)^wins (2(1-q))^losses.
+
+    Under that null each pair that differs multiplies every ratio by a factor whose expectation, given everything seen
+    before, is at most 1, whatever chose the pair; so the mean is a nonnegative supermartingale, and by Ville's
+    inequality the chance that it ever reaches 1/alpha is at most alpha, however often it is looked at. Counts may be
+    fractional (a projection of pairs still to come)."""
+    logs = [wins * math.log(2 * q) + losses * math.log(2 * (1 - q)) for q in alternatives]
+    top = max(logs)
+    return math.exp(min(700.0, top + math.log(math.fsum(math.exp(log - top) for log in logs) / len(logs))))
+
+
+@lru_cache(maxsize=256)
+def fewest_wins(threshold: float, alternatives: tuple[float, ...], limit: int = 100_000) -> int | None:
+    """The fewest pairs, all of them wins, whose mixture e-value reaches `threshold` (None beyond `limit`)."""
+    return next((n for n in range(limit + 1) if mixture_e_value(n, 0, alternatives) >= threshold), None)
+
+
+def upper_share(successes: float, failures: float, level: float) -> float:
+    """An upper bound of a share from its counts, exceeded with chance `level` by the Jeffreys posterior
+    Beta(successes + 1/2, failures + 1/2): the most the share plausibly is."""
+    return float(betaincinv(successes + 0.5, failures + 0.5, 1 - level))
+
+
+def beta_binomial_fit(counts: Sequence[tuple[int, int]]) -> tuple[float, float]:
+    """(a, b) of the Beta distribution of per-task pass rates that makes `counts` ((passed, n) per task) likeliest,
+    by maximum likelihood of the beta-binomial: how pass rates spread over tasks, from a few trials of each."""
+    passed = np.array([k for k, _ in counts])
+    trials = np.array([n for _, n in counts])
+
+    def loss(log_ab: np.ndarray) -> float:
+        a, b = np.exp(log_ab)
+        return -float(betabinom.logpmf(passed, trials, a, b).sum())
+
+    mean = (passed.sum() + 0.5) / (trials.sum() + 1)
+    fit = minimize(loss, np.log([mean * 2, (1 - mean) * 2]), method="Nelder-Mead", options={"xatol": 1e-6, "fatol": 1e-9})
+    a, b = np.exp(fit.x)
+    return float(a), float(b)

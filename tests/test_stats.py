@@ -1,6 +1,8 @@
 """The paired comparison's verdict: what a user reads when two harnesses cannot be told apart."""
 
-from harness_evo.stats import Outcome, paired, verdict
+import random
+
+from harness_evo.stats import Outcome, fewest_wins, mixture_e_value, paired, rate, upper_share, verdict
 
 
 def outcomes(tasks: int, trials: int, b_better: int, a_better: int) -> list[Outcome]:
@@ -22,3 +24,25 @@ def test_a_large_sample_with_few_differing_pairs_says_any_difference_is_smaller_
 def test_a_small_sample_says_how_many_more_trials_per_task_would_resolve_a_difference():
     line = verdict("A", "B", paired(outcomes(4, 1, b_better=1, a_better=0)))
     assert "at this sample size" in line and "more trials per task would resolve a difference of 25.0 pp" in line
+
+
+def test_the_mixture_e_value_of_fair_coin_flips_reaches_one_over_alpha_at_most_alpha_of_the_time_however_often_looked_at():
+    alternatives, alpha, flips, sequences = (0.6, 0.7, 0.8), 0.1, 200, 3000
+    rng = random.Random(0)
+    crossed = 0
+    for _ in range(sequences):
+        wins = 0
+        for n in range(1, flips + 1):
+            wins += rng.random() < 0.5
+            if mixture_e_value(wins, n - wins, alternatives) >= 1 / alpha:
+                crossed += 1
+                break
+    share = rate(crossed, sequences)
+    assert share.high <= alpha and share.low > alpha / 4, share  # valid, and not by never crossing
+
+
+def test_the_fewest_fixed_pairs_to_reach_a_bar_and_an_upper_bound_of_a_share():
+    assert fewest_wins(10.0, (0.6, 0.7, 0.8)) == 7 and mixture_e_value(7, 0, (0.6, 0.7, 0.8)) >= 10 > mixture_e_value(
+        6, 0, (0.6, 0.7, 0.8)
+    )
+    assert 0.5 < upper_share(10, 10, 0.1) < 0.7 and upper_share(0, 20, 0.1) < 0.1 < upper_share(0, 0, 0.1)
