@@ -230,6 +230,60 @@ class AcceptanceConfig(Strict):
     """Drop of task identifiability or category dependence, child vs parent on the gate's pairs, that flags an edit."""
 
 
+class EvidenceConfig(Strict):
+    """The evidence engine (`evolve/evidence/`): a sequential gate that pairs a child with its parent's pool of train
+    rollouts, chooses tasks by what their pairs can tell, and races the candidates of one parent."""
+
+    alpha: float = 0.1
+    """Chance that a gate accepts an edit that changes nothing, however often it looks; a race splits it evenly over
+    its candidates."""
+    max_rollouts: int = Field(200, ge=1)
+    """Rollouts of one candidate's gate; a race of n candidates has n times this, spent on the candidates still
+    running. The parent's fresh rollouts come on top (at most one per key) and stay in its pool for the next gates."""
+    batch: int = Field(8, ge=1)
+    """Keys measured per look: the gate decides after each batch."""
+    max_trials: int = Field(6, ge=1)
+    """Most trials of one task in a global edit's gate."""
+    target_trials: int = Field(20, ge=1)
+    """Most trials of each target (and related task) in a targeted edit's gate: its evidence comes from few tasks."""
+    alternatives: list[float] = [0.6, 0.7, 0.8]
+    """Shares of the differing pairs a helpful child fixes that the test is tuned for: its e-value is the mean of the
+    likelihood ratios of these against 1/2 (each above 1/2 and below 1)."""
+    futility: float = 0.15
+    """A gate stops for futility when, were the child to fix the most of the differing pairs its pairs so far make
+    plausible (an upper bound exceeded with this chance), its e-value would still end below 1/alpha within the
+    rollouts left."""
+    harm_alpha: float = 0.1
+    """A gate stops as harmful when its mirrored e-value (broken against fixed pairs) reaches 1/harm_alpha."""
+    drop_alpha: float = 0.1
+    """A race drops a candidate when another's e-value against it, on the keys both ran, reaches 1/drop_alpha."""
+    regression_sample: int = Field(4, ge=0)
+    """Tasks outside a targeted edit's targets that the parent passed on its guide keys, gated as protected tasks."""
+    protected_trials: int = Field(3, ge=1)
+    """Pairs of each protected task before a targeted edit may be accepted; a protected task the parent passed on at
+    least half of them and the child on none rejects the edit."""
+    prior_strength: float = Field(2.0, gt=0)
+    """Weight, in rollouts, of the train split's pass rate in a task's estimated pass rate before its own rollouts."""
+    unsolved_after: int = Field(3, ge=1)
+    """A task the parent failed on at least this many guide keys and never passed is left out of a global edit's gate."""
+
+    @field_validator("alpha", "harm_alpha", "drop_alpha", "futility")
+    @classmethod
+    def a_chance(cls, value: float) -> float:
+        if not 0 < value < 1:
+            raise PydanticCustomError("chance", "{value} is no chance of an error; set a value between 0 and 1 "
+                                      "(exclusive), e.g. 0.1", {"value": value})
+        return value
+
+    @field_validator("alternatives")
+    @classmethod
+    def better_than_even(cls, shares: list[float]) -> list[float]:
+        if not shares or any(not 0.5 < share < 1 for share in shares):
+            raise PydanticCustomError("alternatives", "{shares} must be one or more shares of fixed pairs between 0.5 "
+                                      "and 1 (exclusive), e.g. [0.6, 0.7, 0.8]", {"shares": shares})
+        return shares
+
+
 class SearchConfig(Strict):
     """Which harness node to expand next, and how edits to it are proposed and reviewed."""
 
