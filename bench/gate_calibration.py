@@ -1,23 +1,30 @@
 """How often the empirical gate keeps an edit that does nothing, and how often one that helps (a benchmark, not a test).
 
-1. False accepts per gate, on A/A edits (a child no model would tell from its parent):
-   a. in the synthetic world of bench/curriculum_sim.py: a child identical to its parent in truth, each rollout noisy
-      with the world's REPLAY share of shared random numbers, judged by the real gate (`make_gate(AcceptanceConfig())`)
-      on tasks chosen as `try_candidate` chooses them (`pattern_sample` of a pattern the parent's trial-0 rollouts
-      found, and a protected regression sample of tasks it passed), with its second look; each gate with outcomes
-      of its own, in one of 1000 worlds.
-   b. with the embedded solver on train tasks of tasks/core: harnesses/bash-agent against a copy whose system prompt
-      has one more blank line between two paragraphs (rendered, so every sampled reply differs, but nothing to act
-      on). Each side runs K tasks x T fresh trials once through the Executor, the parent one trial more (the one that
-      chose the gate's tasks, as trial 0 does in a run); gates are then drawn from that pool as the gate would pick
-      tasks and trials. Gates drawn from one pool are not independent.
-2. False accepts per run: G A/A gates against one parent, with the parent's gate rollouts reused by every child (as
-   the loop's cache does) and with fresh parent trials for each gate: the chance that at least one is accepted.
-3. Power: the share of gates that accept a child whose true pass rate on the pattern's tasks is higher by +15 or +30
-   points (up to 100%), the regression tasks unchanged.
+1. Today's gate and the evidence engine side by side (the default): one stream of candidates, mostly inert (A/A),
+   some helping by +5, +10 or +15 pp, some hurting by 5 or 10 pp, half global and half targeted, judged by both in
+   simulated worlds whose train tasks' pass rates are the embedded solver's own (bench/data/pass_rates.json, made by
+   bench/pass_rates.py from an eval run; see world.py for the world and what +d means). Today's gate is
+   `make_gate_plan` + `make_gate(AcceptanceConfig())` driven as `Evolution.try_candidate` drives them; the engine is
+   `Engine(EvidenceConfig(), train).gate`. Each parent's run judges `--per-parent` candidates, each gate reusing the
+   parent's rollouts (today: the executor's cache by key; the engine: its pool). Reported per gate: A/A false accepts,
+   power at each effect, rollouts per decision, true accepts per 1000 rollouts, the share of accepts that were inert
+   or harmful, and the expected false accepts of a run of 50 gates. A data file marked synthetic runs only with
+   --synthetic (or --quick), every figure labelled.
+2. With --curriculum-world, today's gate in the synthetic world of bench/curriculum_sim.py:
+   a. false accepts per gate on A/A edits, judged by the real gate on tasks chosen as `try_candidate` chooses them;
+   b. false accepts per run: G A/A gates against one parent, the parent's gate rollouts reused by every child (as the
+      loop's cache does) and fresh for each gate: the chance that at least one is accepted;
+   c. power: the share of gates that accept a child whose true pass rate on the pattern's tasks is higher by +15 or
+      +30 points (up to 100%), the regression tasks unchanged.
+3. With --embedded, false accepts with the embedded solver on train tasks of tasks/core: harnesses/bash-agent against
+   a copy whose system prompt has one more blank line between two paragraphs (rendered, so every sampled reply
+   differs, but nothing to act on). Each side runs K tasks x T fresh trials once through the Executor, the parent one
+   trial more (the one that chose the gate's tasks, as trial 0 does in a run); gates are then drawn from that pool as
+   the gate would pick tasks and trials. Gates drawn from one pool are not independent.
 
-    python bench/gate_calibration.py [--gates 20000] [--runs 400] [--seed 0] [--workers 2] [--skip-embedded]
-        [--tasks 10 | --tasks ID,ID,...] [--pool-trials 6] [--run RUN]
+    python bench/gate_calibration.py [--gates 4000] [--per-parent 10] [--seed 0] [--workers 2] [--data FILE]
+        [--synthetic] [--quick] [--curriculum-world [--runs 300]] [--embedded [--tasks 10 | --tasks ID,ID,...]
+        [--pool-trials 6] [--run RUN]]
 """
 
 import argparse
@@ -34,17 +41,23 @@ from pathlib import Path
 
 from curriculum_sim import Harness as SimHarness
 from curriculum_sim import Run, make_world
+from pass_rates import REAL, SYNTHETIC, PassRates
 from rich.console import Console
 from rich.table import Table
 
 from harness_evo import stats
-from harness_evo.config import AcceptanceConfig, RunConfig
+from harness_evo.config import AcceptanceConfig, EvidenceConfig, RunConfig
 from harness_evo.evolve.acceptance import AcceptanceRule, Pair, Verdict, make_gate, pair_rollouts
+from harness_evo.evolve.evidence import PARENT, Candidate, Engine, ParentPool
+from harness_evo.evolve.evidence.world import Effect, SimTask, TodayGate, World, draw_rates, guide_patterns
 from harness_evo.evolve.gate import across_categories, pattern_sample
+from harness_evo.evolve.target import Target
+from harness_evo.harness import Harness
 from harness_evo.store import Rollout, RunStatus
 from harness_evo.taskset import Task
 
 ACCEPTANCE = AcceptanceConfig()
+EVIDENCE = EvidenceConfig()
 LIFTS = (0.15, 0.30)
 """True gains in pass rate on the pattern's tasks whose power is measured."""
 RUN_GATES = (10, 30, 70)
@@ -73,11 +86,254 @@ def two_looks(gate: AcceptanceRule, look: Callable[[int], list[Pair]], protected
     return Gated(verdict, 1)
 
 
-# --- the synthetic world ----------------------------------------------------------------------------------------------
+# --- today's gate and the evidence engine side by side -----------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class SimTask:
+class Kind:
+    """A kind of candidate in the stream: its scope, its true effect (see `world.Effect`), and its share of the stream."""
+
+    scope: str
+    delta: float
+    weight: int
+
+    def __str__(self) -> str:
+        return f"{self.scope} {'A/A (inert)' if not self.delta else f'{self.delta * 100:+.0f} pp'}"
+
+
+STREAM = (Kind("global", 0.0, 30), Kind("targeted", 0.0, 30),
+          Kind("global", 0.05, 5), Kind("global", 0.10, 5), Kind("global", 0.15, 5),
+          Kind("targeted", 0.05, 5), Kind("targeted", 0.10, 5), Kind("targeted", 0.15, 5),
+          Kind("global", -0.05, 5), Kind("global", -0.10, 5))
+"""The candidates both gates judge, by share: 60% inert, 30% helping, 10% hurting; half global, half targeted."""
+ENGINES = ("today", "engine")
+"""Today's gate (gate.py's plan, acceptance.py's rule, with its second look) and the evidence engine."""
+A_A_RUN = 50
+"""Gates of the run whose expected false accepts the side by side reports."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One gate's decision on one candidate of the stream."""
+
+    engine: str
+    kind: Kind
+    world: int
+    accepted: bool
+    rollouts: int
+    """Rollouts the decision paid: the child's and the parent's fresh ones (cached or pooled ones are free)."""
+    pairs: int
+    stop: str
+    lift: float
+    """The true mean change of the pass rate over the tasks the edit reaches."""
+
+
+def stream(gates: int, seed: int) -> list[Kind]:
+    """`gates` candidates in the shares of STREAM, in a seeded order."""
+    total = sum(kind.weight for kind in STREAM)
+    kinds = [kind for kind in STREAM for _ in range(round(gates * kind.weight / total))]
+    kinds = (kinds + [STREAM[0]] * gates)[:gates]
+    random.Random(f"{seed}:stream").shuffle(kinds)
+    return kinds
+
+
+@lru_cache(maxsize=4)
+def load_rates(path: str) -> tuple[PassRates, tuple[float, float]]:
+    """The data file and the Beta prior of pass rates over its tasks."""
+    rates = PassRates.read(Path(path))
+    return rates, stats.beta_binomial_fit([(rate.passed, rate.n) for rate in rates.tasks.values()])
+
+
+@lru_cache(maxsize=1)
+def bash_agent() -> Harness:
+    return Harness.load(Path(__file__).parents[1] / "harnesses" / "bash-agent")
+
+
+def lift(kind: Kind, rates: dict[str, float], child: dict[str, float], pattern: list[str]) -> float:
+    reached = list(rates) if kind.scope == "global" else pattern
+    return statistics.fmean(child[task] - rates[task] for task in reached) if reached else 0.0
+
+
+def one_world(args: tuple[str, int, list[Kind]]) -> list[Judged]:
+    """A parent in a world of its own: its true rates drawn from the data file, its trial-0 rollouts of every train task
+    (the run's minibatch: they found the patterns and are the engine's guide), and a run of candidates judged by both
+    gates, each gate reusing the parent's rollouts across the run (cache or pool)."""
+    path, seed, kinds = args
+    data, prior = load_rates(path)
+    rng = random.Random(f"{seed}:world")
+    rates = draw_rates({task: (rate.passed, rate.n) for task, rate in data.tasks.items()}, rng, prior)
+    tasks = [SimTask(task, rate.category, rate.difficulty) for task, rate in data.tasks.items()]
+    world = World(rates, seed)
+    guide = {(task, 0): world.reward(PARENT, rates, (task, 0)) for task in rates}
+    patterns = guide_patterns(guide, tasks)
+    today, pool, engine = TodayGate(world, tasks, guide, bash_agent()), ParentPool(guide, spent=guide), Engine(EVIDENCE, tasks)
+    judged = []
+    for i, kind in enumerate(kinds):
+        pattern = rng.choice(patterns)
+        effect = Effect(kind.delta, frozenset(pattern) if kind.scope == "targeted" else None)
+        child, side = effect.rates(rates), f"w{seed}c{i}"
+        true_lift = lift(kind, rates, child, pattern)
+        old = today.decide(side, child, pattern, random.Random(f"{seed}:{i}:today"))
+        judged.append(Judged("today", kind, seed, old.verdict.accepted, old.rollouts, old.pairs,
+                             "accepted" if old.verdict.accepted else "rejected", true_lift))
+        candidate = Candidate(id=side, scope=kind.scope, targets=pattern if kind.scope == "targeted" else [])
+        decision = engine.gate(pool, candidate, world.measure({PARENT: rates, side: child}), random.Random(f"{seed}:{i}:engine"))
+        verdict = decision.verdicts[0]
+        judged.append(Judged("engine", kind, seed, verdict.accepted, decision.spend.total, verdict.pairs, verdict.stop.value, true_lift))
+    return judged
+
+
+def side_by_side(options: argparse.Namespace, data: PassRates, console: Console) -> None:
+    started = time.perf_counter()
+    kinds = stream(options.gates, options.seed)
+    per = options.per_parent
+    jobs = [(str(options.data), options.seed * 1_000_003 + w, kinds[k:k + per]) for w, k in enumerate(range(0, len(kinds), per))]
+    with ProcessPoolExecutor(options.workers) as pool:
+        judged = [row for rows in pool.map(one_world, jobs, chunksize=max(1, len(jobs) // (8 * options.workers))) for row in rows]
+    label = "[bold red]SYNTHETIC pass rates: no result[/] " if data.synthetic else ""
+    n, passed = sum(r.n for r in data.tasks.values()), sum(r.passed for r in data.tasks.values())
+    console.print(f"\n{label}[bold]Today's gate and the evidence engine side by side[/] on {options.gates} candidates, "
+                  f"{per} per parent ({len(jobs)} parents), in worlds whose {len(data.tasks)} train tasks' pass rates are drawn "
+                  f"from {options.data.name} ({passed} of {n} passed: {data.command}); a global +d moves every task on the "
+                  "logit scale so that the mean rate rises by d, a targeted +d adds d to each of its pattern's tasks")
+    console.print(f"  today: make_gate_plan + make_gate(AcceptanceConfig()): alpha {ACCEPTANCE.alpha:g}, {ACCEPTANCE.pattern_tasks} "
+                  f"pattern + {ACCEPTANCE.regression_sample} regression tasks x {ACCEPTANCE.trials} trials, a second look of "
+                  f"{ACCEPTANCE.extra_trials} more; engine: EvidenceConfig() alpha {EVIDENCE.alpha:g}, at most "
+                  f"{EVIDENCE.max_rollouts} rollouts, {EVIDENCE.batch} keys a look, alternatives {EVIDENCE.alternatives}")
+    table = Table(title=f"{label}Per kind of candidate: share accepted [95%], rollouts and pairs per decision")
+    for column in ("candidate", "gates", "true lift", *(f"{engine} {what}" for engine in ENGINES for what in ("accepted", "rollouts", "pairs"))):
+        table.add_column(column, justify="left" if column == "candidate" else "right")
+    for kind in STREAM:
+        rows = {engine: [r for r in judged if r.kind == kind and r.engine == engine] for engine in ENGINES}
+        if not rows["engine"]:
+            continue
+        cells = [c for engine in ENGINES for c in (str(stats.rate(sum(r.accepted for r in rows[engine]), len(rows[engine]))),
+                                                  f"{statistics.fmean(r.rollouts for r in rows[engine]):.0f}",
+                                                  f"{statistics.fmean(r.pairs for r in rows[engine]):.0f}")]
+        table.add_row(str(kind), str(len(rows["engine"])), f"{statistics.fmean(r.lift for r in rows['engine']) * 100:+.1f} pp", *cells)
+    console.print(table)
+    stops = Counter(r.stop for r in judged if r.engine == "engine")
+    console.print("  engine stops: " + ", ".join(f"{stop} {count}" for stop, count in stops.most_common()))
+    summary(judged, label, options, console)
+    console.print(f"side by side: {time.perf_counter() - started:.0f} s")
+
+
+def summary(judged: list[Judged], label: str, options: argparse.Namespace, console: Console) -> None:
+    """The issue's figures per gate and its goal."""
+    figures = {engine: Figures.of([r for r in judged if r.engine == engine], options.seed) for engine in ENGINES}
+    table = Table(title=f"{label}The figures of issue 45 (intervals 95%; per 1000 rollouts: bootstrap over parents)")
+    for column in ("figure", *ENGINES, "goal"):
+        table.add_column(column, justify="left" if column in ("figure", "goal") else "right")
+    today, engine = figures["today"], figures["engine"]
+    table.add_row("A/A false accepts per gate", str(today.false_accepts), str(engine.false_accepts), f"within alpha {EVIDENCE.alpha:g}")
+    for kind in STREAM:
+        if kind.delta > 0:
+            table.add_row(f"power, {kind}", str(today.power[kind]), str(engine.power[kind]),
+                          "80% at <= 300 rollouts per decision" if (kind.scope, kind.delta) == ("global", 0.10) else "")
+    table.add_row("harmful edits accepted", str(today.harmful), str(engine.harmful), "")
+    table.add_row("rollouts per decision", f"{today.rollouts:.0f}", f"{engine.rollouts:.0f}", "")
+    table.add_row("rollouts per decision, global +10 pp", f"{today.rollouts_at[GLOBAL_10]:.0f}", f"{engine.rollouts_at[GLOBAL_10]:.0f}", "<= 300")
+    table.add_row("true accepts per 1000 rollouts", today.per_1000_text(), engine.per_1000_text(), "engine >= 3 x today")
+    table.add_row("share of accepts inert or harmful", str(today.false_discoveries), str(engine.false_discoveries), "engine <= today")
+    table.add_row(f"expected false accepts, run of {A_A_RUN} A/A gates", today.run_text(), engine.run_text(),
+                  f"<= {A_A_RUN * EVIDENCE.alpha:g} ({A_A_RUN} x alpha)")
+    console.print(table)
+    ratio = ratio_interval(judged, options.seed)
+    console.print(f"  {label}true accepts per 1000 rollouts, engine / today: {ratio}")
+    console.print("  " + label + calibration_line(engine.false_accepts, EVIDENCE.alpha).replace("false accepts per gate", "engine: false accepts per gate"))
+
+
+GLOBAL_10 = next(kind for kind in STREAM if (kind.scope, kind.delta) == ("global", 0.10))
+BOOTSTRAP = 2000
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One gate's figures over the stream."""
+
+    false_accepts: stats.Rate
+    power: dict[Kind, stats.Rate]
+    harmful: stats.Rate
+    rollouts: float
+    rollouts_at: dict[Kind, float]
+    per_1000: float
+    per_1000_interval: tuple[float, float]
+    false_discoveries: stats.Rate
+
+    @classmethod
+    def of(cls, rows: list[Judged], seed: int) -> "Figures":
+        def rate(selected: list[Judged]) -> stats.Rate:
+            return stats.rate(sum(r.accepted for r in selected), len(selected))
+
+        accepts = [r for r in rows if r.accepted]
+        return cls(false_accepts=rate([r for r in rows if r.kind.delta == 0]),
+                   power={kind: rate([r for r in rows if r.kind == kind]) for kind in STREAM if kind.delta > 0},
+                   harmful=rate([r for r in rows if r.kind.delta < 0]),
+                   rollouts=statistics.fmean(r.rollouts for r in rows),
+                   rollouts_at={kind: statistics.fmean([r.rollouts for r in rows if r.kind == kind] or [0]) for kind in STREAM},
+                   per_1000=per_1000(rows), per_1000_interval=bootstrap(rows, per_1000, seed),
+                   false_discoveries=stats.rate(sum(r.kind.delta <= 0 for r in accepts), len(accepts)))
+
+    def per_1000_text(self) -> str:
+        low, high = self.per_1000_interval
+        return f"{self.per_1000:.2f} [{low:.2f}, {high:.2f}]"
+
+    def run_text(self) -> str:
+        rate = self.false_accepts
+        return f"{A_A_RUN * rate.value:.2f} [{A_A_RUN * rate.low:.2f}, {A_A_RUN * rate.high:.2f}]"
+
+
+def per_1000(rows: list[Judged]) -> float:
+    """Accepts of helpful edits per 1000 rollouts paid."""
+    paid = sum(r.rollouts for r in rows)
+    return 1000 * sum(r.accepted and r.kind.delta > 0 for r in rows) / paid if paid else 0.0
+
+
+def by_world(rows: list[Judged]) -> list[list[Judged]]:
+    worlds: dict[int, list[Judged]] = {}
+    for row in rows:
+        worlds.setdefault(row.world, []).append(row)
+    return list(worlds.values())
+
+
+def bootstrap(rows: list[Judged], figure: Callable[[list[Judged]], float], seed: int) -> tuple[float, float]:
+    """The 95% interval of `figure` by resampling parents (a parent's gates share its pool, so they go together)."""
+    worlds, rng = by_world(rows), random.Random(f"{seed}:bootstrap")
+    values = sorted(figure([r for world in rng.choices(worlds, k=len(worlds)) for r in world]) for _ in range(BOOTSTRAP))
+    return values[int(0.025 * BOOTSTRAP)], values[int(0.975 * BOOTSTRAP) - 1]
+
+
+def ratio_interval(judged: list[Judged], seed: int) -> str:
+    """The engine's true accepts per 1000 rollouts over today's, with a bootstrap interval over parents."""
+    def ratio(rows: list[Judged]) -> float:
+        today = per_1000([r for r in rows if r.engine == "today"])
+        return per_1000([r for r in rows if r.engine == "engine"]) / today if today else float("inf")
+
+    low, high = bootstrap(judged, ratio, seed)
+    return f"{ratio(judged):.1f}x [{low:.1f}x, {high:.1f}x]"
+
+
+def read_data(options: argparse.Namespace, console: Console) -> PassRates | None:
+    """The pass-rate file the side by side simulates from; None (with a line saying why) when it cannot run."""
+    if options.data is None:
+        options.data = REAL if REAL.exists() or not (options.synthetic or options.quick) else SYNTHETIC
+    if not options.data.exists():
+        console.print(f"[red]{options.data}: no pass-rate file; make it with `python bench/pass_rates.py RUN` from an eval run "
+                      f"(see its docstring), or pass --synthetic to develop with {SYNTHETIC.name}[/]")
+        return None
+    data = PassRates.read(options.data)
+    if data.synthetic and not (options.synthetic or options.quick):
+        console.print(f"[red]{options.data} holds made-up pass rates: its figures are no result; pass --synthetic to run on it "
+                      "anyway (every figure is then labelled SYNTHETIC)[/]")
+        return None
+    return data
+
+
+# --- the curriculum world ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CurriculumTask:
     """What `pattern_sample` and `across_categories` read of a task."""
 
     id: str
@@ -94,7 +350,7 @@ class Parent:
         world = world_of(seed % WORLDS)
         start = SimHarness(0, tuple(defect.severity for defect in world.defects))
         self.run = Run(world, 10**12, random.Random(seed), start, noise=random.Random(seed * 31 + 7))
-        self.tasks = [SimTask(str(t), str(world.category[t]), "easy" if world.base[t] >= 0.5 else "hard") for t in world.train]
+        self.tasks = [CurriculumTask(str(t), str(world.category[t]), "easy" if world.base[t] >= 0.5 else "hard") for t in world.train]
         self.outcomes: dict[tuple[int, int, int], bool] = {}
         self.failures: Counter[int] = Counter()
         self.solved: set[int] = set()
@@ -134,8 +390,8 @@ class Parent:
         more often than the parent does in truth (up to always). Returns the result and the mean true lift."""
         self.children += 1
         child = replace(self.harness, version=self.children)
-        pattern = {"task_ids": rng.choice(self.patterns)}
-        regression = across_categories(sorted(str(t) for t in self.passing - {int(t) for t in pattern["task_ids"]}),
+        pattern = Target(description="a pattern of the curriculum world", task_ids=rng.choice(self.patterns))
+        regression = across_categories(sorted(str(t) for t in self.passing - {int(t) for t in pattern.task_ids}),
                                        self.tasks, ACCEPTANCE.regression_sample, rng)
         targets = pattern_sample(pattern, self.tasks, ACCEPTANCE.pattern_tasks, rng, self.unsolved())
         chances = {int(t): 1 - self.harness.pass_rate(self.run.world, int(t)) for t in targets}
@@ -453,12 +709,18 @@ def report_pool(pool: Pool, rows: list[Rollout], paid: list[float], elapsed: flo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gates", type=int, default=10000, help="gates per row of the simulation, and drawn from the pool")
-    parser.add_argument("--runs", type=int, default=300, help="simulated runs per row of the run-level table")
+    parser.add_argument("--gates", type=int, help="candidates of the side by side (default 4000); gates per row of the "
+                                                  "curriculum world and drawn from the embedded pool (default 10000)")
+    parser.add_argument("--per-parent", type=int, default=10, help="candidates judged against one parent in the side by side")
+    parser.add_argument("--data", type=Path, help=f"the pass-rate file (default {REAL.relative_to(Path.cwd()) if REAL.is_relative_to(Path.cwd()) else REAL})")
+    parser.add_argument("--synthetic", action="store_true", help="allow a data file marked synthetic (figures labelled, no result)")
+    parser.add_argument("--quick", action="store_true", help="a tiny run that checks the bench works (20 candidates unless "
+                                                             "--gates; the synthetic file when no real one exists)")
+    parser.add_argument("--runs", type=int, default=300, help="simulated runs per row of the curriculum world's run-level table")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=2, help="processes of the simulation")
-    parser.add_argument("--skip-embedded", action="store_true", help="only the simulation")
-    parser.add_argument("--skip-simulation", action="store_true", help="only the embedded pool")
+    parser.add_argument("--workers", type=int, default=2, help="processes of the simulations")
+    parser.add_argument("--curriculum-world", action="store_true", help="also today's gate in bench/curriculum_sim.py's world")
+    parser.add_argument("--embedded", action="store_true", help="also the embedded pool (runs the embedded solver for hours)")
     parser.add_argument("--tasks", help="pool tasks: a number (default 10, easy train tasks the solver passed sometimes in "
                                         "earlier runs first) or comma-separated task ids")
     parser.add_argument("--pool-trials", type=int, help="trials per side per task (default 6, or the --run pool's)")
@@ -468,9 +730,15 @@ def main() -> None:
     parser.add_argument("--runs-dir", type=Path, default=Path("runs"))
     options = parser.parse_args()
     console = Console(width=max(Console().width, 150))
-    if not options.skip_simulation:
+    data = read_data(options, console)
+    if data is None:
+        raise SystemExit(2)
+    side_gates = options.gates or (20 if options.quick else 4000)
+    side_by_side(argparse.Namespace(**{**vars(options), "gates": side_gates}), data, console)
+    options.gates = options.gates or 10000
+    if options.curriculum_world:
         simulate(options, console)
-    if not options.skip_embedded:
+    if options.embedded:
         embedded(options, console)
 
 
