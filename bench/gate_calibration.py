@@ -47,6 +47,7 @@ from rich.table import Table
 
 from harness_evo import stats
 from harness_evo.config import AcceptanceConfig, EvidenceConfig, RunConfig
+from harness_evo.errors import first_line
 from harness_evo.evolve.acceptance import AcceptanceRule, Pair, Verdict, make_gate, pair_rollouts
 from harness_evo.evolve.evidence import PARENT, Candidate, Engine, ParentPool
 from harness_evo.evolve.evidence.world import Effect, SimTask, TodayGate, World, draw_rates, guide_patterns
@@ -321,7 +322,11 @@ def read_data(options: argparse.Namespace, console: Console) -> PassRates | None
         console.print(f"[red]{options.data}: no pass-rate file; make it with `python bench/pass_rates.py RUN` from an eval run "
                       f"(see its docstring), or pass --synthetic to develop with {SYNTHETIC.name}[/]")
         return None
-    data = PassRates.read(options.data)
+    try:
+        data = PassRates.read(options.data)
+    except ValueError as e:
+        console.print(f"[red]{options.data}: not a pass-rate file ({first_line(e)}); see bench/pass_rates.py for its format[/]")
+        return None
     if data.synthetic and not (options.synthetic or options.quick):
         console.print(f"[red]{options.data} holds made-up pass rates: its figures are no result; pass --synthetic to run on it "
                       "anyway (every figure is then labelled SYNTHETIC)[/]")

@@ -48,6 +48,7 @@ class PassRates(BaseModel):
 def from_run(run: str, runs_dir: Path) -> PassRates:
     """The pass rates of a run's scored train rollouts."""
     from harness_evo.config import RunConfig
+    from harness_evo.errors import UserError
     from harness_evo.store import Rollout, RunStore
     from harness_evo.taskset import load_suite
 
@@ -55,6 +56,10 @@ def from_run(run: str, runs_dir: Path) -> PassRates:
     config = RunConfig.load(store.folder / "config.toml")
     suite = load_suite(config.tasks, seed=config.seed)
     rows = [row for row in store.records(Rollout) if row.split == "train" and row.scored]
+    if not rows:
+        raise UserError(
+            f"run {store.id} has no scored train rollout; make one with `harness-evo eval --split train --trials 3`"
+        )
     counts: dict[str, list[int]] = {}
     for row in rows:
         counts.setdefault(row.task_id, [0, 0])
@@ -62,7 +67,10 @@ def from_run(run: str, runs_dir: Path) -> PassRates:
         counts[row.task_id][1] += 1
     hashes = sorted({row.harness_hash for row in rows if row.harness_hash})
     trials = max((n for _, n in counts.values()), default=0)
-    command = f"harness-evo eval --harness {config.harness} --tasks {config.tasks} --split train --trials {trials}"
+    agent = f" --agent {config.agent}" if config.agent != "model" else f" --model {config.models.solver.model}"
+    command = (
+        f"harness-evo eval --harness {config.harness} --tasks {config.tasks} --split train --trials {trials}{agent}"
+    )
     return PassRates(
         synthetic=False,
         command=command,
@@ -82,7 +90,12 @@ def main() -> None:
     parser.add_argument("--runs-dir", type=Path, default=Path("runs"))
     parser.add_argument("--out", type=Path, default=REAL)
     options = parser.parse_args()
-    rates = from_run(options.run, options.runs_dir)
+    from harness_evo.errors import UserError
+
+    try:
+        rates = from_run(options.run, options.runs_dir)
+    except UserError as e:
+        raise SystemExit(f"pass_rates.py: {e}") from None
     options.out.parent.mkdir(parents=True, exist_ok=True)
     options.out.write_text(rates.model_dump_json(indent=1) + "\n")
     passed = sum(rate.passed for rate in rates.tasks.values())
