@@ -285,6 +285,13 @@ def test_a_race_of_one_is_refused_in_one_line_pointing_to_the_plain_gate():
         )
 
 
+def test_a_candidate_with_nothing_to_test_on_is_rejected_before_any_rollout():
+    world = World(rates(6), 6)
+    decision = gate(world, Candidate(id="tool", scope="targeted", targets=["not-a-train-task"]), Effect(0.0))
+    assert decision.verdicts[0].stop is Stop.SPENT and "nothing to test it on" in decision.verdicts[0].reason
+    assert decision.spend.total == 0
+
+
 def test_a_targeted_candidate_without_targets_is_refused():
     with pytest.raises(ValidationError, match="a targeted edit lists the tasks it is for in targets"):
         Candidate(id="tool", scope="targeted")

@@ -137,6 +137,13 @@ class Race:
 
     def run(self, guide: dict[str, Passes]) -> Decision:
         seen = {task: passes.model_copy() for task, passes in guide.items()}
+        for track in self.tracks:
+            if not set(track.plan.tasks) - track.plan.protected:
+                self.stop(
+                    track,
+                    Stop.SPENT,
+                    "nothing to test it on: none of the tasks it is for is a train task left to measure",
+                )
         look = 0
         while self.running:
             look += 1
