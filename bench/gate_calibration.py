@@ -8,8 +8,9 @@
    `Engine(EvidenceConfig(), train).gate`. Each parent's run judges `--per-parent` candidates, each gate reusing the
    parent's rollouts (today: the executor's cache by key; the engine: its pool). Reported per gate: A/A false accepts,
    power at each effect, rollouts per decision, true accepts per 1000 rollouts, the share of accepts that were inert
-   or harmful, and the expected false accepts of a run of 50 gates. A data file marked synthetic runs only with
-   --synthetic (or --quick), every figure labelled.
+   or harmful, and the expected false accepts of a run of 50 gates. Then a move's three alternatives (one +10 pp, two
+   inert) raced by the engine against the same gated one by one (`--races` parents). A data file marked synthetic runs
+   only with --synthetic (or --quick), every figure labelled.
 2. With --curriculum-world, today's gate in the synthetic world of bench/curriculum_sim.py:
    a. false accepts per gate on A/A edits, judged by the real gate on tasks chosen as `try_candidate` chooses them;
    b. false accepts per run: G A/A gates against one parent, the parent's gate rollouts reused by every child (as the
@@ -22,7 +23,7 @@
    trial more (the one that chose the gate's tasks, as trial 0 does in a run); gates are then drawn from that pool as
    the gate would pick tasks and trials. Gates drawn from one pool are not independent.
 
-    python bench/gate_calibration.py [--gates 4000] [--per-parent 10] [--seed 0] [--workers 2] [--data FILE]
+    python bench/gate_calibration.py [--gates 4000] [--per-parent 10] [--races 300] [--seed 0] [--workers 2] [--data FILE]
         [--synthetic] [--quick] [--curriculum-world [--runs 300]] [--embedded [--tasks 10 | --tasks ID,ID,...]
         [--pool-trials 6] [--run RUN]]
 """
@@ -155,17 +156,23 @@ def lift(kind: Kind, rates: dict[str, float], child: dict[str, float], pattern: 
     return statistics.fmean(child[task] - rates[task] for task in reached) if reached else 0.0
 
 
+def parent_world(path: str, seed: int, rng: random.Random) -> tuple[dict[str, float], list[SimTask], World, dict[tuple[str, int], float]]:
+    """A parent's true rates drawn from the data file, its train tasks, its world, and its trial-0 rollouts of every
+    train task (the run's minibatch)."""
+    data, prior = load_rates(path)
+    rates = draw_rates({task: (rate.passed, rate.n) for task, rate in data.tasks.items()}, rng, prior)
+    tasks = [SimTask(task, rate.category, rate.difficulty) for task, rate in data.tasks.items()]
+    world = World(rates, seed)
+    return rates, tasks, world, {(task, 0): world.reward(PARENT, rates, (task, 0)) for task in rates}
+
+
 def one_world(args: tuple[str, int, list[Kind]]) -> list[Judged]:
     """A parent in a world of its own: its true rates drawn from the data file, its trial-0 rollouts of every train task
     (the run's minibatch: they found the patterns and are the engine's guide), and a run of candidates judged by both
     gates, each gate reusing the parent's rollouts across the run (cache or pool)."""
     path, seed, kinds = args
-    data, prior = load_rates(path)
     rng = random.Random(f"{seed}:world")
-    rates = draw_rates({task: (rate.passed, rate.n) for task, rate in data.tasks.items()}, rng, prior)
-    tasks = [SimTask(task, rate.category, rate.difficulty) for task, rate in data.tasks.items()]
-    world = World(rates, seed)
-    guide = {(task, 0): world.reward(PARENT, rates, (task, 0)) for task in rates}
+    rates, tasks, world, guide = parent_world(path, seed, rng)
     patterns = guide_patterns(guide, tasks)
     today, pool, engine = TodayGate(world, tasks, guide, bash_agent()), ParentPool(guide, spent=guide), Engine(EVIDENCE, tasks)
     judged = []
@@ -216,7 +223,57 @@ def side_by_side(options: argparse.Namespace, data: PassRates, console: Console)
     stops = Counter(r.stop for r in judged if r.engine == "engine")
     console.print("  engine stops: " + ", ".join(f"{stop} {count}" for stop, count in stops.most_common()))
     summary(judged, label, options, console)
+    if options.races:
+        races(options, console, label)
     console.print(f"side by side: {time.perf_counter() - started:.0f} s")
+
+
+RACE = (0.10, 0.0, 0.0)
+"""The global effects of one move's alternatives in the race table: one helps by +10 pp, two are inert."""
+
+
+@dataclass(frozen=True)
+class Raced:
+    """A move's alternatives judged by the engine, raced or gated one by one."""
+
+    how: str
+    helpful: bool
+    """The helpful alternative was accepted."""
+    inert: int
+    """Inert alternatives accepted."""
+    rollouts: int
+
+
+def one_race(args: tuple[str, int]) -> list[Raced]:
+    """RACE's alternatives against one parent: a race of all of them, and each gated one by one on a pool of its own."""
+    path, seed = args
+    rng = random.Random(f"{seed}:race")
+    rates, tasks, world, guide = parent_world(path, seed, rng)
+    sides = {f"r{seed}c{i}": Effect(delta).rates(rates) for i, delta in enumerate(RACE)}
+    measure, engine = world.measure({PARENT: rates, **sides}), Engine(EVIDENCE, tasks)
+    candidates = [Candidate(id=side) for side in sides]
+    raced = engine.race(ParentPool(guide, spent=guide), candidates, measure, random.Random(f"{seed}:raced"))
+    pool = ParentPool(guide, spent=guide)
+    alone = [engine.gate(pool, candidate, measure, random.Random(f"{seed}:{candidate.id}")) for candidate in candidates]
+    return [Raced("raced", raced.verdicts[0].accepted, sum(v.accepted for v in raced.verdicts[1:]), raced.spend.total),
+            Raced("one by one", alone[0].verdicts[0].accepted, sum(d.verdicts[0].accepted for d in alone[1:]),
+                  sum(d.spend.total for d in alone))]
+
+
+def races(options: argparse.Namespace, console: Console, label: str) -> None:
+    """The engine's race against the same candidates gated one by one."""
+    jobs = [(str(options.data), options.seed * 1_000_003 + 700_000 + r) for r in range(options.races)]
+    with ProcessPoolExecutor(options.workers) as pool:
+        results = [row for rows in pool.map(one_race, jobs, chunksize=max(1, len(jobs) // (8 * options.workers))) for row in rows]
+    table = Table(title=f"{label}A move's {len(RACE)} alternatives (global {', '.join(f'{d * 100:+.0f} pp' for d in RACE)}), "
+                        f"{options.races} parents: raced (alpha split over them, at most one accepted) or gated one by one")
+    for column in ("engine", "helpful one accepted [95%]", "an inert one accepted [95%]", "rollouts per move"):
+        table.add_column(column, justify="left" if column == "engine" else "right")
+    for how in ("raced", "one by one"):
+        rows = [r for r in results if r.how == how]
+        table.add_row(how, str(stats.rate(sum(r.helpful for r in rows), len(rows))), str(stats.rate(sum(r.inert > 0 for r in rows), len(rows))),
+                      f"{statistics.fmean(r.rollouts for r in rows):.0f}")
+    console.print(table)
 
 
 def summary(judged: list[Judged], label: str, options: argparse.Namespace, console: Console) -> None:
@@ -717,6 +774,7 @@ def main() -> None:
     parser.add_argument("--gates", type=int, help="candidates of the side by side (default 4000); gates per row of the "
                                                   "curriculum world and drawn from the embedded pool (default 10000)")
     parser.add_argument("--per-parent", type=int, default=10, help="candidates judged against one parent in the side by side")
+    parser.add_argument("--races", type=int, help="parents whose move's alternatives the engine races (default 300; 10 with --quick)")
     parser.add_argument("--data", type=Path, help=f"the pass-rate file (default {REAL.relative_to(Path.cwd()) if REAL.is_relative_to(Path.cwd()) else REAL})")
     parser.add_argument("--synthetic", action="store_true", help="allow a data file marked synthetic (figures labelled, no result)")
     parser.add_argument("--quick", action="store_true", help="a tiny run that checks the bench works (20 candidates unless "
@@ -739,7 +797,8 @@ def main() -> None:
     if data is None:
         raise SystemExit(2)
     side_gates = options.gates or (20 if options.quick else 4000)
-    side_by_side(argparse.Namespace(**{**vars(options), "gates": side_gates}), data, console)
+    races_n = options.races if options.races is not None else (10 if options.quick else 300)
+    side_by_side(argparse.Namespace(**{**vars(options), "gates": side_gates, "races": races_n}), data, console)
     options.gates = options.gates or 10000
     if options.curriculum_world:
         simulate(options, console)

@@ -66,10 +66,6 @@ class Effect:
         shift = brentq(lambda s: float(expit(logits + s).mean()) - goal, -50, 50)
         return dict(zip(parent, map(float, expit(logits + shift))))
 
-    @property
-    def kind(self) -> str:
-        return "global" if self.targets is None else "targeted"
-
 
 class World:
     """True pass rates per side and seeded outcomes per key."""
