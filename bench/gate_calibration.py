@@ -3,7 +3,7 @@
 1. Today's gate and the evidence engine side by side (the default): one stream of candidates, mostly inert (A/A),
    some helping by +5, +10 or +15 pp, some hurting by 5 or 10 pp, half global and half targeted, judged by both in
    simulated worlds whose train tasks' pass rates are the embedded solver's own (bench/data/pass_rates.json, made by
-   bench/pass_rates.py from an eval run; see world.py for the world and what +d means). Today's gate is
+   `--pass-rates RUN` from an eval run, below; see evolve/evidence/world.py for the world and what +d means). Today's gate is
    `make_gate_plan` + `make_gate(AcceptanceConfig())` driven as `Evolution.try_candidate` drives them; the engine is
    `Engine(EvidenceConfig(), train).gate`. Each parent's run judges `--per-parent` candidates, each gate reusing the
    parent's rollouts (today: the executor's cache by key; the engine: its pool). Reported per gate: A/A false accepts,
@@ -24,8 +24,18 @@
    the gate would pick tasks and trials. Gates drawn from one pool are not independent.
 
     python bench/gate_calibration.py [--gates 4000] [--per-parent 10] [--races 300] [--seed 0] [--workers 2] [--data FILE]
-        [--synthetic] [--quick] [--curriculum-world [--runs 300]] [--embedded [--tasks 10 | --tasks ID,ID,...]
-        [--pool-trials 6] [--run RUN]]
+        [--synthetic] [--quick] [--skip-simulation] [--curriculum-world [--runs 300]] [--embedded [--tasks 10 |
+        --tasks ID,ID,...] [--pool-trials 6] [--run RUN]]
+
+The pass-rate file. Make an eval run of the embedded 1.5B on the train split (68 tasks x 3 trials), then the file:
+
+    harness-evo eval --harness harnesses/bash-agent --tasks tasks/core --split train --trials 3
+    python bench/gate_calibration.py --pass-rates RUN [--out bench/data/pass_rates.json]
+
+It is JSON: `synthetic` (false for a measured file), `command` (the eval command that made the run), `run` (its id),
+`solver` (the solver model), `harness` (the harness hash), and `tasks`: task id -> {"passed": k, "n": n, "category": c,
+"difficulty": d}, over the run's scored train rollouts (infrastructure failures left out).
+bench/data/pass_rates.SYNTHETIC.json holds made-up rates of the same tasks, to develop with; never a result.
 """
 
 import argparse
@@ -42,7 +52,7 @@ from pathlib import Path
 
 from curriculum_sim import Harness as SimHarness
 from curriculum_sim import Run, make_world
-from pass_rates import REAL, SYNTHETIC, PassRates
+from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
@@ -86,6 +96,93 @@ def two_looks(gate: AcceptanceRule, look: Callable[[int], list[Pair]], protected
     if verdict.undecided and ACCEPTANCE.extra_trials:
         return Gated(gate.decide(look(ACCEPTANCE.trials + ACCEPTANCE.extra_trials), protected), 2)
     return Gated(verdict, 1)
+
+
+# --- the pass-rate file ----------------------------------------------------------------------------------------------
+
+
+DATA = Path(__file__).parent / "data"
+REAL = DATA / "pass_rates.json"
+"""The embedded solver's measured rates: the bench's default."""
+SYNTHETIC = DATA / "pass_rates.SYNTHETIC.json"
+"""Made-up rates of the same tasks to develop with: never a result."""
+
+
+class TaskRate(BaseModel):
+    passed: int
+    n: int
+    category: str
+    difficulty: str = "medium"
+
+
+class PassRates(BaseModel):
+    """The data file's content."""
+
+    synthetic: bool
+    """True for a made-up file: the bench prints no figure from it as a result."""
+    command: str
+    run: str | None = None
+    solver: str | None = None
+    harness: str | None = None
+    tasks: dict[str, TaskRate]
+
+    @classmethod
+    def read(cls, path: Path) -> "PassRates":
+        return cls.model_validate_json(path.read_text())
+
+
+def from_run(run: str, runs_dir: Path) -> PassRates:
+    """The pass rates of a run's scored train rollouts."""
+    from harness_evo.config import RunConfig
+    from harness_evo.errors import UserError
+    from harness_evo.store import Rollout, RunStore
+    from harness_evo.taskset import load_suite
+
+    store = RunStore.find(run, runs_dir)
+    config = RunConfig.load(store.folder / "config.toml")
+    suite = load_suite(config.tasks, seed=config.seed)
+    rows = [row for row in store.records(Rollout) if row.split == "train" and row.scored]
+    if not rows:
+        raise UserError(
+            f"run {store.id} has no scored train rollout; make one with `harness-evo eval --split train --trials 3`"
+        )
+    counts: dict[str, list[int]] = {}
+    for row in rows:
+        counts.setdefault(row.task_id, [0, 0])
+        counts[row.task_id][0] += row.passed
+        counts[row.task_id][1] += 1
+    hashes = sorted({row.harness_hash for row in rows if row.harness_hash})
+    trials = max((n for _, n in counts.values()), default=0)
+    agent = f" --agent {config.agent}" if config.agent != "model" else f" --model {config.models.solver.model}"
+    command = (
+        f"harness-evo eval --harness {config.harness} --tasks {config.tasks} --split train --trials {trials}{agent}"
+    )
+    return PassRates(
+        synthetic=False,
+        command=command,
+        run=store.id,
+        solver=config.models.solver.model,
+        harness=",".join(hashes) or None,
+        tasks={
+            task: TaskRate(passed=k, n=n, category=suite.tasks[task].category, difficulty=suite.tasks[task].difficulty)
+            for task, (k, n) in sorted(counts.items())
+        },
+    )
+
+
+def write_pass_rates(options: argparse.Namespace, console: Console) -> None:
+    """`--pass-rates RUN`: write the data file of an eval run's train rollouts."""
+    from harness_evo.errors import UserError
+
+    try:
+        rates = from_run(options.pass_rates, options.runs_dir)
+    except UserError as e:
+        raise SystemExit(f"gate_calibration.py: {e}") from None
+    out = options.out or REAL
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(rates.model_dump_json(indent=1) + "\n")
+    passed, n = sum(rate.passed for rate in rates.tasks.values()), sum(rate.n for rate in rates.tasks.values())
+    console.print(f"{out}: {len(rates.tasks)} train tasks, {passed} of {n} rollouts passed, from run {rates.run}")
 
 
 # --- today's gate and the evidence engine side by side -----------------------------------------------------------------
@@ -376,13 +473,13 @@ def read_data(options: argparse.Namespace, console: Console) -> PassRates | None
     if options.data is None:
         options.data = REAL if REAL.exists() or not (options.synthetic or options.quick) else SYNTHETIC
     if not options.data.exists():
-        console.print(f"[red]{options.data}: no pass-rate file; make it with `python bench/pass_rates.py RUN` from an eval run "
-                      f"(see its docstring), or pass --synthetic to develop with {SYNTHETIC.name}[/]")
+        console.print(f"[red]{options.data}: no pass-rate file; make it from an eval run with --pass-rates RUN (see this "
+                      f"script's docstring), or pass --synthetic to develop with {SYNTHETIC.name}[/]")
         return None
     try:
         data = PassRates.read(options.data)
     except ValueError as e:
-        console.print(f"[red]{options.data}: not a pass-rate file ({first_line(e)}); see bench/pass_rates.py for its format[/]")
+        console.print(f"[red]{options.data}: not a pass-rate file ({first_line(e)}); its format is in this script's docstring[/]")
         return None
     if data.synthetic and not (options.synthetic or options.quick):
         console.print(f"[red]{options.data} holds made-up pass rates: its figures are no result; pass --synthetic to run on it "
@@ -775,7 +872,7 @@ def main() -> None:
                                                   "curriculum world and drawn from the embedded pool (default 10000)")
     parser.add_argument("--per-parent", type=int, default=10, help="candidates judged against one parent in the side by side")
     parser.add_argument("--races", type=int, help="parents whose move's alternatives the engine races (default 300; 10 with --quick)")
-    parser.add_argument("--data", type=Path, help=f"the pass-rate file (default {REAL.relative_to(Path.cwd()) if REAL.is_relative_to(Path.cwd()) else REAL})")
+    parser.add_argument("--data", type=Path, help=f"the pass-rate file (default {REAL.name} in bench/data)")
     parser.add_argument("--synthetic", action="store_true", help="allow a data file marked synthetic (figures labelled, no result)")
     parser.add_argument("--quick", action="store_true", help="a tiny run that checks the bench works (20 candidates unless "
                                                              "--gates; the synthetic file when no real one exists)")
@@ -791,14 +888,21 @@ def main() -> None:
                                                                       "it (no earlier run used them: nothing is cached)")
     parser.add_argument("--run", help="an existing pool run folder or id to resume or extend")
     parser.add_argument("--runs-dir", type=Path, default=Path("runs"))
+    parser.add_argument("--skip-simulation", action="store_true", help="no side by side (with --embedded: only the pool)")
+    parser.add_argument("--pass-rates", metavar="RUN", help="write the pass-rate file of an eval run (see above) and stop")
+    parser.add_argument("--out", type=Path, help=f"where --pass-rates writes (default {REAL.name} in bench/data)")
     options = parser.parse_args()
     console = Console(width=max(Console().width, 150))
-    data = read_data(options, console)
-    if data is None:
-        raise SystemExit(2)
-    side_gates = options.gates or (20 if options.quick else 4000)
-    races_n = options.races if options.races is not None else (10 if options.quick else 300)
-    side_by_side(argparse.Namespace(**{**vars(options), "gates": side_gates, "races": races_n}), data, console)
+    if options.pass_rates:
+        write_pass_rates(options, console)
+        return
+    if not options.skip_simulation:
+        data = read_data(options, console)
+        if data is None:
+            raise SystemExit(2)
+        side_gates = options.gates or (20 if options.quick else 4000)
+        races_n = options.races if options.races is not None else (10 if options.quick else 300)
+        side_by_side(argparse.Namespace(**{**vars(options), "gates": side_gates, "races": races_n}), data, console)
     options.gates = options.gates or 10000
     if options.curriculum_world:
         simulate(options, console)
