@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness_evo.errors import UserError
-from harness_evo.store import Edit, EditStatus, Failure, Pattern, PatternStatus, Rollout, RunStore
+from harness_evo.store import Edit, EditStatus, Failure, Node, Pattern, PatternStatus, Rollout, RunStore
 
 
 def test_emitted_rows_land_in_their_table_and_survive_a_rebuild(tmp_path: Path):
@@ -26,8 +26,12 @@ def test_emitted_rows_land_in_their_table_and_survive_a_rebuild(tmp_path: Path):
 
 def test_records_go_in_and_come_back_typed_and_a_run_from_before_a_column_reads_it_as_its_default(tmp_path: Path):
     store = RunStore.create(tmp_path, "eval", run_id="old")
-    store.put(Rollout(id="r1", task_id="a", split="dev", trial=0, reward=1.0, passed=True, exit_reason="done", tokens_in=7))
-    assert store.record(Rollout, "r1") == Rollout(id="r1", task_id="a", split="dev", trial=0, reward=1.0, passed=True, exit_reason="done", tokens_in=7)
+    store.put(
+        Rollout(id="r1", task_id="a", split="dev", trial=0, reward=1.0, passed=True, exit_reason="done", tokens_in=7)
+    )
+    assert store.record(Rollout, "r1") == Rollout(
+        id="r1", task_id="a", split="dev", trial=0, reward=1.0, passed=True, exit_reason="done", tokens_in=7
+    )
     store.db["rollouts"].transform(drop={"tokens_in", "reused_from"})  # as a run written before these columns were
     store.close()
 
@@ -40,25 +44,43 @@ def test_records_go_in_and_come_back_typed_and_a_run_from_before_a_column_reads_
 def test_an_edit_row_of_a_run_from_before_its_table_had_every_column_reads_with_the_fields_defaults(tmp_path: Path):
     store = RunStore.create(tmp_path, "evolve", run_id="old")
     store.db["edits"].drop()
-    store.db["edits"].insert({"id": "i0-r0-0", "iteration": 0, "parent_id": "n0", "pattern_id": "P1", "status": "invalid"}, pk="id")
+    store.db["edits"].insert(
+        {"id": "i0-r0-0", "iteration": 0, "parent_id": "n0", "pattern_id": "P1", "status": "invalid"}, pk="id"
+    )
     store.close()
 
     [edit] = RunStore(tmp_path / "old").records(Edit)
-    assert (edit.status, edit.reasons, edit.gate, edit.child_id, edit.status.final) == (EditStatus.INVALID, [], None, None, True)
+    assert (edit.status, edit.reasons, edit.gate, edit.child_id, edit.status.final) == (
+        EditStatus.INVALID,
+        [],
+        None,
+        None,
+        True,
+    )
 
 
-def test_failure_and_pattern_rows_of_a_run_from_before_their_tables_had_every_column_read_with_the_fields_defaults(tmp_path: Path):
+def test_failure_and_pattern_rows_of_a_run_from_before_their_tables_had_every_column_read_with_the_fields_defaults(
+    tmp_path: Path,
+):
     store = RunStore.create(tmp_path, "evolve", run_id="old")
     for table in ("failures", "patterns"):
         store.db[table].drop()
-    store.db["failures"].insert({"id": "r1", "rollout_id": "r1", "task_id": "a", "split": "dev", "source": "counted"}, pk="id")
+    store.db["failures"].insert(
+        {"id": "r1", "rollout_id": "r1", "task_id": "a", "split": "dev", "source": "counted"}, pk="id"
+    )
     store.db["patterns"].insert({"id": "P2", "status": "promoted", "support": 2, "task_ids": '["a", "b"]'}, pk="id")
     store.close()
 
     again = RunStore(tmp_path / "old")
     [failure], [pattern] = again.records(Failure), again.records(Pattern)
     assert (failure.infra, failure.category, failure.explained) == (False, None, False)
-    assert (pattern.status, pattern.task_ids, pattern.harness_blame, pattern.severity, pattern.order) == (PatternStatus.PROMOTED, ["a", "b"], 0.0, None, (0, -2, 2))
+    assert (pattern.status, pattern.task_ids, pattern.harness_blame, pattern.severity, pattern.order) == (
+        PatternStatus.PROMOTED,
+        ["a", "b"],
+        0.0,
+        None,
+        (0, -2, 2),
+    )
 
 
 def test_reopened_run_sees_everything_written(tmp_path: Path):
@@ -66,8 +88,8 @@ def test_reopened_run_sees_everything_written(tmp_path: Path):
     store.emit("node", id="h1", parent_id=None, train_score=0.5)
     store.close()
     again = RunStore(tmp_path / "r")
-    assert again.info["kind"] == "evolve" and again.info["status"] == "running"
-    assert again.get("nodes", "h1")["train_score"] == 0.5
+    assert again.info.kind == "evolve" and again.info.status == "running"
+    assert again.record(Node, "h1").train_score == 0.5
 
 
 def test_a_folder_without_run_db_is_a_user_error(tmp_path: Path):
