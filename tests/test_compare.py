@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from harness_evo.cli import app
 from harness_evo.compare import Contender, resolve, summarize
+from harness_evo.config import RunConfig
 from harness_evo.errors import UserError
 from harness_evo.harness import Harness
 from harness_evo.llm import scripted
@@ -290,3 +291,24 @@ def test_zero_trials_and_a_split_without_tasks_are_refused_before_a_run_folder_i
     unknown = compare(world, HARNESS, world["twin"], split="holdout")
     assert isinstance(unknown.exception, UserError) and "no split 'holdout'" in str(unknown.exception)
     assert not world["runs"].exists() or not any(world["runs"].iterdir())
+
+
+@pytest.mark.docker
+def test_compare_takes_its_settings_from_a_config_file_and_its_options_override_it(world, tmp_path: Path):
+    config = RunConfig(tasks=world["suite"], split="train", executor={"trials": 2})
+    config.models.solver.model = world["model"]
+    config.save(tmp_path / "compare.toml")
+
+    def compare_with(*options: str) -> dict:
+        args = ["compare", str(world["weak"]), str(HARNESS), "--config", str(tmp_path / "compare.toml"), *options]
+        result = CliRunner().invoke(app, [*args, "--runs", str(world["runs"]), "--json"])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    facts = compare_with()
+    assert (facts["split"], facts["trials"]) == ("train", 2), "the file's split and trials"
+    assert [(h["pass_at_1"]["passed"], h["pass_at_1"]["n"]) for h in facts["harnesses"]] == [(0, 2), (2, 2)], (
+        "the file's solver"
+    )
+    again = compare_with("--trials", "1")
+    assert again["trials"] == 1 and [(h["reused"], h["paid"]) for h in again["harnesses"]] == [(1, 0), (1, 0)]
