@@ -229,7 +229,11 @@ def score_on_test(bench: Bench, harnesses: dict[str, Harness], runs_dir: Path) -
     runs_dir.mkdir(parents=True, exist_ok=True)
     with RolloutProgress(planned(config, found), console) as progress:
         facts = run_compare(config, found, runs_dir, on_progress=progress.update)
-    return {"letters": letters, "hashes": {system: harness.hash for system, harness in harnesses.items()}, **facts}
+    return {
+        "letters": letters,
+        "hashes": {system: harness.hash for system, harness in harnesses.items()},
+        **facts.model_dump(mode="json"),
+    }
 
 
 def load_components(result: dict[str, Any]) -> Harness:
