@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from harness_evo import stats
 from harness_evo.config import EvidenceConfig
 from harness_evo.errors import ConfigError, HarnessError, UserError, first_line
-from harness_evo.evolve.acceptance import Pair, Tally
+from harness_evo.evolve.acceptance import Tally
 from harness_evo.evolve.evidence.choice import Informative, TaskChoice
 from harness_evo.evolve.evidence.pool import Key, ParentPool, Passes
 from harness_evo.evolve.evidence.scope import Candidate, Plan, TrainTask, plan
 from harness_evo.evolve.evidence.sequential import SequentialTest
 from harness_evo.evolve.evidence.verdict import Choice, Decision, GateVerdict, Spend, Stop
+from harness_evo.stats import Pair
 
 PARENT = "parent"
 """The parent's side in `measure` calls."""
@@ -209,9 +210,7 @@ class Race:
             for key in mine:
                 if key in got and key in self.pool.rewards:
                     track.rewards[key] = got[key]
-                    track.pairs.append(
-                        Pair(task_id=key[0], trial=key[1], parent=self.pool.rewards[key], child=got[key])
-                    )
+                    track.pairs.append(Pair(task_id=key[0], trial=key[1], a=self.pool.rewards[key], b=got[key]))
                     seen.setdefault(key[0], Passes()).add(got[key])
 
     def judge(self) -> None:

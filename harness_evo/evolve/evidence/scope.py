@@ -11,7 +11,7 @@ from pydantic_core import PydanticCustomError
 
 from harness_evo.config import EvidenceConfig
 from harness_evo.evolve.evidence.pool import Passes
-from harness_evo.evolve.gate import across_categories
+from harness_evo.evolve.plan import across_categories
 
 
 class TrainTask(Protocol):

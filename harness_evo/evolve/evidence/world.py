@@ -21,12 +21,13 @@ from scipy.special import expit, logit
 
 from harness_evo import stats
 from harness_evo.config import AcceptanceConfig
-from harness_evo.evolve.acceptance import Pair, make_gate
+from harness_evo.evolve.acceptance import make_rule
 from harness_evo.evolve.evidence.engine import PARENT, Measure
 from harness_evo.evolve.evidence.pool import Key
-from harness_evo.evolve.gate import make_gate_plan
+from harness_evo.evolve.plan import make_planner
 from harness_evo.evolve.target import Target
 from harness_evo.harness import Harness
+from harness_evo.stats import Pair
 from harness_evo.store.gate import Verdict
 
 EDGE = 1e-6
@@ -122,7 +123,7 @@ class TodayDecision:
 
 
 class TodayGate:
-    """Today's gate in a world, as `Evolution.try_candidate` drives it: `gate.py`'s plan chooses the tasks and trials
+    """Today's gate in a world, as `Evolution.try_candidate` drives it: `plan.py`'s planner chooses the tasks and trials
     (reading the parent's and the run's train outcomes, as the loop passes them), `acceptance.py`'s rule decides, with
     a second look when the plan asks for one; the parent's rollouts are cached by key for the run, as the executor
     caches them. The simulated edits supply no program, so `harness` stands for both sides in the plan."""
@@ -137,8 +138,8 @@ class TodayGate:
     ):
         self.world, self.harness = world, harness
         self.config = config or AcceptanceConfig()
-        self.plan = make_gate_plan(self.config, list(tasks))
-        self.rule = make_gate(self.config)
+        self.plan = make_planner(self.config, list(tasks))
+        self.rule = make_rule(self.config)
         self.parent = dict(guide)
         self.run = [(task, reward >= 1) for (task, _), reward in guide.items()]
 
@@ -163,8 +164,8 @@ class TodayGate:
                 Pair(
                     task_id=task,
                     trial=trial,
-                    parent=reward(self.parent, PARENT, self.world.rates, (task, trial)),
-                    child=reward(child, side, rates, (task, trial)),
+                    a=reward(self.parent, PARENT, self.world.rates, (task, trial)),
+                    b=reward(child, side, rates, (task, trial)),
                 )
                 for task in gating.tasks
                 for trial in trials
