@@ -1,7 +1,8 @@
 """Shared test set-up: the tiers (markers), and the fixtures and helpers more than one test file uses.
 
 Tiers: a test marked `docker`, `embedded` or `ray` is also `slow`, as is one marked `slow` itself (a fault injected into
-a child process, a server started and killed, hypothesis at length); `pytest -m "not slow"` is the fast tier. A `docker`
+a child process, a second process holding a run, hypothesis at length, a bench script run as a program); `pytest -m
+"not slow"` is the fast tier. A `docker`
 test is skipped when no Docker engine answers and an `embedded` one when the embedded model or a llama.cpp server is not
 installed, with the reason on one line of the summary.
 """
@@ -46,6 +47,7 @@ SLOW = ("docker", "embedded", "ray")
 signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if any(item.get_closest_marker(marker) for marker in SLOW):
