@@ -276,16 +276,23 @@ class EvidenceConfig(Strict):
     @classmethod
     def a_chance(cls, value: float) -> float:
         if not 0 < value < 1:
-            raise PydanticCustomError("chance", "{value} is no chance of an error; set a value between 0 and 1 "
-                                      "(exclusive), e.g. 0.1", {"value": value})
+            raise PydanticCustomError(
+                "chance",
+                "{value} is no chance of an error; set a value between 0 and 1 (exclusive), e.g. 0.1",
+                {"value": value},
+            )
         return value
 
     @field_validator("alternatives")
     @classmethod
     def better_than_even(cls, shares: list[float]) -> list[float]:
         if not shares or any(not 0.5 < share < 1 for share in shares):
-            raise PydanticCustomError("alternatives", "{shares} must be one or more shares of fixed pairs between 0.5 "
-                                      "and 1 (exclusive), e.g. [0.6, 0.7, 0.8]", {"shares": shares})
+            raise PydanticCustomError(
+                "alternatives",
+                "{shares} must be one or more shares of fixed pairs between 0.5 "
+                "and 1 (exclusive), e.g. [0.6, 0.7, 0.8]",
+                {"shares": shares},
+            )
         return shares
 
 
@@ -322,6 +329,11 @@ class SearchConfig(Strict):
     """Where a harvest takes its episodes: the node's passed train rollouts, and/or the train tasks' reference solutions
     (`solution/solve.sh` run one command per step, once per run, in the run folder's `solutions/`; not counted as
     rollouts of the budget). A harvest takes at most half of the train tasks, so that its gate has others to measure."""
+    gate: Literal["evidence", "in-turn"] = "evidence"
+    """How candidates are gated: `evidence`, the evidence engine (`[evidence]`): a sequential test on pairs with the
+    parent's pool of train rollouts, tasks chosen by what their pairs can tell, several candidates of one parent raced;
+    `in-turn`: each candidate in turn on the pattern's tasks and a regression sample, a fixed number of trials
+    (`[acceptance]`), until one is accepted."""
     move_policy: Literal["bandit", "first-harvest"] = "bandit"
     """`bandit`: each move kind first once, then the one with the most accepted gain per gate rollout, plus an
     exploration bonus; `first-harvest`: harvest whenever there is something to harvest, else the first of `moves`."""
@@ -388,6 +400,8 @@ class RunConfig(Strict):
     """Acceptance gate."""
     search: SearchConfig = Field(default_factory=SearchConfig)
     """Search over harness nodes."""
+    evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
+    """The evidence engine, the gate of `search.gate = "evidence"`."""
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     """Stopping rules."""
 

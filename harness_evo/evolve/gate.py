@@ -3,7 +3,8 @@
 For each candidate the gate asks its plan (`plan.py`) for the (task, trial) keys, runs the child and the parent on them
 (rollouts already recorded are not paid again), lets the rule (`acceptance.py`) decide on the pairs, and checks the
 input-conditioning of both sides (`conditioning.py`); each verdict goes into the ledger as it is reached. At most one
-candidate of a decision is accepted. `Gate` is the protocol; `InTurn` is the gate the loop uses.
+candidate of a decision is accepted. `Gate` is the protocol; `InTurn` is the gate of `search.gate = "in-turn"`, and
+`evidence_gate.EvidenceGate` that of `"evidence"` (the evidence engine).
 """
 
 import random
@@ -81,6 +82,7 @@ class InTurn:
         scorer: Scorer,
         ledger: Ledger,
         harness: Callable[[str], Harness],
+        alpha: float,
     ):
         self.plan, self.rule, self.check, self.scorer, self.ledger, self.harness = (
             plan,
@@ -90,6 +92,8 @@ class InTurn:
             ledger,
             harness,
         )
+        self.alpha = alpha
+        """The rule's level: the chance a gate accepts an edit that changes nothing (`acceptance.alpha`)."""
 
     def decide(self, turn: Turn, candidates: list[Candidate]) -> Decision:
         decision = Decision()
@@ -119,7 +123,8 @@ class InTurn:
         ):  # the agent reads the task less: is there a gain on dev?
             self.scorer.score_dev(child.hash)
             verdict = self.check.judge(verdict, drop, self.scorer.dev_difference(turn.node, child.hash))
-        self.ledger.gated(candidate, verdict, plan.tasks, drop)
+        rollouts = 2 * (verdict.fixed + verdict.broken + verdict.ties)
+        self.ledger.gated(candidate, verdict, plan.tasks, drop, alpha=self.alpha, rollouts=rollouts)
         return verdict
 
     def look(

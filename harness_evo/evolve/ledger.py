@@ -2,6 +2,7 @@
 
 import time
 from collections import Counter
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -12,7 +13,7 @@ from harness_evo.evolve.critic import Judgement
 from harness_evo.evolve.proposer import Proposal
 from harness_evo.evolve.target import Target
 from harness_evo.harness import Harness
-from harness_evo.store import Edit, EditStatus, GateResult, RunStore
+from harness_evo.store import Edit, EditStatus, GateEvidence, GateResult, RunStore
 
 
 class Candidate(BaseModel):
@@ -24,6 +25,9 @@ class Candidate(BaseModel):
     edit: Edit
     child: Harness | None = None
     target: Target | None = None
+    scope: Literal["global", "targeted"] | None = None
+    """What the evidence engine measures the edit on: `global` (every train task), `targeted` (the target's tasks and
+    a protected regression sample); None: judged from the paths the edit changes (see `evolve/evidence_gate.py`)."""
 
     @property
     def status(self) -> EditStatus:
@@ -77,14 +81,28 @@ class Ledger:
             final=True,
         )
 
-    def gated(self, candidate: Candidate, verdict: Verdict, tasks: list[str], drop: Drop | None = None) -> Candidate:
-        """Record the gate's verdict, with the input-conditioning of both sides' gate rollouts when it was measured."""
+    def gated(
+        self,
+        candidate: Candidate,
+        verdict: Verdict,
+        tasks: list[str],
+        drop: Drop | None = None,
+        *,
+        alpha: float,
+        rollouts: int,
+        evidence: GateEvidence | None = None,
+    ) -> Candidate:
+        """Record the gate's verdict, the level it was tested at and the rollouts it ran (`GateResult`), with the
+        input-conditioning of both sides' gate rollouts when it was measured and how the evidence engine decided."""
         gate = GateResult(
             **verdict.model_dump(),
             pairs=verdict.fixed + verdict.broken + verdict.ties,
             tasks=tasks,
             left_out=candidate.edit.sources,
             conditioning=drop,
+            alpha=alpha,
+            rollouts=rollouts,
+            evidence=evidence,
         )
         status = EditStatus.ACCEPTED if verdict.accepted else EditStatus.REJECTED_EMPIRICAL
         return self._save(

@@ -21,7 +21,9 @@ from harness_evo.evolve.acceptance import make_rule
 from harness_evo.evolve.budget import Budget, BudgetExhausted, estimate, time_spent
 from harness_evo.evolve.conditioning import ConditioningCheck
 from harness_evo.evolve.critic import Critic
-from harness_evo.evolve.gate import InTurn, Turn
+from harness_evo.evolve.evidence import Engine
+from harness_evo.evolve.evidence_gate import EvidenceGate
+from harness_evo.evolve.gate import Gate, InTurn, Turn
 from harness_evo.evolve.harvest import Episodes
 from harness_evo.evolve.ledger import Candidate, Ledger
 from harness_evo.evolve.moves import Kit, make_moves, move_chooser
@@ -59,15 +61,7 @@ class Evolution:
         self.patterns = Patterns(store, run.llm, config, run.suite)
         self.ledger = Ledger(store, self.emit)
         self.categories = {task.id: task.category for task in run.suite.tasks.values()}
-        check = ConditioningCheck(config.acceptance, store, self.categories)
-        gate = InTurn(
-            make_planner(config.acceptance, self.train),
-            make_rule(config.acceptance),
-            check,
-            self.scorer,
-            self.ledger,
-            lambda node: self.harnesses[node],
-        )
+        gate = self.gate(ConditioningCheck(config.acceptance, store, self.categories))
         critic = Critic(config.search, self.train, run.backend, run.llm if config.reviews_edits() else None)
         self.stage = Stage(critic, self.ledger, self.harnesses, gate, self.state.nodes)
         proposer = Proposer(run.llm, config.search, SandboxTryout(run.backend, run.suite.tasks))
@@ -86,6 +80,16 @@ class Evolution:
         self.curriculum = make_curriculum(
             config.curriculum, [task.id for task in self.train], similar_by_metadata(self.train), self.state.curriculum
         )
+
+    def gate(self, check: ConditioningCheck) -> Gate:
+        """The gate `search.gate` names; the evidence engine's settings are checked here, before any rollout."""
+        harness = self.harnesses.__getitem__
+        if self.config.search.gate == "in-turn":
+            acceptance = self.config.acceptance
+            rule, planner = make_rule(acceptance), make_planner(acceptance, self.train)
+            return InTurn(planner, rule, check, self.scorer, self.ledger, harness, acceptance.alpha)
+        engine = Engine(self.config.evidence, self.train)
+        return EvidenceGate(engine, check, self.scorer, self.ledger, harness, self.train, self.config.search.candidates)
 
     def emit(self, event: ev.Event) -> None:
         for callback in self.callbacks:

@@ -62,6 +62,10 @@ class Scorer:
         parent, other = self.state.stats[node].outcomes("dev"), self.state.stats[child].outcomes("dev")
         return stats.paired_on(parent, other) if parent.keys() & other.keys() else None
 
+    def outcomes(self, node: str, split: str) -> dict[tuple[str, int], bool]:
+        """(task, trial) -> passed, of a node's scored rollouts of `split` so far (from the loop's state)."""
+        return self.state.stats[node].outcomes(split) if node in self.state.stats else {}
+
     def train_passes(self, nodes: Iterable[str] | None = None) -> list[tuple[str, bool]]:
         """(task id, passed) of every scored train rollout of `nodes` (default: every harness scored so far), from the
         loop's state rather than the store, so a resumed iteration sees what the interrupted one saw."""

@@ -18,6 +18,7 @@ from harness_evo.config import RunConfig
 from harness_evo.errors import UserError
 from harness_evo.evolve import events as ev
 from harness_evo.evolve.budget import estimate
+from harness_evo.evolve.evidence import Engine
 from harness_evo.evolve.loop import Evolution
 from harness_evo.evolve.pace import pace
 from harness_evo.harness import Harness
@@ -42,7 +43,8 @@ def start(
     config: RunConfig, runs_dir: Path, harness: Harness | None = None, forked_from: Fork | None = None
 ) -> RunStore:
     """A new evolution run folder with its configuration and starting harness; `run` then runs it. Budgets that cannot
-    hold one gate at the pace of runs here are refused before the folder is made."""
+    hold one gate at the pace of runs here, and an evidence gate that cannot reach its alpha within its budget, are
+    refused before the folder is made."""
     harness = harness or Harness.load(config.harness)
     suite = load_suite(config.tasks, seed=config.seed)
     if not suite.split("train"):
@@ -58,6 +60,8 @@ def start(
     )
     if refusal := forecast.refusal():
         raise UserError(refusal)
+    if config.search.gate == "evidence":  # a gate that cannot reach its alpha, refused before the folder is made
+        Engine(config.evidence, suite.split("train")).check(config.search.candidates)
     store = new_run("evolve", config, runs_dir)
     harness.save(store.folder / "harnesses" / harness.hash)
     store.update_info(

@@ -6,7 +6,7 @@ from harness_evo.evolve.conditioning import conditioning_summary
 from harness_evo.evolve.ledger import Ledger
 from harness_evo.evolve.state import LoopState
 from harness_evo.evolve.tree import Best
-from harness_evo.store import EditStatus, RunStore
+from harness_evo.store import Edit, EditStatus, RunStore
 from harness_evo.store.info import DevComparison, EvolutionSummary
 
 
@@ -14,9 +14,12 @@ def summarize(
     store: RunStore, stop: str, state: LoopState, root: str, ledger: Ledger, budget: Budget, alpha: float
 ) -> EvolutionSummary:
     """Why the run stopped, what it tried and accepted, start against best on dev (with the paired test at `alpha` that
-    named the best), how many accepts noise alone would explain, and what it spent."""
+    named the best), how many accepts noise alone would explain (the sum of the levels its gates were decided at),
+    the rollouts per gate decision, and what it spent."""
     fates, best, nodes = ledger.fates(), state.best(root, alpha), state.nodes
     gates = sum(n for status, n in fates.items() if EditStatus(status).gated)
+    gated = [edit for edit in ledger.history() if edit.gate is not None]
+    decisions = gate_decisions(gated)
     start, end = nodes[root], nodes[best.node]
     return EvolutionSummary(
         run_id=store.id,
@@ -30,7 +33,12 @@ def summarize(
         best_dev_n=end.dev_n,
         dev_comparison=dev_comparison(best),
         gates=gates,
-        expected_false_accepts=round(stats.expected_false_accepts([alpha] * gates), 2),
+        expected_false_accepts=round(
+            stats.expected_false_accepts(edit.gate.alpha if edit.gate.alpha is not None else alpha for edit in gated),
+            2,
+        ),
+        decisions=len(decisions),
+        rollouts_per_decision=round(sum(decisions.values()) / len(decisions), 1) if decisions else None,
         proposals=sum(fates.values()),
         fates=fates,
         accepted_by_move=ledger.accepted_by_move(),
@@ -54,3 +62,14 @@ def dev_comparison(best: Best) -> DevComparison | None:
         **DevComparison.of(diff),
         verdict=stats.verdict("the starting harness", f"node {best.challenger[:12]}", diff, best.alpha),
     )
+
+
+def gate_decisions(gated: list[Edit]) -> dict[tuple[int, str], int]:
+    """Each gate decision (an iteration's gating of its node's candidates) -> the rollouts it ran: each edit's
+    (`GateResult.rollouts`) and, for the evidence engine, the parent's fresh ones once per decision."""
+    decisions: dict[tuple[int, str], int] = {}
+    for edit in gated:
+        key, gate = (edit.iteration, edit.parent_id), edit.gate
+        parent = gate.evidence.parent_rollouts if gate.evidence and key not in decisions else 0
+        decisions[key] = decisions.get(key, 0) + (gate.rollouts or 0) + parent
+    return decisions

@@ -3,7 +3,7 @@
 from harness_evo.store.calls import Iteration, LlmCall, Spend
 from harness_evo.store.edit import Edit, EditStatus, MoveKind
 from harness_evo.store.failure import Failure
-from harness_evo.store.gate import GateResult, Verdict
+from harness_evo.store.gate import GateEvidence, GateResult, KeyChoice, Verdict
 from harness_evo.store.info import RunInfo, RunStatus
 from harness_evo.store.node import Node, NodeStatus
 from harness_evo.store.pattern import Pattern, PatternMember, PatternStatus
@@ -18,8 +18,10 @@ __all__ = [
     "EditStatus",
     "ExitReason",
     "Failure",
+    "GateEvidence",
     "GateResult",
     "Iteration",
+    "KeyChoice",
     "LlmCall",
     "MoveKind",
     "Node",

@@ -153,7 +153,11 @@ class EvolutionSummary(Facts):
     gates: int | None = None
     """Edits gated (None in a run from before this was counted)."""
     expected_false_accepts: float = 0.0
-    """Accepts that edits changing nothing would get from noise alone, at most."""
+    """Accepts that edits changing nothing would get from noise alone, at most: the sum of the gates' alphas."""
+    decisions: int = 0
+    """Gate decisions: an iteration's gating of its candidates (a race of several is one decision)."""
+    rollouts_per_decision: float | None = None
+    """Rollouts a gate decision ran on average (both sides; the evidence engine's reused parent rollouts are free)."""
     proposals: int = 0
     fates: dict[str, int] = Field(default_factory=dict)
     """Edits per status."""

@@ -191,6 +191,11 @@ def dev_lines(summary: EvolutionSummary) -> list[str]:
         lines.append(
             f"gated {summary.gates} edits and accepted {summary.fates.get(EditStatus.ACCEPTED, 0)}; edits that change "
             f"nothing would get at most {summary.expected_false_accepts:g} accepts from noise alone"
+            + (
+                f"; {summary.decisions} gate decisions ran {summary.rollouts_per_decision:g} rollouts each on average"
+                if summary.rollouts_per_decision is not None
+                else ""
+            )
         )
     return lines
 

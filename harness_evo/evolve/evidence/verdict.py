@@ -4,7 +4,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from harness_evo.store.gate import Verdict
+from harness_evo.store.gate import KeyChoice, Verdict
 
 
 class Stop(StrEnum):
@@ -76,13 +76,8 @@ class GateVerdict(BaseModel):
         )
 
 
-class Choice(BaseModel):
-    """A key a look chose, and why its task was chosen."""
-
-    task: str
-    trial: int
-    look: int
-    reason: str
+Choice = KeyChoice
+"""A key a look chose, and why its task was chosen (the ledger's record of it)."""
 
 
 class Spend(BaseModel):

@@ -1,0 +1,140 @@
+"""`evolve` gated by the evidence engine (`search.gate = "evidence"`), end to end on real Docker with every role
+scripted, in a wider copy of the scripted world: six train tasks the seeded defect fails and six it passes, so a gate
+has tasks to choose among. The fix of the system prompt helps every task the defect fails; an inert edit changes
+nothing the scripted solver does."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness_evo import world
+from harness_evo.evolve import session
+from harness_evo.llm import scripted
+from harness_evo.store import Edit, RunStore
+
+pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("user_cache")]
+
+INERT = world.DEFECT + " Keep each reply short."
+
+
+def wide_world(folder: Path) -> Path:
+    """The world's tasks, with train widened to six tasks naming a relative file (failed under the defect) and six an
+    absolute one (passed); dev as the world's."""
+    train = []
+    for kind, n in (("rel", 6), ("abs", 6)):
+        for i in range(n):
+            name = f"{kind}{i}"
+            path = f"/app/{name}.txt" if kind == "abs" else f"{name}.txt"
+            task = folder / name
+            shutil.copytree(world.TASKS / "color", task)
+            word = f"word-{name}-{i * 7 + 3}"
+            (task / "instruction.md").write_text(f"Write the word {word} into {path}.\n")
+            (task / "solution" / "solve.sh").write_text(f"#!/bin/bash\necho {word} > {path}\n")
+            (task / "tests" / "test.sh").write_text(
+                f'#!/bin/bash\nif [ "$(cat /app/{name}.txt 2>/dev/null)" = "{word}" ]; then echo 1 > '
+                "/logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n"
+            )
+            train.append(name)
+    for name in ("metal", "tree"):
+        shutil.copytree(world.TASKS / name, folder / name)
+    lists = ", ".join(f'"{name}"' for name in train)
+    (folder / "suite.toml").write_text(
+        f'[suite]\nname = "wide-world"\n[splits]\ntrain = [{lists}]\ndev = ["metal", "tree"]\ntest = []\n'
+    )
+    return folder
+
+
+def proposing(token: str, *news: str) -> None:
+    """The scripted proposer answers every request with one edit of the system prompt per text in `news`."""
+    edits = [
+        {
+            "rationale": "files must land where the task expects them",
+            "prediction": "tasks naming a relative file pass",
+            "ops": [{"op": "replace", "path": "prompts/system.md.j2", "old": world.DEFECT, "new": new}],
+        }
+        for new in news
+    ]
+    scripted.register("world-proposer", lambda messages: json.dumps({"edits": edits}), token=f"{token}-proposer")
+
+
+def evolve(tmp_path: Path, gate: str, token: str, *news: str, **evidence) -> RunStore:
+    """One iteration of `evolve` in the wide world, gated by `gate`, the proposer offering `news`."""
+    world.register(token)
+    proposing(token, *news)
+    config = world.config(gate=gate).model_copy(update={"tasks": wide_world(tmp_path / f"tasks-{gate}")})
+    config.evidence = config.evidence.model_copy(update=evidence)
+    config.curriculum.minibatch = 12  # every train task: the pattern and the regression sample fill the in-turn gate
+    store = session.start(config, tmp_path / f"runs-{gate}")
+    session.run(store)
+    return store
+
+
+def gated(store: RunStore) -> list[Edit]:
+    return [edit for edit in store.records(Edit, order_by="id") if edit.gate is not None]
+
+
+def test_the_evidence_gate_accepts_a_true_fix_in_fewer_rollouts_than_the_in_turn_gate(tmp_path: Path):
+    turn = evolve(tmp_path, "in-turn", "evgate-fix", world.FIX)
+    evidence = evolve(tmp_path, "evidence", "evgate-fix", world.FIX)
+
+    [by_turn], [by_evidence] = gated(turn), gated(evidence)
+    assert by_turn.gate.accepted and by_evidence.gate.accepted
+    found = by_evidence.gate.evidence
+    assert found.stop == "accepted" and found.e_value >= found.threshold == 10
+    assert by_evidence.gate.broken == 0 and by_evidence.gate.alpha == pytest.approx(0.1)
+    assert found.choices and all(choice.trial >= 1 for choice in found.choices), "trial 0 chose the pattern: spent"
+    assert all("a global edit reaches every task" in choice.reason for choice in found.choices)
+    summaries = turn.info.summary, evidence.info.summary
+    assert all(summary.best_node != summary.root for summary in summaries)
+    assert evidence.info.summary.rollouts < turn.info.summary.rollouts, "the same run but its gate, paid less"
+    assert evidence.info.summary.rollouts_per_decision < turn.info.summary.rollouts_per_decision
+    assert evidence.info.summary.decisions == 1 and evidence.info.summary.expected_false_accepts == pytest.approx(0.1)
+
+
+def test_an_inert_edit_is_rejected_for_futility_long_before_the_budget(tmp_path: Path):
+    store = evolve(tmp_path, "evidence", "evgate-inert", INERT)
+
+    [edit] = gated(store)
+    assert not edit.gate.accepted and edit.gate.fixed == edit.gate.broken == 0 and edit.gate.ties > 0
+    assert edit.gate.evidence.stop == "futile" and "futile" in edit.gate.reason
+    assert edit.gate.rollouts < store.info.summary.rollouts and edit.gate.rollouts < 200 / 4
+    assert store.info.summary.best_node == store.info.summary.root
+
+
+def test_a_race_of_two_candidates_accepts_the_fix_and_drops_the_inert_one_with_its_evidence(tmp_path: Path):
+    store = evolve(tmp_path, "evidence", "evgate-race", INERT, world.FIX)
+
+    inert, fix = gated(store)
+    assert fix.gate.accepted and not inert.gate.accepted
+    assert fix.gate.alpha == inert.gate.alpha == pytest.approx(0.05), "alpha split over the race"
+    assert fix.gate.evidence.raced == inert.gate.evidence.raced == 2
+    assert inert.gate.evidence.stop in ("outraced", "futile") and inert.gate.evidence.choices
+    assert store.info.summary.best_node == fix.child_id
+    assert store.info.summary.decisions == 1
+    assert store.info.summary.expected_false_accepts == pytest.approx(0.1), "a race costs one alpha in all"
+
+
+@pytest.mark.parametrize(
+    ("setting", "says"),
+    [
+        ("alpha = 1.5", "evidence.alpha"),
+        ("max_rollouts = 3", "evidence.max_rollouts = 3 cannot reach alpha 0.1"),
+    ],
+)
+def test_an_evidence_gate_that_cannot_reach_its_alpha_is_one_line_at_evolve_start(
+    tmp_path: Path, one_line_error, setting: str, says: str
+):
+    config_file = tmp_path / "evolve.toml"
+    world.config(gate="evidence").save(config_file)
+    text = config_file.read_text()
+    at = text.index("[evidence]")
+    key = setting.split(" = ")[0]
+    line = next(line for line in text[at:].splitlines() if line.startswith(f"{key} = "))
+    config_file.write_text(text[:at] + text[at:].replace(line, setting, 1))
+
+    error = one_line_error("evolve", "--config", config_file, "--runs", tmp_path / "runs")
+
+    assert says in error
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir()), "no run folder for a bad config"
