@@ -331,13 +331,13 @@ def words_suite(root: Path) -> Path:
 
 
 def words_config(tmp_path: Path, solver: Callable[[list[dict]], str], moves: list[str]) -> RunConfig:
-    """One iteration of evolving the default harness on the words suite with these `moves`; `solver` is the scripted
-    solver, the other roles are the scripted world's."""
+    """One iteration of evolving the default harness on the words suite with these `moves`, gated in turn (the tests
+    assert that gate's tasks); `solver` is the scripted solver, the other roles are the scripted world's."""
     world.register("harvest-world")
     name = f"harvest-{solver.__name__}-{tmp_path.name}"
     scripted.register(name, solver, token=name)
     config = RunConfig(kind="evolve", harness=BASH_AGENT, tasks=words_suite(tmp_path / "tasks"))
-    config.search = config.search.model_copy(update={"moves": moves, "dev_trials": 3})
+    config.search = config.search.model_copy(update={"moves": moves, "dev_trials": 3, "gate": "in-turn"})
     for role in world.ROLES:
         config.models.role(role).model = f"scripted/world-{role}"
     config.models.solver.model = f"scripted/{name}"

@@ -169,6 +169,7 @@ def lure_run(tmp_path: Path, mode: str) -> tuple[RunStore, dict]:
     config.models.solver.model, config.models.proposer.model = f"scripted/{name}-solver", f"scripted/{name}-proposer"
     config.curriculum = config.curriculum.model_copy(update={"minibatch": 4})
     config.acceptance = config.acceptance.model_copy(update={"conditioning": mode, "regression_sample": 2})
+    config.search.gate = "in-turn"  # the lure's gate tasks are the in-turn gate's
     config.executor.workers = 2
     config.budget = config.budget.model_copy(update={"max_iterations": 1})
     store = session.start(config, tmp_path / "runs")

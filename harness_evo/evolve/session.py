@@ -61,6 +61,11 @@ def start(
     if refusal := forecast.refusal():
         raise UserError(refusal)
     if config.search.gate == "evidence":  # a gate that cannot reach its alpha, refused before the folder is made
+        if config.acceptance.rule != "sign-test":
+            raise UserError(
+                f'acceptance.rule = "{config.acceptance.rule}" is a rule of the in-turn gate; set search.gate = '
+                '"in-turn" with it, or leave acceptance.rule unset for the evidence engine'
+            )
         Engine(config.evidence, suite.split("train")).check(config.search.candidates)
     store = new_run("evolve", config, runs_dir)
     harness.save(store.folder / "harnesses" / harness.hash)
