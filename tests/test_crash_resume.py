@@ -22,8 +22,8 @@ from harness_evo.store import RunStore
 pytestmark = pytest.mark.docker
 
 
-def config():
-    config = world.config()
+def config(gate: str = "in-turn"):
+    config = world.config(gate=gate)
     config.executor.workers = 1  # one rollout at a time: the moment a kill lands is the same in every run
     return config
 
@@ -40,9 +40,9 @@ def reference(tmp_path_factory) -> RunStore:
     return store
 
 
-def killed_at(moment: str, runs: Path, cache: Path) -> RunStore:
-    """A new run continued in another process until `moment`, where it is killed with SIGKILL."""
-    store = session.start(config(), runs)
+def killed_at(moment: str, runs: Path, cache: Path, gate: str = "in-turn") -> RunStore:
+    """A new run gated by `gate`, continued in another process until `moment`, where it is killed with SIGKILL."""
+    store = session.start(config(gate), runs)
     process = subprocess.Popen(
         [sys.executable, "-m", world.__name__, str(store.folder), moment],
         stdin=subprocess.PIPE,
@@ -86,6 +86,27 @@ def test_a_run_killed_at_any_moment_resumes_to_the_uninterrupted_run_paying_noth
 
     assert result.exit_code == 0, result.output
     assert_same_run(RunStore(store.folder), reference)
+
+
+def test_a_run_killed_in_the_evidence_engine_s_gate_resumes_to_the_uninterrupted_run_paying_nothing_twice(
+    tmp_path: Path, monkeypatch, cli
+):
+    with monkeypatch.context() as patch:
+        patch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "reference-cache"))
+        world.register("reference-evidence")
+        reference = session.start(config("evidence"), tmp_path / "reference")
+        session.run(reference)
+    store = killed_at("gate", tmp_path / "runs", tmp_path / "cache", gate="evidence")
+    assert 0 < len(store.rows("rollouts")) < len(reference.rows("rollouts"))
+
+    monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
+    world.register()
+    result = cli("resume", store.id, "--runs", tmp_path / "runs", "--quiet")
+
+    assert result.exit_code == 0, result.output
+    assert_same_run(RunStore(store.folder), reference)
+    [fix] = [edit for edit in world.facts(RunStore(store.folder))["edits"] if edit[1] == "accepted"]
+    assert "e = " in fix[4][5], "the evidence engine decided it"
 
 
 @pytest.fixture

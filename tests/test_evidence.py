@@ -295,3 +295,40 @@ def test_a_candidate_with_nothing_to_test_on_is_rejected_before_any_rollout():
 def test_a_targeted_candidate_without_targets_is_refused():
     with pytest.raises(ValidationError, match="a targeted edit lists the tasks it is for in targets"):
         Candidate(id="tool", scope="targeted")
+
+
+def scope_of(ops: list[dict], scope=None, sources=()) -> Candidate:
+    """The engine's view of an edit of the scripted world's harness against a pattern of fruit and color."""
+    from harness_evo import world
+    from harness_evo.evolve.evidence_gate import evidence_scope
+    from harness_evo.evolve.ledger import Candidate as Reviewed
+    from harness_evo.evolve.target import Target
+    from harness_evo.harness.edit import Edit as Change
+    from harness_evo.store import Edit
+    from harness_evo.taskset import load_suite
+
+    parent = Harness.load(world.HARNESS)
+    child = parent.apply(Change.model_validate({"ops": ops}))
+    edit = Edit(id="i0-r0-0", iteration=0, parent_id=parent.hash, ops=ops, sources=list(sources))
+    target = Target(description="saves files elsewhere", task_ids=["fruit", "color"])
+    candidate = Reviewed(edit=edit, child=child, target=target, scope=scope)
+    return evidence_scope(parent, candidate, load_suite(world.TASKS).split("train"))
+
+
+def test_an_edit_of_a_prompt_or_settings_or_examples_is_global_and_any_other_is_targeted_at_its_pattern():
+    from harness_evo import world
+
+    prompt = scope_of([{"op": "replace", "path": "prompts/system.md.j2", "old": world.DEFECT, "new": world.FIX}])
+    assert (prompt.scope, prompt.targets, prompt.exclude) == ("global", [], [])
+    from harness_evo.harness.examples import SAMPLE_EXAMPLE, render_example
+
+    episode = render_example(SAMPLE_EXAMPLE.model_copy(update={"task": "fruit"}))
+    example = scope_of([{"op": "write", "path": "examples/fruit.md", "text": episode}], sources=["fruit"])
+    assert (example.scope, example.exclude) == ("global", ["fruit"]), "an example's own task is never measured"
+    settings = scope_of([{"op": "replace", "path": "harness.toml", "old": "step_limit = 6", "new": "step_limit = 8"}])
+    assert settings.scope == "global"
+    skill_md = "---\nname: files\ndescription: where files go\n---\nSave each file where the task says.\n"
+    skill = scope_of([{"op": "write", "path": "skills/files/SKILL.md", "text": skill_md}])
+    assert (skill.scope, skill.targets) == ("targeted", ["fruit", "color"])
+    chosen = scope_of([{"op": "write", "path": "skills/files/SKILL.md", "text": skill_md}], scope="global")
+    assert chosen.scope == "global", "a move may set the scope itself"

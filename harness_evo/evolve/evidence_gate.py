@@ -4,7 +4,7 @@ Per decision:
 - the parent's pool is the node's scored train rollouts so far (the loop's state); trial 0 of every task is spent,
   since it is the curriculum's minibatch trial, whose failures chose the patterns and so the gate's tasks: it guides
   the task choice and is never the parent's side of a pair;
-- each candidate's scope: `global` for an edit of the system prompt, the settings or the examples (it reaches every
+- each candidate's scope: `global` for an edit of the settings, a prompt template or the examples (it reaches every
   task), `targeted` otherwise: the tasks a tool it adds or rewrites supplies a missing program for (and their
   categories' other tasks), else the pattern's tasks; a move may set `Candidate.scope` instead. The tasks its examples
   came from are never measured;
@@ -36,7 +36,7 @@ from harness_evo.taskset import Task
 MINIBATCH_TRIAL = 0
 """The trial the curriculum's minibatch runs on every node (loop step 3)."""
 
-GLOBAL_PATHS = ("harness.toml", "prompts/system.md.j2", "examples/")
+GLOBAL_PATHS = ("harness.toml", "prompts/", "examples/")
 """Paths (or folders) of a harness whose edit reaches every task."""
 
 
@@ -65,7 +65,7 @@ class EvidenceGate:
             return Decision()
         parent = self.harness(turn.node)
         by_id = {candidate.edit.id: candidate for candidate in candidates}
-        measured = [self.measured(parent, candidate) for candidate in candidates]
+        measured = [evidence_scope(parent, candidate, self.train) for candidate in candidates]
         rows: dict[str, list[Rollout]] = defaultdict(list)
         measure = self.measure(turn.node, by_id, rows)
         pool = self.pool(turn.node)
@@ -84,28 +84,6 @@ class EvidenceGate:
         outcomes = self.scorer.outcomes(node, "train")
         spent = {(task.id, MINIBATCH_TRIAL) for task in self.train}
         return ParentPool({key: float(passed) for key, passed in outcomes.items()}, spent)
-
-    def measured(self, parent: Harness, candidate: Candidate) -> Measured:
-        """What the engine measures the candidate on (see the module's docstring)."""
-        target, child = candidate.target, candidate.child
-        exclude = sorted({*candidate.edit.sources, *(target.sources if target else [])})
-        scope = candidate.scope or ("global" if reaches_every_task(parent, child) else "targeted")
-        if scope == "global":
-            return Measured(id=candidate.edit.id, scope="global", exclude=exclude)
-        supplied = supplied_tasks(parent, child, target.missing_programs) if target else set()
-        if supplied:
-            related = same_category(supplied, self.train)
-            return Measured(
-                id=candidate.edit.id,
-                scope="targeted",
-                targets=sorted(supplied),
-                related=sorted(related),
-                exclude=exclude,
-            )
-        targets = target.task_ids if target else []
-        if not targets:  # nothing to aim at: measured as a global edit
-            return Measured(id=candidate.edit.id, scope="global", exclude=exclude)
-        return Measured(id=candidate.edit.id, scope="targeted", targets=targets, exclude=exclude)
 
     def measure(self, node: str, by_id: dict[str, Candidate], rows: dict[str, list[Rollout]]):
         """The engine's `measure`: each side's rewards at the keys, run through the scorer (rows kept per side)."""
@@ -165,5 +143,25 @@ class EvidenceGate:
 
 
 def reaches_every_task(parent: Harness, child: Harness) -> bool:
-    """Whether the child changes the system prompt, the settings or the examples of its parent."""
+    """Whether the child changes the settings, a prompt template (the system prompt among them) or the examples of its
+    parent: parts every task reads."""
     return any(path.startswith(GLOBAL_PATHS) for path in child.changed_paths(parent))
+
+
+def evidence_scope(parent: Harness, candidate: Candidate, train: list[Task]) -> Measured:
+    """What the engine measures a candidate of `parent` on (see the module's docstring)."""
+    target, child = candidate.target, candidate.child
+    exclude = sorted({*candidate.edit.sources, *(target.sources if target else [])})
+    scope = candidate.scope or ("global" if reaches_every_task(parent, child) else "targeted")
+    if scope == "global":
+        return Measured(id=candidate.edit.id, scope="global", exclude=exclude)
+    supplied = supplied_tasks(parent, child, target.missing_programs) if target else set()
+    if supplied:
+        related = same_category(supplied, train)
+        return Measured(
+            id=candidate.edit.id, scope="targeted", targets=sorted(supplied), related=sorted(related), exclude=exclude
+        )
+    targets = target.task_ids if target else []
+    if not targets:  # nothing to aim at: measured as a global edit
+        return Measured(id=candidate.edit.id, scope="global", exclude=exclude)
+    return Measured(id=candidate.edit.id, scope="targeted", targets=targets, exclude=exclude)

@@ -299,7 +299,7 @@ class MoveBandit:
         for edit in history:
             tries[edit.move].add(edit.iteration)
             if edit.gate:
-                rollouts[edit.move] += 2 * edit.gate.pairs
+                rollouts[edit.move] += edit.gate.rollouts if edit.gate.rollouts is not None else 2 * edit.gate.pairs
                 if edit.status is EditStatus.ACCEPTED:
                     gain[edit.move] += edit.gate.fixed - edit.gate.broken
         untried = [kind for kind in available if not tries[kind]]
