@@ -103,7 +103,7 @@ def test_an_inert_edit_is_rejected_for_futility_long_before_the_budget(tmp_path:
     assert store.info.summary.best_node == store.info.summary.root
 
 
-def test_a_race_of_two_candidates_accepts_the_fix_and_drops_the_inert_one_with_its_evidence(tmp_path: Path):
+def test_a_race_of_two_candidates_accepts_the_fix_and_drops_the_inert_one_with_its_evidence(tmp_path: Path, cli):
     store = evolve(tmp_path, "evidence", "evgate-race", INERT, world.FIX)
 
     inert, fix = gated(store)
@@ -114,6 +114,11 @@ def test_a_race_of_two_candidates_accepts_the_fix_and_drops_the_inert_one_with_i
     assert store.info.summary.best_node == fix.child_id
     assert store.info.summary.decisions == 1
     assert store.info.summary.expected_false_accepts == pytest.approx(0.1), "a race costs one alpha in all"
+    shown = cli("edits", store.id, inert.id, "--runs", store.folder.parent)
+    assert shown.exit_code == 0, shown.output
+    said = " ".join(shown.output.split())
+    assert f"stopped {inert.gate.evidence.stop} after" in said and "raced with 1 other" in said
+    assert "look 1: " in said and "a global edit reaches every task" in said, "each key with why its task was chosen"
 
 
 @pytest.mark.parametrize(

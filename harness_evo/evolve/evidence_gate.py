@@ -17,10 +17,10 @@ Per decision:
 """
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from harness_evo.evolve.conditioning import ConditioningCheck
-from harness_evo.evolve.evidence import PARENT, Engine, GateVerdict, Key, ParentPool
+from harness_evo.evolve.evidence import PARENT, Engine, GateVerdict, Key, Measure, ParentPool
 from harness_evo.evolve.evidence import Candidate as Measured
 from harness_evo.evolve.evidence import Decision as Decided
 from harness_evo.evolve.gate import Decision, Turn
@@ -85,17 +85,12 @@ class EvidenceGate:
         spent = {(task.id, MINIBATCH_TRIAL) for task in self.train}
         return ParentPool({key: float(passed) for key, passed in outcomes.items()}, spent)
 
-    def measure(self, node: str, by_id: dict[str, Candidate], rows: dict[str, list[Rollout]]):
+    def measure(self, node: str, by_id: dict[str, Candidate], rows: dict[str, list[Rollout]]) -> Measure:
         """The engine's `measure`: each side's rewards at the keys, run through the scorer (rows kept per side)."""
 
         def measure(side: str, keys: list[Key]) -> dict[Key, float]:
             name, harness = (node, None) if side == PARENT else (by_id[side].child.hash, by_id[side].child)
-            trials: dict[int, list[str]] = defaultdict(list)
-            for task, trial in keys:
-                trials[trial].append(task)
-            got = [
-                row for trial, tasks in sorted(trials.items()) for row in self.scorer.run(name, tasks, [trial], harness)
-            ]
+            got = self.run(name, keys, harness)
             rows[side].extend(got)
             return scored_rewards(got)
 
@@ -109,7 +104,7 @@ class EvidenceGate:
         result, drop = verdict.verdict(), None
         if verdict.accepted:
             keys = {(row.task_id, row.trial) for row in rows[verdict.candidate]}
-            drop = self.check.compare(self.parent_rows(turn.node, keys), rows[verdict.candidate])
+            drop = self.check.compare(self.run(turn.node, keys), rows[verdict.candidate])  # the pool's: free
             if drop is not None and drop.fell:  # the agent reads the task less: is there a gain on dev?
                 self.scorer.score_dev(candidate.child.hash)
                 result = self.check.judge(result, drop, self.scorer.dev_difference(turn.node, candidate.child.hash))
@@ -134,12 +129,12 @@ class EvidenceGate:
         )
         return result
 
-    def parent_rows(self, node: str, keys: set[Key]) -> list[Rollout]:
-        """The parent's recorded rollouts at `keys` (all in its pool already, so none is paid again)."""
+    def run(self, node: str, keys: Iterable[Key], harness: Harness | None = None) -> list[Rollout]:
+        """A node's rollouts at `keys`, through the scorer (a recorded key is fetched, not paid again)."""
         trials: dict[int, list[str]] = defaultdict(list)
         for task, trial in sorted(keys):
             trials[trial].append(task)
-        return [row for trial, tasks in trials.items() for row in self.scorer.run(node, tasks, [trial])]
+        return [row for trial, tasks in trials.items() for row in self.scorer.run(node, tasks, [trial], harness)]
 
 
 def reaches_every_task(parent: Harness, child: Harness) -> bool:

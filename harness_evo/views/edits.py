@@ -132,6 +132,15 @@ def render_one(edit: EditFacts) -> Group:
         lines.append("gate: ", style="bold").append(
             f"{gate_counts(gate)} over {gate.pairs} pairs on {', '.join(gate.tasks) or '?'}: {gate.reason}\n"
         )
+    if gate and gate.evidence:
+        found = gate.evidence
+        raced = f", raced with {found.raced - 1} other{'s' * (found.raced > 2)}" if found.raced > 1 else ""
+        lines.append("evidence: ", style="bold").append(
+            f"stopped {found.stop} after {found.looks} looks at alpha {gate.alpha:g}{raced}; {gate.rollouts} child "
+            f"rollouts, {found.parent_rollouts} fresh parent rollouts in the decision\n"
+        )
+        for choice in found.choices:
+            lines.append(f"  look {choice.look}: {choice.task} trial {choice.trial}: {choice.reason}\n")
     lines.rstrip()
     parts: list[Any] = [Panel(lines, title=f"edit {edit.id}", title_align="left")]
     for op in edit.ops:
