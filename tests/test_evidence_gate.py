@@ -122,19 +122,20 @@ def test_a_race_of_two_candidates_accepts_the_fix_and_drops_the_inert_one_with_i
 
 
 @pytest.mark.parametrize(
-    ("setting", "says"),
+    ("section", "setting", "says"),
     [
-        ("alpha = 1.5", "evidence.alpha"),
-        ("max_rollouts = 3", "evidence.max_rollouts = 3 cannot reach alpha 0.1"),
+        ("evidence", "alpha = 1.5", "evidence.alpha"),
+        ("evidence", "max_rollouts = 3", "evidence.max_rollouts = 3 cannot reach alpha 0.1"),
+        ("acceptance", 'rule = "none"', 'acceptance.rule = "none" is a rule of the in-turn gate'),
     ],
 )
 def test_an_evidence_gate_that_cannot_reach_its_alpha_is_one_line_at_evolve_start(
-    tmp_path: Path, one_line_error, setting: str, says: str
+    tmp_path: Path, one_line_error, section: str, setting: str, says: str
 ):
     config_file = tmp_path / "evolve.toml"
     world.config(gate="evidence").save(config_file)
     text = config_file.read_text()
-    at = text.index("[evidence]")
+    at = text.index(f"[{section}]")
     key = setting.split(" = ")[0]
     line = next(line for line in text[at:].splitlines() if line.startswith(f"{key} = "))
     config_file.write_text(text[:at] + text[at:].replace(line, setting, 1))
