@@ -43,6 +43,10 @@ KNOBS = {knob.name: knob for knob in [
     Knob(section="agent", key="step_limit", low=4, high=60, step=6, integer=True),
     Knob(section="agent", key="max_observation_chars", low=500, high=16000, factor=2, integer=True),
     Knob(section="agent", key="confirm_done"),
+    Knob(section="agent", key="discovery"),
+    Knob(section="agent", key="loop_guard"),
+    Knob(section="agent", key="loop_guard_repeats", low=1, high=6, step=1, integer=True),
+    Knob(section="agent", key="missing_hint"),
 ]}
 """The settings knob steps move, with their bounds and step."""
 
