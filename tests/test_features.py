@@ -147,12 +147,13 @@ def test_the_loop_guard_says_a_command_repeats_and_ends_the_episode_at_the_nth_r
 @pytest.mark.docker
 def test_a_missing_program_is_named_with_what_is_installed_to_do_its_job(tmp_path: Path):
     harness = harness_with(tmp_path, missing_hint=True)
-    replies = iter([bash("sqlite3 /app/data.db 'select 1'"), bash("frobnicate --all"), greeter([])])
+    replies = iter([bash("sqlite3 /app/data.db 'select 1'"), bash("frobnicate --all"), bash("sudo ls"), greeter([])])
 
     row, trajectory = rollout(tmp_path, harness, lambda messages: next(replies), suite(tmp_path))
 
     assert row["passed"]
-    known, unknown = trajectory.messages[3]["content"], trajectory.messages[5]["content"]
+    known, unknown, root = (trajectory.messages[i]["content"] for i in (3, 5, 7))
+    assert "Use instead: the same command without sudo (you are root)." in root
     assert "`sqlite3` is not installed here" in known and "Use instead: python3 (its sqlite3 module)." in known
     assert (
         "`frobnicate` is not installed here" in unknown

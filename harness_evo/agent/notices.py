@@ -35,6 +35,8 @@ INSTEAD = {
 """A program agents reach for -> what may do its job, each starting with the program it needs (looked up in the sandbox)."""
 GENERAL = ["python3", "perl", "awk", "sed", "grep", "find", "sort", "tar"]
 """What is named, of those installed, for a missing program INSTEAD does not know."""
+ELEVATORS = ("sudo", "doas")
+"""Programs that run a command as root: for an agent that is root, the command itself does their job."""
 
 
 class Notice(BaseModel):
@@ -57,6 +59,7 @@ class Notices:
         self.repeats = 0
         """Commands that repeated an earlier command and its output, in this episode."""
         self._installed: dict[str, bool] = {}
+        self._root: bool | None = None
 
     def after(self, command: str, result: CommandResult) -> Notice:
         """The notice for a command's result (counting it when it repeats an earlier one)."""
@@ -77,7 +80,12 @@ class Notices:
         return self.settings.loop_guard and self.repeats >= self.settings.loop_guard_repeats
 
     def available(self, program: str) -> list[str]:
-        """What of INSTEAD (or GENERAL) for `program` is installed in the sandbox."""
+        """What of INSTEAD (or GENERAL) for `program` is installed in the sandbox; for `sudo`, the command alone when the
+        agent is root."""
+        if program in ELEVATORS:
+            if self._root is None:
+                self._root = self.run("id -u", self.settings.command_timeout_s).output.strip() == "0"
+            return [f"the same command without {program} (you are root)"] if self._root else []
         options = INSTEAD.get(program, GENERAL)
         needed = [
             name for name in dict.fromkeys(option.split()[0] for option in options) if name not in self._installed
