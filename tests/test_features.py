@@ -186,9 +186,10 @@ def test_features_are_off_in_the_default_harness_and_its_prompts_render_as_witho
     [
         ("loop_guard_repeats", 0, "loop_guard_repeats"),
         ("discovery_head_lines", -1, "discovery_head_lines"),
+        ("discovery_commands", ["pwd", ""], "discovery_commands.1: String should have at least 1 character"),
     ],
 )
-def test_a_setting_below_its_bound_is_a_one_line_error(tmp_path: Path, setting: str, value: int, problem: str):
+def test_a_setting_out_of_its_bounds_is_a_one_line_error(tmp_path: Path, setting: str, value: int | list, problem: str):
     with pytest.raises(HarnessError) as error:
         Harness.load(harness_with(tmp_path, **{setting: value}))
     assert problem in str(error.value) and "\n" not in str(error.value)

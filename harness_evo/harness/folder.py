@@ -5,7 +5,7 @@ import json
 import tomllib
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import jinja2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -65,7 +65,7 @@ class AgentSettings(Strict):
     """Workspace discovery: before the first reply, run `discovery_commands` in the sandbox, and `head` each file the
     instruction names that exists there, and show what they printed in the first prompt (the instance template's
     `discovery`); a command that fails or times out is shown as such, and the episode goes on."""
-    discovery_commands: list[str] = Field(default_factory=lambda: ["pwd", "ls -la"])
+    discovery_commands: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=lambda: ["pwd", "ls -la"])
     """The commands workspace discovery runs, in the task's working folder, each under `command_timeout_s`."""
     discovery_head_lines: int = Field(10, ge=0)
     """Workspace discovery shows this many first lines of each file the instruction names, and lists each folder it names
