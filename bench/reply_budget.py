@@ -2,7 +2,8 @@
 
 Reads the trajectories of a run folder (an `eval` of a harness) and, for each recorded reply, the tokens it spent and
 the text around its action's block (the stop sequences cut a reply at the close of its first block, so whatever the
-model writes after it is never generated). Then asks the run's solver again for up to `--replies` of those replies:
+model writes after it is never generated). Then asks the run's solver again for up to `--replies` of those replies
+(each rollout's first, then each one's second, ...):
 the same messages, seed and sampling, without any stop sequence, and counts the tokens it writes after the close of its
 first block: what the stop sequences save per reply.
 
@@ -11,6 +12,7 @@ first block: what the stop sequences save per reply.
 
 import argparse
 import re
+from itertools import zip_longest
 from pathlib import Path
 from statistics import fmean, median, pstdev
 
@@ -20,7 +22,7 @@ from rich.console import Console
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.config import RunConfig
 from harness_evo.harness import Harness
-from harness_evo.llm import LLM
+from harness_evo.llm import LLM, ModelUnavailable
 from harness_evo.store import Rollout, RunStore
 
 BLOCK = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n.*?\n?```", re.DOTALL)
@@ -68,9 +70,11 @@ def main() -> None:
     args = parser.parse_args()
     store = RunStore(args.run)
     config = RunConfig.load(store.folder / "config.toml")
+    config.models.solver.timeout_s = max(config.models.solver.timeout_s, 1800)  # a reply without stop sequences may run to max_tokens
     stored = trajectories(store)
     recorded = [step for trajectory in stored for step in trajectory.steps]
-    found = [(trajectory, step, messages) for trajectory in stored for step, messages in enumerate(prompts(trajectory))]
+    asked = [[(trajectory, step, messages) for step, messages in enumerate(prompts(trajectory))] for trajectory in stored]
+    found = [turn for turns in zip_longest(*asked) for turn in turns if turn]  # every rollout's first reply, then the seconds...
     parts = [around(step.reply) for step in recorded]
     console = Console()
     console.print(f"recorded replies: tokens {spread([step.tokens_out for step in recorded])}")
@@ -81,8 +85,12 @@ def main() -> None:
     with LLM(config.models, cache=False) as llm:
         for trajectory, step, messages in found[: args.replies]:
             harness = Harness.load(store.folder / "harnesses" / trajectory.harness_hash)
-            free = llm.complete("solver", messages, seed=trajectory.trial, stop=None, temperature=harness.sampling.temperature,
-                                max_tokens=harness.sampling.max_tokens)
+            try:
+                free = llm.complete("solver", messages, seed=trajectory.trial, stop=None, temperature=harness.sampling.temperature,
+                                    max_tokens=harness.sampling.max_tokens)
+            except ModelUnavailable as e:
+                console.print(f"{trajectory.task_id} step {step}: no reply ({e})", soft_wrap=True)
+                continue
             split = around(free.text)
             spent = tokens(llm, config, split[1]) if split else 0
             after.append(spent)
