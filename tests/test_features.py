@@ -13,6 +13,7 @@ import pytest
 from harness_evo.agent.discovery import path_words
 from harness_evo.agent.evaluate import evaluate
 from harness_evo.agent.notices import Notices
+from harness_evo.agent.session import session
 from harness_evo.agent.trajectory import Step, Trajectory
 from harness_evo.config import RunConfig
 from harness_evo.errors import HarnessError
@@ -20,7 +21,7 @@ from harness_evo.evolve.knobs import KnobStep, knob_edit
 from harness_evo.failures.triage import triage
 from harness_evo.harness import AgentSettings, Harness
 from harness_evo.harness.settings_edit import set_setting
-from harness_evo.llm import LLM, scripted
+from harness_evo.llm import scripted
 from harness_evo.sandbox import CommandResult
 from harness_evo.store import RunStore
 
@@ -79,8 +80,8 @@ def rollout(tmp_path: Path, harness: Path, solver, tasks: Path) -> tuple[dict, T
     config = RunConfig(harness=harness, tasks=tasks, split="train")
     config.models.solver.model = f"scripted/{name}"
     store = RunStore.create(tmp_path / "runs", "eval")
-    with LLM(config.models, store=store) as llm:
-        evaluate(config, store, llm=llm)
+    with session(store, config) as run:
+        evaluate(run)
     [row] = store.rows("rollouts")
     return row, Trajectory.model_validate(store.read_json(row["trajectory"]))
 

@@ -32,22 +32,25 @@ class Knob(BaseModel):
         if direction == "on":
             return None if value else True
         sign = 1 if direction == "up" else -1
-        new = value + sign * self.step if self.step is not None else value * self.factor ** sign
+        new = value + sign * self.step if self.step is not None else value * self.factor**sign
         new = round(new) if self.integer else round(new, 2)
         return new if self.low <= new <= self.high and new != value else None
 
 
-KNOBS = {knob.name: knob for knob in [
-    Knob(section="model", key="temperature", low=0.0, high=1.5, step=0.2),
-    Knob(section="model", key="max_tokens", low=128, high=2048, factor=2, integer=True),
-    Knob(section="agent", key="step_limit", low=4, high=60, step=6, integer=True),
-    Knob(section="agent", key="max_observation_chars", low=500, high=16000, factor=2, integer=True),
-    Knob(section="agent", key="confirm_done"),
-    Knob(section="agent", key="discovery"),
-    Knob(section="agent", key="loop_guard"),
-    Knob(section="agent", key="loop_guard_repeats", low=1, high=6, step=1, integer=True),
-    Knob(section="agent", key="missing_hint"),
-]}
+KNOBS = {
+    knob.name: knob
+    for knob in [
+        Knob(section="model", key="temperature", low=0.0, high=1.5, step=0.2),
+        Knob(section="model", key="max_tokens", low=128, high=2048, factor=2, integer=True),
+        Knob(section="agent", key="step_limit", low=4, high=60, step=6, integer=True),
+        Knob(section="agent", key="max_observation_chars", low=500, high=16000, factor=2, integer=True),
+        Knob(section="agent", key="confirm_done"),
+        Knob(section="agent", key="discovery"),
+        Knob(section="agent", key="loop_guard"),
+        Knob(section="agent", key="loop_guard_repeats", low=1, high=6, step=1, integer=True),
+        Knob(section="agent", key="missing_hint"),
+    ]
+}
 """The settings knob steps move, with their bounds and step."""
 
 ADDRESSES: dict[str, list[tuple[str, Direction]]] = {

@@ -8,10 +8,14 @@ response cache); the pre-flight estimate of the next run reads it. Before any ru
 import json
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
+from harness_evo.agent.executor import rollout_workers
 from harness_evo.config import RunConfig
 from harness_evo.llm.cache import cache_home
 
@@ -55,7 +59,7 @@ class Pace(BaseModel):
 
 def key(config: RunConfig) -> str:
     """What a pace is measured for: the solver model and the rollouts run at once."""
-    return f"{config.models.solver.model} x{config.rollout_workers()}"
+    return f"{config.models.solver.model} x{rollout_workers(config)}"
 
 
 def load(path: Path) -> dict[str, list[Measured]]:
@@ -73,7 +77,11 @@ def pace(config: RunConfig) -> Pace:
     rollouts = sum(row.rollouts for row in sessions)
     if not rollouts:
         return Pace()
-    return Pace(seconds_per_rollout=round(sum(row.seconds for row in sessions) / rollouts, 2), rollouts=rollouts, runs=len(sessions))
+    return Pace(
+        seconds_per_rollout=round(sum(row.seconds for row in sessions) / rollouts, 2),
+        rollouts=rollouts,
+        runs=len(sessions),
+    )
 
 
 def replayed(before: tuple[int, int], after: tuple[int, int]) -> float:
@@ -91,7 +99,40 @@ def record(config: RunConfig, run: str, rollouts: int, seconds: float, replayed_
         return
     path = cache_home() / FILE
     sessions = load(path)
-    sessions[key(config)] = [*sessions.get(key(config), []), Measured(run=run, rollouts=rollouts, seconds=round(seconds, 1))][-KEPT:]
+    sessions[key(config)] = [
+        *sessions.get(key(config), []),
+        Measured(run=run, rollouts=rollouts, seconds=round(seconds, 1)),
+    ][-KEPT:]
     partial = path.with_name(f"{FILE}.{os.getpid()}")
-    partial.write_text(json.dumps({name: [row.model_dump() for row in rows] for name, rows in sessions.items()}, indent=1))
+    partial.write_text(
+        json.dumps({name: [row.model_dump() for row in rows] for name, rows in sessions.items()}, indent=1)
+    )
     partial.replace(path)
+
+
+class Counts(Protocol):
+    """What a session's pace is measured from (a `Budget`)."""
+
+    @property
+    def session_s(self) -> float: ...
+
+    def rollouts(self) -> int: ...
+
+    def model_calls(self) -> tuple[int, int]: ...
+
+
+@contextmanager
+def measured(config: RunConfig, run: str, budget: Counts) -> Iterator[None]:
+    """Record the pace of the session the block runs (see `record`): the rollouts it paid for in its wall time, unless
+    it mostly replayed model calls from the response cache."""
+    rollouts, calls = budget.rollouts(), budget.model_calls()
+    try:
+        yield
+    finally:
+        record(
+            config,
+            run,
+            budget.rollouts() - rollouts,
+            budget.session_s,
+            replayed_share=replayed(calls, budget.model_calls()),
+        )
