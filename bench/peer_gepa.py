@@ -1,5 +1,5 @@
 """GEPA side by side (a benchmark, not a test): the same harness, suite split, models and rollout budget for each of
-1. GEPA (`gepa.optimize`, its own engine) through the adapter of `gepa_adapter.py`; its valset is our dev split,
+1. GEPA (`gepa.optimize`, its own engine) through `harness_evo.gepa_adapter`; its valset is our dev split,
 2. harness-evo's `evolve` with dev scoring, its budget in rollouts,
 3. random search: the same loop with every edit accepted (acceptance rule `none`); its result is the node with the
    best dev score, as GEPA picks from its valset (harness-evo's is the node a paired dev test confirmed over the start),
@@ -14,6 +14,7 @@ everything else that decides the result (the suite's and the harness's contents,
     python bench/peer_gepa.py [--tasks tasks/core] [--harness harnesses/bash-agent] [--budget 200] [--model M]
         [--optimizer-model M] [--config base.toml] [--quick] [--resume] [--no-random-search] [--out DIR]
         [--runs DIR]
+    python bench/peer_gepa.py --table bench/results/peer_gepa/SETTING     # the table of a finished setting
 """
 
 import hashlib
@@ -26,7 +27,6 @@ from typing import Annotated, Any
 
 import gepa
 import typer
-from gepa_adapter import FileLog, HarnessAdapter, ProposerLM
 from rich.console import Console
 from rich.table import Table
 
@@ -40,6 +40,7 @@ from harness_evo.evolve import session
 from harness_evo.evolve.budget import time_spent
 from harness_evo.evolve.session import dev_tasks
 from harness_evo.evolve.tree import SearchTree
+from harness_evo.gepa_adapter import FileLog, HarnessAdapter, ProposerLM
 from harness_evo.harness import Harness
 from harness_evo.store import Node, Rollout, RunStatus, RunStore
 from harness_evo.store.info import EvolutionSummary
@@ -347,7 +348,7 @@ def reach_line(results: dict[str, dict], test: dict[str, Any]) -> str:
     return f"rollouts harness-evo needed to reach GEPA's final test score: not reached in {evo['rollouts']} rollouts"
 
 
-def report(bench: Bench, results: dict[str, dict], test: dict[str, Any]) -> None:
+def report(results: dict[str, dict], test: dict[str, Any]) -> None:
     console.print(table(results, test))
     gepa_run = results["GEPA"]
     console.print(
@@ -374,10 +375,19 @@ def report(bench: Bench, results: dict[str, dict], test: dict[str, Any]) -> None
         )
     console.print(ratio_line(test))
     console.print(reach_line(results, test))
-    console.print(
-        f"[dim]results in {bench.results}, runs in {bench.runs}; the response cache is shared, so a later piece may "
-        "find model replies an earlier one paid for (calls count cache hits; wall time does not).[/dim]"
-    )
+
+
+def finished(folder: Path) -> tuple[dict[str, dict], dict[str, Any]]:
+    """The results of a finished setting's folder (SETTING under --out): each system's piece that is there, and the test
+    scores."""
+    results = {
+        system: json.loads(path.read_text())
+        for system, piece in PIECES.items()
+        if (path := folder / f"{piece}.json").is_file()
+    }
+    if not {"GEPA", "harness-evo"} <= results.keys() or not (folder / "test.json").is_file():
+        raise UserError(f"{folder} holds no finished setting: it needs gepa.json, harness-evo.json and test.json")
+    return results, json.loads((folder / "test.json").read_text())
 
 
 @app.command()
@@ -422,9 +432,19 @@ def main(
             help="Run the random-search baseline; without it, its row is left out and can be added by a later run."
         ),
     ] = True,
+    table_of: Annotated[
+        Path | None,
+        typer.Option(
+            "--table",
+            help="Print the table of a finished setting's results folder (SETTING under --out) and run nothing.",
+        ),
+    ] = None,
 ) -> None:
     """Run GEPA, harness-evo and random search at one rollout budget from one harness, and score them on test."""
     try:
+        if table_of:
+            report(*finished(table_of))
+            return
         base = RunConfig.load(config) if config else RunConfig()
         options = {"search.dev_sample": QUICK["dev_sample"] if quick else None}
         base = configured(
@@ -443,7 +463,11 @@ def main(
             f"{len(dev_tasks(bench.suite, bench.config))} dev, {len(bench.suite.split('test'))} test tasks), "
             f"solver {bench.config.models.solver.model}, proposer {bench.config.models.proposer.model}"
         )
-        report(bench, *run_bench(bench, random_search))
+        report(*run_bench(bench, random_search))
+        console.print(
+            f"[dim]results in {bench.results}, runs in {bench.runs}; the response cache is shared, so a later piece "
+            "may find model replies an earlier one paid for (calls count cache hits; wall time does not).[/dim]"
+        )
     except UserError as e:
         console.print(f"[red]{e}[/red]")
         raise typer.Exit(1) from None

@@ -4,9 +4,8 @@ this machine, which one binds, and a refusal of budgets that cannot hold one gat
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
 
-from harness_evo.cli import main
+from harness_evo import world
 from harness_evo.config import RunConfig
 from harness_evo.evolve import pace
 from harness_evo.evolve.budget import estimate, time_spent
@@ -120,21 +119,11 @@ def test_a_session_that_replayed_its_model_calls_from_the_cache_does_not_set_the
     assert pace.pace(config) == Pace(seconds_per_rollout=15.0, rollouts=80, runs=2), "10% replayed is kept"
 
 
-def refused(monkeypatch, capsys, *argv: str) -> str:
-    """Run `harness-evo evolve` as its entry point does; the one-line error it printed."""
-    monkeypatch.setattr("sys.argv", ["harness-evo", "evolve", *argv])
-    with pytest.raises(SystemExit) as exit_:
-        main()
-    error = capsys.readouterr().err.strip()
-    assert exit_.value.code == 2 and "\n" not in error and "Traceback" not in error
-    return error
-
-
-def test_a_wall_time_too_small_for_one_gate_is_refused_with_the_budget_to_raise(tmp_path: Path, monkeypatch, capsys):
+def test_a_wall_time_too_small_for_one_gate_is_refused_with_the_budget_to_raise(tmp_path: Path, one_line_error):
     config_file = tmp_path / "evolve.toml"
     world.config().save(config_file)
 
-    error = refused(monkeypatch, capsys, "--config", str(config_file), "--budget-minutes", "1", "--runs", str(tmp_path / "runs"))
+    error = one_line_error("evolve", "--config", str(config_file), "--budget-minutes", "1", "--runs", str(tmp_path / "runs"))
 
     assert error == ("error: the budgets cannot hold one gate: 1 min hold about 6 rollouts at 10 s each, a default until a run here measures it, and a first "
                      "edit is gated only after at least 19 (the root's dev scoring, a minibatch and the child's gate on the "
@@ -142,15 +131,15 @@ def test_a_wall_time_too_small_for_one_gate_is_refused_with_the_budget_to_raise(
     assert not (tmp_path / "runs").exists(), "nothing is recorded for a refused run"
 
 
-def test_a_budget_refused_at_the_pace_runs_here_measured(tmp_path: Path, monkeypatch, capsys):
+def test_a_budget_refused_at_the_pace_runs_here_measured(tmp_path: Path, one_line_error):
     config = world.config()
     config.save(tmp_path / "evolve.toml")
     pace.record(config, "evolve-slow", rollouts=10, seconds=600)
 
-    error = refused(monkeypatch, capsys, "--config", str(tmp_path / "evolve.toml"), "--runs", str(tmp_path / "runs"))
+    error = one_line_error("evolve", "--config", str(tmp_path / "evolve.toml"), "--runs", str(tmp_path / "runs"))
 
     assert "15 min hold about 15 rollouts at 60 s each, measured here over 10 rollouts of 1 earlier run" in error
     assert error.endswith("raise --budget-minutes (budget.max_wall_s) to at least 19")
-    assert "raise --budget-rollouts (budget.max_rollouts) to at least 19" in refused(
-        monkeypatch, capsys, "--config", str(tmp_path / "evolve.toml"), "--budget-minutes", "600", "--budget-rollouts", "10",
+    assert "raise --budget-rollouts (budget.max_rollouts) to at least 19" in one_line_error(
+        "evolve", "--config", str(tmp_path / "evolve.toml"), "--budget-minutes", "600", "--budget-rollouts", "10",
         "--runs", str(tmp_path / "runs"))

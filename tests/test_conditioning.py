@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
 
+from harness_evo import world
 from harness_evo.agent.actions import programs
 from harness_evo.agent.trajectory import Step, Trajectory
 from harness_evo.config import RunConfig

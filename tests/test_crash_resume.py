@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
 
+from harness_evo import world
 from harness_evo.evolve import session
 from harness_evo.sandbox.docker import connect, prune
 from harness_evo.sandbox.images import LABEL
@@ -44,7 +44,7 @@ def killed_at(moment: str, runs: Path, cache: Path) -> RunStore:
     """A new run continued in another process until `moment`, where it is killed with SIGKILL."""
     store = session.start(config(), runs)
     process = subprocess.Popen(
-        [sys.executable, world.__file__, str(store.folder), moment],
+        [sys.executable, "-m", world.__name__, str(store.folder), moment],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -107,7 +107,7 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 def world_cli(*args, env: dict[str, str]) -> subprocess.CompletedProcess:
     """`harness-evo ARGS` with the world's scripted models, in a new process."""
     return subprocess.run(
-        [sys.executable, world.__file__, "cli", *map(str, args)], capture_output=True, text=True, env=env
+        [sys.executable, "-m", world.__name__, "cli", *map(str, args)], capture_output=True, text=True, env=env
     )
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import docker
 import pytest
-from fixtures import reporting
 from rich.console import Console
 from scipy.stats import binomtest
 
@@ -227,7 +226,7 @@ def harness_evo(*args: str, **kwargs) -> subprocess.Popen:
     )
 
 
-def test_ctrl_c_during_eval_removes_every_container_and_keeps_finished_rollouts(tmp_path: Path):
+def test_ctrl_c_during_eval_removes_every_container_and_keeps_finished_rollouts(tmp_path: Path, reporting):
     process, reports = reporting.start(
         "eval", "--agent", "oracle", "--tasks", FIXTURES, "--split", "train", "--workers", "2", "--runs", tmp_path
     )

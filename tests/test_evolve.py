@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
 
+from harness_evo import world
 from harness_evo.evolve import pace, session
 from harness_evo.llm import scripted
 from harness_evo.store import RunStore
@@ -179,7 +179,9 @@ def test_a_gate_left_undecided_runs_more_trials_of_both_sides_and_decides_on_all
         assert len(passed(store, store.info.root, task)) == 5, "trial 0 chose the task, trials 1-4 faced the child"
 
 
-def test_a_pattern_task_that_never_passed_is_gated_only_when_the_pattern_has_no_other(tmp_path: Path, only_run):
+def test_a_pattern_task_that_never_passed_is_gated_only_when_the_pattern_has_no_other(
+    tmp_path: Path, only_run, run_putword_world
+):
     world.register()
     config = world.config()
     config.acceptance = config.acceptance.model_copy(update={"unsolved_after": 1})
@@ -194,27 +196,7 @@ def test_a_pattern_task_that_never_passed_is_gated_only_when_the_pattern_has_no_
     assert (fix["gate"]["fixed"], fix["gate"]["broken"]) == (6, 0)
 
 
-def putword_solver(messages: list[dict]) -> str:
-    """Writes the word with `putword` when the task names a relative file, then says it is done."""
-    word, name = world.TASK.search(messages[1]["content"]).groups()
-    if any(message["role"] == "assistant" for message in messages):
-        return world.bash("echo TASK_DONE")
-    return world.bash(f"echo {word} > {name}" if name.startswith("/") else f"putword {word} {name}")
-
-
-def run_putword_world(tmp_path: Path, toolsmith, token: str, harness: Path) -> tuple[Path, RunStore, dict]:
-    """One iteration of the world with the `putword` solver, `toolsmith` as the proposer model, from `harness`."""
-    scripted.register("world-solver", putword_solver, token=f"{token}-solver")
-    scripted.register("world-proposer", toolsmith, token=f"{token}-proposer")
-    config = world.config()
-    config.harness = harness
-    config.acceptance = config.acceptance.model_copy(update={"unsolved_after": 1})
-    summary = session.run(session.start(config, tmp_path / "runs"))
-    [folder] = (tmp_path / "runs").iterdir()
-    return folder, RunStore(folder), summary
-
-
-def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp_path: Path):
+def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp_path: Path, run_putword_world):
     """The solver reaches for `putword`, which is not installed, on the tasks naming a relative file; as two tasks
     missed it, a tool of that name is proposed without asking the proposer model. The toolsmith's first script crashes
     on the agent's own call in that task's sandbox, so it gets the traceback and writes another. Both tasks failed
@@ -249,7 +231,7 @@ def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp
 
 
 def test_a_tool_of_the_harness_that_crashes_on_the_agent_s_calls_is_rewritten_and_gated_on_the_tasks_it_broke(
-    tmp_path: Path,
+    tmp_path: Path, run_putword_world
 ):
     """The starting harness supplies `putword`, but its script crashes on the solver's calls. The failures blame that
     tool, not the claims of success that followed; the toolsmith writes it anew from those calls, and the gate

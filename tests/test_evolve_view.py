@@ -189,6 +189,7 @@ def test_an_unexpected_error_in_a_run_is_one_line_that_keeps_the_traceback_and_s
     assert "second line" in (store.folder / "crash.log").read_text()
 
 
+@pytest.mark.slow
 def test_a_run_that_another_process_is_running_is_not_resumed_nor_given_new_budgets(tmp_path, monkeypatch, capsys):
     import os
     import subprocess

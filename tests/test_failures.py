@@ -741,6 +741,7 @@ def run_worker(folder: Path, stop_at: int | None) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stop_at", [3, 4, 6])
 def test_killing_the_analysis_and_resuming_gives_the_same_patterns_as_an_uninterrupted_run(tmp_path, stop_at):
     uninterrupted = RunStore.create(tmp_path / "runs", "eval", run_id="whole")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import docker
 import pytest
-from fixtures import evolve_world as world
 
+from harness_evo import world
 from harness_evo.store import RunStore
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("user_cache")]
@@ -25,8 +25,7 @@ KEPT = {"harness-evo-locks"}
 
 WAITING = """
 import sys
-sys.path.insert(0, sys.argv.pop(1))
-from fixtures import evolve_world as world
+from harness_evo import world
 from harness_evo.cli import main
 from harness_evo.llm import scripted
 
@@ -104,7 +103,7 @@ def test_ctrl_c_of_evolve_leaves_nothing_behind_and_keeps_every_finished_rollout
         return finished(RunStore(folder))
 
     args = ["evolve", "--config", config_file, "--runs", runs, "--quiet"]
-    result, kept = interrupted(args, [WAITING, str(ROOT / "tests"), role, moment], tmp_path, before)
+    result, kept = interrupted(args, [WAITING, role, moment], tmp_path, before)
     assert result.returncode == 130 and "interrupted" in result.stderr and "Traceback" not in result.stderr, (
         result.stderr
     )

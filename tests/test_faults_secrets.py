@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
-from fixtures.openai_stub import serving
 
+from harness_evo import world
 from harness_evo.config import RunConfig, SandboxConfig
 from harness_evo.evolve import session
 from harness_evo.redaction import redact
@@ -75,8 +74,8 @@ def eval_config(tmp_path: Path, url: str) -> Path:
 
 
 @pytest.mark.docker
-def test_the_key_reaches_the_model_server_and_no_file_output_or_container(tmp_path: Path):
-    with serving(solver) as stub:
+def test_the_key_reaches_the_model_server_and_no_file_output_or_container(tmp_path: Path, openai_stub):
+    with openai_stub(solver) as stub:
         config = eval_config(tmp_path, stub.url)
         evaluated = harness_evo("eval", "--config", config, "--runs", tmp_path / "runs", cwd=tmp_path)
     assert evaluated.returncode == 0, evaluated.stderr
@@ -105,8 +104,10 @@ def test_the_key_reaches_the_model_server_and_no_file_output_or_container(tmp_pa
 
 
 @pytest.mark.docker
-def test_a_server_that_quotes_the_key_in_its_error_gets_it_out_of_the_error_line_and_the_run(tmp_path: Path):
-    with serving(solver, status=401) as stub:
+def test_a_server_that_quotes_the_key_in_its_error_gets_it_out_of_the_error_line_and_the_run(
+    tmp_path: Path, openai_stub
+):
+    with openai_stub(solver, status=401) as stub:
         evaluated = harness_evo(
             "eval", "--config", eval_config(tmp_path, stub.url), "--runs", tmp_path / "runs", cwd=tmp_path
         )

@@ -2,17 +2,16 @@
 solver that needs a similar solved example is lifted on dev by the harvest the gate accepted."""
 
 import contextlib
-import json
 import random
 import re
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
 
+from harness_evo import world
 from harness_evo.agent.script_steps import script_steps
 from harness_evo.agent.trajectory import Step, Trajectory
-from harness_evo.config import AcceptanceConfig, RunConfig, SearchConfig
+from harness_evo.config import AcceptanceConfig, SearchConfig
 from harness_evo.errors import UserError
 from harness_evo.evolve import session
 from harness_evo.evolve.critic import Critic
@@ -21,7 +20,6 @@ from harness_evo.evolve.plan import PatternAndRegression
 from harness_evo.evolve.proposer import shown_components
 from harness_evo.evolve.target import Target
 from harness_evo.harness import Edit, Harness, Write
-from harness_evo.llm import scripted
 from harness_evo.store import RunStore
 from harness_evo.taskset import Task
 
@@ -174,7 +172,6 @@ def test_the_gate_never_measures_an_example_on_the_task_it_came_from():
 
 # End to end: a solver that solves a task only when shown a solved one like it, or when told to go step by step.
 
-WORDS = {"train": ["sun", "moon", "star"], "dev": ["rain", "snow"]}
 TASK_LINE = re.compile(r"Write the word (\S+) into (/\S+\.txt)")
 
 
@@ -194,51 +191,9 @@ def idle(messages: list[dict]) -> str:
     return world.bash("echo TASK_DONE")
 
 
-def suite(root: Path) -> Path:
-    for word in WORDS["train"] + WORDS["dev"]:
-        folder = root / word
-        (folder / "environment").mkdir(parents=True)
-        (folder / "tests").mkdir()
-        (folder / "task.toml").write_text(
-            '[metadata]\ncategory = "files"\ndifficulty = "easy"\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 30\n'
-        )
-        hint = " Go step by step." if word == "sun" else ""
-        (folder / "instruction.md").write_text(INSTRUCTION.format(word=word) + hint + "\n")
-        (folder / "environment" / "Dockerfile").write_text("FROM python:3.11-slim-bookworm\nWORKDIR /app\n")
-        (folder / "solution").mkdir()
-        (folder / "solution" / "solve.sh").write_text(
-            f"#!/bin/bash\nset -euo pipefail\n# write it, then show it\necho {word} > /app/{word}.txt\n"
-            f"cat /app/{word}.txt\n"
-        )
-        (folder / "tests" / "test.sh").write_text(
-            f'#!/bin/bash\nif [ "$(cat /app/{word}.txt 2>/dev/null)" = "{word}" ]; then echo 1 > /logs/verifier/reward.txt; '
-            "else echo 0 > /logs/verifier/reward.txt; fi\n"
-        )
-    (root / "suite.toml").write_text(
-        f"[splits]\ntrain = {json.dumps(WORDS['train'])}\ndev = {json.dumps(WORDS['dev'])}\ntest = []\n"
-    )
-    return root
-
-
-def harvest_config(tmp_path: Path, solver, moves: list[str]) -> RunConfig:
-    """One iteration of evolving the default harness on the words suite with these `moves`; `solver` is the scripted
-    solver, the other roles are the evolve world's."""
-    world.register("harvest-world")
-    name = f"harvest-{solver.__name__}-{tmp_path.name}"
-    scripted.register(name, solver, token=name)
-    config = RunConfig(kind="evolve", harness=DEFAULT, tasks=suite(tmp_path / "tasks"))
-    config.search = config.search.model_copy(update={"moves": moves, "dev_trials": 3})
-    for role in world.ROLES:
-        config.models.role(role).model = f"scripted/world-{role}"
-    config.models.solver.model = f"scripted/{name}"
-    config.executor.workers = 2
-    config.budget = config.budget.model_copy(update={"max_iterations": 1})
-    return config
-
-
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_a_harvest_accepted_by_the_gate_lifts_dev(tmp_path: Path):
+def test_a_harvest_accepted_by_the_gate_lifts_dev(tmp_path: Path, harvest_config):
     store = session.start(harvest_config(tmp_path, imitator, ["harvest", "proposer"]), tmp_path / "runs")
     summary = session.run(store)
 
@@ -258,7 +213,7 @@ def test_a_harvest_accepted_by_the_gate_lifts_dev(tmp_path: Path):
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_a_harvest_that_finds_no_passed_rollout_says_so(tmp_path: Path):
+def test_a_harvest_that_finds_no_passed_rollout_says_so(tmp_path: Path, harvest_config):
     store = session.start(harvest_config(tmp_path, idle, ["harvest"]), tmp_path / "runs")
     session.run(store)
 
@@ -267,40 +222,9 @@ def test_a_harvest_that_finds_no_passed_rollout_says_so(tmp_path: Path):
     assert iteration["outcome"].startswith("harvest: no passed train rollout")
 
 
-def eval_words(cli, tmp_path: Path, solver, split: str, harness: Path = DEFAULT, agent: str = "model") -> str:
-    """`harness-evo eval` of `harness` on a split of the words suite with the scripted `solver` (or `agent`), run from
-    `tmp_path` with the suite's relative path; the run's id."""
-    name = f"harvest-cli-{solver.__name__}-{tmp_path.name}"
-    scripted.register(name, solver, token=name)
-    if not (tmp_path / "tasks").exists():
-        suite(tmp_path / "tasks")
-    before = set((tmp_path / "runs").glob("*")) if (tmp_path / "runs").exists() else set()
-    with contextlib.chdir(tmp_path):
-        result = cli(
-            "eval",
-            "--harness",
-            harness,
-            "--tasks",
-            "tasks",
-            "--split",
-            split,
-            "--trials",
-            2,
-            "--model",
-            f"scripted/{name}",
-            "--agent",
-            agent,
-            "--runs",
-            tmp_path / "runs",
-        )
-    assert result.exit_code == 0, result.output
-    [run] = set((tmp_path / "runs").glob("*")) - before
-    return run.name
-
-
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_harvest_writes_a_harness_whose_examples_from_a_train_eval_lift_dev(cli, tmp_path: Path):
+def test_harvest_writes_a_harness_whose_examples_from_a_train_eval_lift_dev(cli, tmp_path: Path, eval_words):
     train_run = eval_words(cli, tmp_path, imitator, "train")
     out = tmp_path / "harvested"
     (tmp_path / "elsewhere").mkdir()
@@ -321,7 +245,7 @@ def test_harvest_writes_a_harness_whose_examples_from_a_train_eval_lift_dev(cli,
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_harvest_of_a_run_with_no_passed_train_rollout_says_so_and_writes_nothing(cli, tmp_path: Path):
+def test_harvest_of_a_run_with_no_passed_train_rollout_says_so_and_writes_nothing(cli, tmp_path: Path, eval_words):
     train_run = eval_words(cli, tmp_path, idle, "train")
     out = tmp_path / "harvested"
 
@@ -334,7 +258,9 @@ def test_harvest_of_a_run_with_no_passed_train_rollout_says_so_and_writes_nothin
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_the_reference_solutions_run_a_command_per_step_and_become_examples_of_source_solution(cli, tmp_path: Path):
+def test_the_reference_solutions_run_a_command_per_step_and_become_examples_of_source_solution(
+    cli, tmp_path: Path, eval_words
+):
     train_run = eval_words(cli, tmp_path, idle, "train", agent="solution")
     rollouts = RunStore.find(train_run, tmp_path / "runs").rows("rollouts")
     assert len(rollouts) == 6 and all(row["passed"] and row["steps"] == 3 for row in rollouts), rollouts
@@ -379,7 +305,9 @@ def test_a_solution_script_splits_into_one_complete_command_per_step_unless_they
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_a_harvest_of_reference_solutions_takes_half_the_train_tasks_and_is_gated_on_the_others(tmp_path: Path):
+def test_a_harvest_of_reference_solutions_takes_half_the_train_tasks_and_is_gated_on_the_others(
+    tmp_path: Path, harvest_config
+):
     config = harvest_config(tmp_path, imitator, ["harvest"])
     config.search = config.search.model_copy(update={"examples_from": ["solutions"]})
     store = session.start(config, tmp_path / "runs")

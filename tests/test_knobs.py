@@ -2,12 +2,12 @@
 category it addresses, within its bounds; end to end, a solver that checks its work only when asked to confirm is lifted
 on dev by the `confirm_done` step the gate accepted; the move bandit tries each kind, then follows accepted gain."""
 
+import re
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
-from test_harvest import DEFAULT, TASK_LINE, eval_words, harvest_config
 
+from harness_evo import world
 from harness_evo.agent.agents import CONFIRM_QUESTION
 from harness_evo.config import RoleModel
 from harness_evo.errors import HarnessError
@@ -20,6 +20,8 @@ from harness_evo.llm import scripted
 from harness_evo.store import Edit, EditStatus
 
 SOLVER = RoleModel(temperature=0.7)
+DEFAULT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
+TASK_LINE = re.compile(r"Write the word (\S+) into (/\S+\.txt)")
 
 
 def harness_with(toml_extra: str = "", agent_extra: str = "") -> Harness:
@@ -132,7 +134,7 @@ def hesitant(messages: list[dict]) -> str:
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_a_confirm_done_step_accepted_by_the_gate_lifts_dev(cli, tmp_path: Path):
+def test_a_confirm_done_step_accepted_by_the_gate_lifts_dev(cli, tmp_path: Path, harvest_config):
     config = harvest_config(tmp_path, hesitant, ["knob", "proposer"])
     config.budget = config.budget.model_copy(update={"max_iterations": 2})
     store = session.start(config, tmp_path / "runs")
@@ -154,7 +156,7 @@ def test_a_confirm_done_step_accepted_by_the_gate_lifts_dev(cli, tmp_path: Path)
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_the_harness_sampling_settings_reach_the_solver_and_unset_ones_are_the_runs(cli, tmp_path: Path):
+def test_the_harness_sampling_settings_reach_the_solver_and_unset_ones_are_the_runs(cli, tmp_path: Path, eval_words):
     sampled = harness_with(toml_extra='\n[model]\ntemperature = 0.2\nmax_tokens = 64\nstop = ["</done>"]\n').save(
         tmp_path / "sampled"
     )

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import docker
 import pytest
-from fixtures import evolve_world as world
-from fixtures import reporting
 
+from harness_evo import world
 from harness_evo.agent.evaluate import evaluate
 from harness_evo.agent.session import session
 from harness_evo.agent.trajectory import Trajectory
@@ -283,7 +282,7 @@ def test_evolve_on_the_cluster_finds_keeps_and_measures_the_fix_as_it_does_here(
 
 @contextmanager
 def slow_eval_on(
-    cluster: Cluster, tmp_path: Path, sleep_s: int
+    cluster: Cluster, tmp_path: Path, sleep_s: int, reporting
 ) -> Iterator[tuple[subprocess.Popen, RunStore, list[str]]]:
     """`harness-evo eval` of the oracle on the cluster, of a quick task and two that sleep `sleep_s` first, from the
     moment the quick rollout is stored: the slow ones are then running, one at least on the worker node."""
@@ -316,8 +315,10 @@ def slow_eval_on(
         yield process, store, slow
 
 
-def test_losing_the_worker_node_mid_rollout_keeps_what_was_recorded_and_runs_the_rollout_again(tmp_path: Path, cluster):
-    with slow_eval_on(cluster, tmp_path, sleep_s=25) as (process, store, slow):
+def test_losing_the_worker_node_mid_rollout_keeps_what_was_recorded_and_runs_the_rollout_again(
+    tmp_path: Path, cluster, reporting
+):
+    with slow_eval_on(cluster, tmp_path, 25, reporting) as (process, store, slow):
         [recorded] = store.rows("rollouts")
         cluster.kill_worker()
         _, stderr = process.communicate(timeout=300)
@@ -333,8 +334,8 @@ def test_losing_the_worker_node_mid_rollout_keeps_what_was_recorded_and_runs_the
         cluster.worker = cluster.start_worker()
 
 
-def test_ctrl_c_cancels_the_rollouts_on_every_node_and_leaves_no_container(tmp_path: Path, cluster):
-    with slow_eval_on(cluster, tmp_path, sleep_s=300) as (process, store, _):
+def test_ctrl_c_cancels_the_rollouts_on_every_node_and_leaves_no_container(tmp_path: Path, cluster, reporting):
+    with slow_eval_on(cluster, tmp_path, 300, reporting) as (process, store, _):
         reporting.ctrl_c(process, within_s=60)
     assert [row["task_id"] for row in store.rows("rollouts")] == ["data-sum-numbers"]
     assert store.info.status == "stopped"

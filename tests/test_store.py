@@ -118,6 +118,7 @@ for i in range(100):
 """
 
 
+@pytest.mark.slow
 def test_runs_another_process_is_creating_open_as_soon_as_they_appear_and_both_sides_go_on(tmp_path: Path):
     """`harness-evo watch` may open a run the moment `evolve` creates it: neither may fail with "database is locked"."""
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)], stderr=subprocess.PIPE, text=True)
