@@ -10,11 +10,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
 from rich.console import Console
 from test_features import hidden_log_task, log_writer
 from test_knobs import edit
 
+from harness_evo import world
 from harness_evo.config import RoleModel, RunConfig, SearchConfig
 from harness_evo.evolve import prune, session
 from harness_evo.evolve.critic import Critic

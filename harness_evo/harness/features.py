@@ -2,12 +2,18 @@
 what their settings turn on, the template variables that show their results, and the check that a harness which turns
 one on has a template that shows it."""
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-if TYPE_CHECKING:
-    from harness_evo.harness.folder import Harness
+
+class Harness(Protocol):
+    """What these checks read of a harness (`harness/folder.Harness`, which imports this module)."""
+
+    @property
+    def agent(self) -> Any: ...
+
+    def render(self, template: str, **context: Any) -> str: ...
 
 
 class Finding(BaseModel):
@@ -44,7 +50,7 @@ SHOWN_BY = {
 turns the setting on must render these values differently from none, or the setting would change nothing."""
 
 
-def unshown(harness: "Harness", context: dict[str, Any]) -> list[str]:
+def unshown(harness: Harness, context: dict[str, Any]) -> list[str]:
     """A sentence for each feature the harness turns on whose template renders the same with and without its result
     (`context` holds the other variables, the feature's own at their empty values)."""
     problems = []
@@ -70,7 +76,7 @@ SETTINGS = (
 """The `[agent]` settings of these features."""
 
 
-def not_carried(harness: "Harness", where: str, commands_carried: bool = False) -> list[str]:
+def not_carried(harness: Harness, where: str, commands_carried: bool = False) -> list[str]:
     """A sentence for each feature the harness turns on that `where` (an agent of another format) does without, since it
     is code of harness-evo's agent loop; `commands_carried`: the export runs the discovery commands itself."""
     agent, lost = harness.agent, []
