@@ -140,9 +140,10 @@ def test_a_confirm_done_step_accepted_by_the_gate_lifts_dev(cli, tmp_path: Path,
     store = session.start(config, tmp_path / "runs")
     summary = session.run(store)
 
-    knobs = [edit for edit in store.records(Edit) if edit.move == "knob"]
-    assert [edit.status for edit in knobs] == [EditStatus.ACCEPTED], [edit.model_dump() for edit in store.records(Edit)]
-    [accepted] = knobs
+    knobs = store.records(Edit, order_by="iteration, id", move="knob")
+    assert [edit.status for edit in knobs][:1] == [EditStatus.ACCEPTED], [edit.model_dump() for edit in knobs]
+    [accepted] = [edit for edit in knobs if edit.status is EditStatus.ACCEPTED]
+    assert knobs[0] == accepted, "the step against the pattern's category is gated first"
     assert "agent.confirm_done False -> True" in accepted.rationale and accepted.pattern_id
     assert accepted.gate.fixed > 0 and accepted.gate.broken == 0
     child = store.folder / "harnesses" / accepted.child_id

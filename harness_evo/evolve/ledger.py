@@ -2,6 +2,8 @@
 
 import time
 from collections import Counter
+from collections.abc import Callable
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -13,6 +15,9 @@ from harness_evo.evolve.proposer import Proposal
 from harness_evo.evolve.target import Target
 from harness_evo.harness import Harness
 from harness_evo.store import Edit, EditStatus, GateResult, RunStore
+
+GLOBAL_MOVES = ("knob", "prune")
+"""Move kinds whose candidates are `global` (see `Candidate.scope`)."""
 
 
 class Candidate(BaseModel):
@@ -28,6 +33,13 @@ class Candidate(BaseModel):
     @property
     def status(self) -> EditStatus:
         return self.edit.status
+
+    @property
+    def scope(self) -> Literal["global", "targeted"]:
+        """`global` when the edit changes what every task sees and has no pattern of its own to be measured on (a
+        knob step or a prune, `GLOBAL_MOVES`): a gate measures it across the train split; else `targeted`, measured
+        first on its target's tasks."""
+        return "global" if self.edit.move in GLOBAL_MOVES else "targeted"
 
 
 class Ledger:
@@ -121,3 +133,14 @@ class Ledger:
         if final:
             self.emit(ev.EditJudged(candidate.edit))
         return candidate
+
+
+def paid(history: list[Edit], move: str, key: Callable[[Edit], str]) -> dict[str, float]:
+    """`key` of an edit (a prune's part group, a knob) -> (accepted + 1) / (gated + 1) over the gated edits of `move` in
+    `history`: a key not gated yet is absent (worth 1), and each rejection by the gate makes it worth less."""
+    gated, accepted = Counter(), Counter()
+    for edit in history:
+        if edit.move == move and edit.status.gated:
+            gated[key(edit)] += 1
+            accepted[key(edit)] += edit.status is EditStatus.ACCEPTED
+    return {name: (accepted[name] + 1) / (gated[name] + 1) for name in gated}
