@@ -51,28 +51,6 @@ def suite(tmp_path: Path, task: Path = GREETING) -> Path:
     return folder
 
 
-def hidden_log_task(tmp_path: Path) -> Path:
-    """A task whose log file has a name the instruction does not give: only a listing of the working folder shows it."""
-    task = tmp_path / "tasks" / "hidden-log"
-    (task / "environment").mkdir(parents=True)
-    (task / "tests").mkdir()
-    (task / "task.toml").write_text(
-        '[metadata]\ncategory = "files"\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 30\n'
-    )
-    (task / "instruction.md").write_text(
-        "Append the line `finished` to the log file in the working folder, as notes.txt asks.\n"
-    )
-    (task / "environment" / "Dockerfile").write_text(
-        "FROM python:3.11-slim-bookworm\nWORKDIR /app\n"
-        "RUN echo started > /app/run-7f3a.log && echo 'Keep the log file as it is, only add to it.' > /app/notes.txt\n"
-    )
-    (task / "tests" / "test.sh").write_text(
-        '#!/bin/bash\nif [ "$(cat /app/run-7f3a.log)" = "$(printf \'started\\nfinished\')" ]; then echo 1; else echo 0; fi'
-        " > /logs/verifier/reward.txt\n"
-    )
-    return task
-
-
 def rollout(tmp_path: Path, harness: Path, solver, tasks: Path) -> tuple[dict, Trajectory]:
     """Evaluate `harness` on the one task of `tasks` with the scripted `solver`: the rollout's row and trajectory."""
     name = f"features-{time.monotonic_ns()}"
@@ -86,20 +64,14 @@ def rollout(tmp_path: Path, harness: Path, solver, tasks: Path) -> tuple[dict, T
     return row, Trajectory.model_validate(store.read_json(row["trajectory"]))
 
 
-def log_writer(messages: list[dict]) -> str:
-    """Writes to the log file its first prompt names, or, seeing none, to the name a guess gives."""
-    if len(messages) > 2:
-        return bash("echo TASK_DONE")
-    named = re.findall(r"[\w.-]+\.log\b", messages[1]["content"])
-    return bash(f"echo finished >> /app/{named[0] if named else 'app.log'}")
-
-
 def greeter(messages: list[dict]) -> str:
     return bash("echo 'hello harness' > /app/greeting.txt && echo TASK_DONE")
 
 
 @pytest.mark.docker
-def test_a_solver_that_needs_the_working_folders_listing_passes_with_discovery_and_fails_without(tmp_path: Path):
+def test_a_solver_that_needs_the_working_folders_listing_passes_with_discovery_and_fails_without(
+    tmp_path: Path, hidden_log_task, log_writer
+):
     tasks = suite(tmp_path, hidden_log_task(tmp_path))
 
     without, _ = rollout(tmp_path, harness_with(tmp_path), log_writer, tasks)
@@ -120,10 +92,9 @@ def test_a_discovery_command_that_fails_or_times_out_is_said_so_in_the_first_pro
         tmp_path, discovery=True, command_timeout_s=2, discovery_commands=["cat missing.cfg", "sleep 30", "ls"]
     )
 
-    started = time.monotonic()
     row, trajectory = rollout(tmp_path, harness, greeter, suite(tmp_path))
 
-    assert row["passed"] and row["exit_reason"] == "done" and time.monotonic() - started < 60
+    assert row["passed"] and row["exit_reason"] == "done"
     first = trajectory.messages[1]["content"]
     assert "$ cat missing.cfg\n(failed: exit code 1)\ncat: missing.cfg: No such file or directory" in first
     assert "$ sleep 30\n(timed out after 2.0 s)" in first

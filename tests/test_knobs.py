@@ -80,25 +80,8 @@ def test_a_setting_out_of_bounds_is_one_line_naming_the_key(section: str, line: 
         harness_with(toml_extra=extra, agent_extra="" if extra else f"{line}\n")
 
 
-def edit(
-    move: str,
-    iteration: int,
-    status: EditStatus = EditStatus.REJECTED_EMPIRICAL,
-    fixed: int = 0,
-    broken: int = 0,
-    pairs: int = 10,
-) -> Edit:
-    return Edit(
-        id=f"i{iteration}-r0-0",
-        iteration=iteration,
-        parent_id="root",
-        move=move,
-        status=status,
-        gate={"fixed": fixed, "broken": broken, "pairs": pairs},
-    )
-
-
-def test_the_move_bandit_tries_each_kind_then_follows_accepted_gain_per_rollout():
+def test_the_move_bandit_tries_each_kind_then_follows_accepted_gain_per_rollout(gated_edit):
+    edit = gated_edit
     bandit, kinds = MoveBandit(), ["proposer", "harvest", "knob"]
     assert bandit.choose(kinds, []) == "proposer"
     assert bandit.choose(kinds, [edit("proposer", 0)]) == "harvest"

@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from test_features import hidden_log_task, log_writer
-from test_knobs import edit
 
 from harness_evo import world
 from harness_evo.config import RoleModel, RunConfig, SearchConfig
@@ -56,7 +54,8 @@ def test_a_prune_part_is_a_paragraph_or_sentence_of_a_prompt_a_tool_a_skill_or_t
     assert default.apply(tool.edit).tools == [] and all(op.op == "delete" for op in tool.edit.ops)
 
 
-def test_prune_order_tries_groups_whose_removals_were_rejected_less_and_larger_removals_first():
+def test_prune_order_tries_groups_whose_removals_were_rejected_less_and_larger_removals_first(gated_edit):
+    edit = gated_edit
     harness = Harness.load(DEFAULT)
     parts = prune.parts(harness)
     first = prune.order(harness, parts, [])
@@ -97,7 +96,8 @@ def test_the_knob_move_offers_every_setting_with_a_meaningful_step_features_firs
     assert later[0] == "agent.loop_guard" and "agent.discovery" in later[1:], "a knob that never paid comes later"
 
 
-def test_the_move_policy_prefers_a_kind_that_paid():
+def test_the_move_policy_prefers_a_kind_that_paid(gated_edit):
+    edit = gated_edit
     bandit, kinds = MoveBandit(), ["proposer", "knob", "prune"]
     history = [edit("proposer", 0), edit("knob", 1), edit("prune", 2, EditStatus.ACCEPTED, fixed=3, pairs=6)]
     assert bandit.choose(kinds, history) == "prune", "3 tasks gained over 12 rollouts"
@@ -149,7 +149,7 @@ def test_the_misleading_sentence_is_pruned_and_the_gate_accepts_its_removal(tmp_
     assert "(1 by prune)" in console.export_text()
 
 
-def discovery_suite(root: Path) -> Path:
+def discovery_suite(root: Path, hidden_log_task) -> Path:
     """Tasks whose log file has a name only a listing of the working folder shows: three train, two dev."""
     names = ["a", "b", "c", "d", "e"]
     for name in names:
@@ -167,12 +167,14 @@ def discovery_suite(root: Path) -> Path:
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_a_knob_step_turning_workspace_discovery_on_is_accepted_where_the_solver_needs_the_listing(tmp_path: Path):
+def test_a_knob_step_turning_workspace_discovery_on_is_accepted_where_the_solver_needs_the_listing(
+    tmp_path: Path, hidden_log_task, log_writer
+):
     world.register(f"discovery-{tmp_path.name}")
     name = f"discovery-solver-{tmp_path.name}"
     scripted.register(name, log_writer, token=name)
     config = world.config()
-    config.harness, config.tasks = DEFAULT, discovery_suite(tmp_path / "tasks")
+    config.harness, config.tasks = DEFAULT, discovery_suite(tmp_path / "tasks", hidden_log_task)
     config.models.solver.model = f"scripted/{name}"
     config.search = config.search.model_copy(update={"moves": ["knob"]})
     store = session.start(config, tmp_path / "runs")

@@ -204,7 +204,11 @@ def emptied_templates(parent: Harness, child: Harness) -> list[str]:
     for path in child.changed_paths(parent):
         template = path.removeprefix("prompts/")
         if path.startswith("prompts/") and path.endswith(".j2") and path in child.components:
-            if parent.render(template, **SAMPLE_CONTEXT) and not child.render(template, **SAMPLE_CONTEXT):
+            if (
+                path in parent.components
+                and parent.render(template, **SAMPLE_CONTEXT)
+                and not child.render(template, **SAMPLE_CONTEXT)
+            ):
                 reasons.append(f"{path} renders nothing after the edit; the agent needs what it says")
     return reasons
 
