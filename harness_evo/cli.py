@@ -449,12 +449,20 @@ def config_command(
     markdown: Annotated[
         bool, typer.Option("--markdown", help="A markdown page (docs/configuration.md) instead of TOML.")
     ] = False,
+    harness: Annotated[
+        bool, typer.Option("--harness", help="With --defaults: a harness's settings (harness.toml) instead of a run's.")
+    ] = False,
 ) -> None:
     """Print a run configuration with every setting and what it does, as a TOML file to start from."""
-    from harness_evo.configdoc import as_markdown, as_toml
+    from harness_evo.configdoc import as_markdown, as_toml, harness_defaults
 
     if defaults == (config_file is not None):
         raise UserError("pass --defaults (the built-in configuration) or --config FILE (one of yours), one of them")
+    if harness:
+        if not defaults or markdown:
+            raise UserError("--harness prints a new harness's settings as TOML: pass it with --defaults alone")
+        print(as_toml(harness_defaults()), end="")
+        return
     config = RunConfig() if defaults else load_config(config_file)
     print((as_markdown if markdown else as_toml)(config), end="")
 

@@ -320,11 +320,13 @@ class SearchConfig(Strict):
     is an embedded model (see `RunConfig.reviews_edits`)."""
     dev_trials: int = Field(1, ge=1)
     """Trials per dev task when an accepted node (and the root) is scored on the dev split."""
-    moves: list[Literal["proposer", "stand-in", "harvest", "knob"]] = ["proposer"]
+    moves: list[Literal["proposer", "stand-in", "harvest", "knob", "prune"]] = ["proposer"]
     """Moves an iteration may make: the `proposer` (a model writes an edit against the targeted pattern, after the
     stand-in step: a tool for a program the pattern's failures missed), `stand-in` (that step alone), `harvest` (solved
-    episodes of passed train rollouts become examples), `knob` (one setting of `harness.toml` one step up or down,
-    against the targeted pattern); `move_policy` picks among those that have something to do."""
+    episodes of passed train rollouts become examples), `knob` (settings of `harness.toml` one step up or down each:
+    those that address the targeted pattern first, then every other), `prune` (the harness without one of its parts: a
+    paragraph or sentence of a prompt, a tool, a skill, the examples); `move_policy` picks among those that have
+    something to do. Knob and prune hand up to `candidates` edits of one node to the gate at once."""
     examples_from: list[Literal["rollouts", "solutions"]] = ["rollouts"]
     """Where a harvest takes its episodes: the node's passed train rollouts, and/or the train tasks' reference solutions
     (`solution/solve.sh` run one command per step, once per run, in the run folder's `solutions/`; not counted as

@@ -1,7 +1,8 @@
-"""The run configuration documented: every section and field with its value and its docstring, as TOML or markdown.
+"""The run configuration and a harness's settings documented: every section and field with its value and its docstring,
+as TOML or markdown.
 
-Both come from the pydantic models of `config.py`, so `harness-evo config --defaults` and `docs/configuration.md` say
-what the code does.
+Both come from the pydantic models (`config.py` for a run, `harness/folder.py` for `harness.toml`), so
+`harness-evo config --defaults [--harness]` and `docs/configuration.md` say what the code does.
 """
 
 import re
@@ -14,6 +15,7 @@ import tomli_w
 from pydantic import BaseModel
 
 from harness_evo.config import RunConfig
+from harness_evo.harness.folder import HarnessInfo, HarnessToml
 
 WIDTH = 118
 BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -23,6 +25,12 @@ Every setting of a run, with its default. A run reads them from a TOML file (`--
 override the file, and the run folder keeps the resolved configuration as `config.toml`. Unknown keys are errors.
 Generated from the models in `harness_evo/config.py` by `harness-evo config --defaults --markdown`; do not edit it by
 hand (a test keeps it in sync). `harness-evo config --defaults` prints the same as a TOML file to start from.
+"""
+HARNESS_HEADER = """# Harness settings (`harness.toml`)
+
+A harness folder's own settings, with their defaults: they travel with the harness, and evolution may change them like
+any other component. Unknown keys are errors. `harness-evo config --defaults --harness` prints them as a `harness.toml`
+to start from; [formats.md](formats.md) describes the rest of the folder.
 """
 
 
@@ -93,7 +101,7 @@ def comment(text: str) -> list[str]:
     return textwrap.wrap(text, WIDTH, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
 
 
-def as_toml(config: RunConfig) -> str:
+def as_toml(config: BaseModel) -> str:
     """The configuration as a TOML file a run loads: each field under its docstring (and its choices), unset fields
     commented out."""
     lines: list[str] = []
@@ -108,11 +116,25 @@ def as_toml(config: RunConfig) -> str:
     return "\n".join(lines).strip() + "\n"
 
 
+def harness_defaults() -> HarnessToml:
+    """The settings of a new harness: every one at its default."""
+    return HarnessToml(harness=HarnessInfo(name="my-harness"))
+
+
 def as_markdown(config: RunConfig) -> str:
-    """The configuration as a markdown page: a table of settings (key, default, what it does) per section."""
-    lines = [MARKDOWN_HEADER]
-    for section in sections(config):
-        lines += [f"## `[{section.table}]`" if section.table else "## Top level", "", cell(section.doc), ""]
+    """The configuration, then a harness's settings, as a markdown page: a table of settings (key, default, what it does)
+    per section."""
+    lines = [MARKDOWN_HEADER, *markdown_tables(sections(config)), HARNESS_HEADER, *markdown_tables(sections(harness_defaults()), " of harness.toml")]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def markdown_tables(found: list[Section], of: str = "") -> list[str]:
+    """A heading (each table's name and `of`), the section's doc and a table of its settings, per section."""
+    lines = []
+    for section in found:
+        if not section.table and not section.settings:
+            continue
+        lines += [f"## `[{section.table}]`{of}" if section.table else "## Top level", "", cell(section.doc), ""]
         if not section.settings:
             continue
         lines += ["| key | default | what it sets |", "| --- | --- | --- |"]
@@ -121,7 +143,7 @@ def as_markdown(config: RunConfig) -> str:
             doc = setting.doc + (f" One of: {', '.join(f'`{choice}`' for choice in setting.choices)}." if setting.choices else "")
             lines.append(f"| `{setting.name}` | {cell(default)} | {cell(doc)} |")
         lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    return lines
 
 
 def cell(text: str) -> str:

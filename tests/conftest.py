@@ -12,6 +12,7 @@ import functools
 import importlib.util
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -35,7 +36,7 @@ from harness_evo.errors import SandboxUnavailable
 from harness_evo.evolve import session
 from harness_evo.llm import embedded, llama, scripted
 from harness_evo.sandbox.docker import connect
-from harness_evo.store import RunStore
+from harness_evo.store import Edit, EditStatus, RunStore
 from harness_evo.store.info import EvolutionSummary
 from harness_evo.taskset import Task, load_task
 
@@ -425,3 +426,73 @@ def putword_world(
 def run_putword_world() -> Callable[..., tuple[Path, RunStore, EvolutionSummary]]:
     """`run_putword_world(tmp_path, toolsmith, token, harness)`: one iteration of the putword world (see putword_world)."""
     return putword_world
+
+
+# Small pieces of the harness features' and moves' tests.
+
+
+def hidden_log_task(tmp_path: Path) -> Path:
+    """A task whose log file has a name the instruction does not give: only a listing of the working folder shows it."""
+    task = tmp_path / "tasks" / "hidden-log"
+    (task / "environment").mkdir(parents=True)
+    (task / "tests").mkdir()
+    (task / "task.toml").write_text(
+        '[metadata]\ncategory = "files"\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 30\n'
+    )
+    (task / "instruction.md").write_text(
+        "Append the line `finished` to the log file in the working folder, as notes.txt asks.\n"
+    )
+    (task / "environment" / "Dockerfile").write_text(
+        "FROM python:3.11-slim-bookworm\nWORKDIR /app\n"
+        "RUN echo started > /app/run-7f3a.log && echo 'Keep the log file as it is, only add to it.' > /app/notes.txt\n"
+    )
+    (task / "tests" / "test.sh").write_text(
+        '#!/bin/bash\nif [ "$(cat /app/run-7f3a.log)" = "$(printf \'started\\nfinished\')" ]; then echo 1; else echo 0; fi'
+        " > /logs/verifier/reward.txt\n"
+    )
+    return task
+
+
+@pytest.fixture(name="hidden_log_task")
+def hidden_log_task_fixture() -> Callable[[Path], Path]:
+    """`hidden_log_task(folder)`: a task only a listing of the working folder solves (see hidden_log_task)."""
+    return hidden_log_task
+
+
+def log_writer(messages: list[dict]) -> str:
+    """Writes to the log file its first prompt names, or, seeing none, to the name a guess gives."""
+    if len(messages) > 2:
+        return world.bash("echo TASK_DONE")
+    named = re.findall(r"[\w.-]+\.log\b", messages[1]["content"])
+    return world.bash(f"echo finished >> /app/{named[0] if named else 'app.log'}")
+
+
+@pytest.fixture(name="log_writer")
+def log_writer_fixture() -> Callable[[list[dict]], str]:
+    """The scripted solver that writes to the log file its first prompt names (see log_writer)."""
+    return log_writer
+
+
+def gated(
+    move: str,
+    iteration: int,
+    status: EditStatus = EditStatus.REJECTED_EMPIRICAL,
+    fixed: int = 0,
+    broken: int = 0,
+    pairs: int = 10,
+) -> Edit:
+    """An edit of `move` made at `iteration` and gated with these counts."""
+    return Edit(
+        id=f"i{iteration}-r0-0",
+        iteration=iteration,
+        parent_id="root",
+        move=move,
+        status=status,
+        gate={"fixed": fixed, "broken": broken, "pairs": pairs},
+    )
+
+
+@pytest.fixture
+def gated_edit() -> Callable[..., Edit]:
+    """`gated_edit(move, iteration, status, fixed, broken, pairs)`: an edit with its gate's counts (see gated)."""
+    return gated

@@ -2,8 +2,7 @@
 
 import pytest
 
-from harness_evo.agent.actions import closed, says_done
-from harness_evo.agent.agents import cut
+from harness_evo.agent.actions import closed, cut, says_done
 from harness_evo.harness.actions import FormatError, parse_bash_block
 
 

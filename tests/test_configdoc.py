@@ -1,12 +1,14 @@
 """`harness-evo config` prints every setting with its default and what it does; docs/configuration.md is the same
 generated page, kept in sync."""
 
+import shutil
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from harness_evo.config import RunConfig
+from harness_evo.harness import AgentSettings, Harness
 
 DOC = Path(__file__).parents[1] / "docs" / "configuration.md"
 
@@ -50,3 +52,18 @@ def test_docs_configuration_md_is_what_config_defaults_markdown_prints(cli):
     assert result.exit_code == 0, result.output
     assert DOC.read_text() == result.output, "regenerate it: harness-evo config --defaults --markdown > docs/configuration.md"
     assert "| `max_wall_s` | `900.0` | Wall time of the run in seconds. |" in result.output
+    assert "## `[agent]` of harness.toml" in result.output and "| `loop_guard_repeats` | `3` | With `loop_guard`," in result.output
+
+
+def test_the_printed_harness_defaults_are_a_harness_toml_that_loads_as_a_harness_with_every_setting_documented(cli, tmp_path: Path):
+    result = cli("config", "--defaults", "--harness")
+
+    assert result.exit_code == 0, result.output
+    folder = shutil.copytree(Path(__file__).parents[1] / "harnesses" / "bash-agent", tmp_path / "harness")
+    (folder / "harness.toml").write_text(result.output)
+    harness = Harness.load(folder)
+    assert harness.agent == AgentSettings() and harness.name == "my-harness"
+    text = " ".join(" ".join(line.removeprefix("# ") for line in result.output.splitlines()).split())
+    for setting in ("discovery", "discovery_commands", "discovery_head_lines", "loop_guard", "loop_guard_repeats", "missing_hint"):
+        assert f"{setting} = " in text
+    assert "the episode ends (exit reason `loop_guard`) when this many commands have repeated" in text

@@ -1,7 +1,9 @@
 """Export a harness to other agent frameworks' formats and import it back; never write outside the chosen folder."""
 
+import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -76,7 +78,9 @@ def test_a_native_export_loads_as_the_same_harness_and_exports_again(harness: Ha
     assert Harness.load(tmp_path / "again").hash == harness.hash
 
 
-@pytest.mark.parametrize("knobs", [[], [("model", "temperature", 0.3)], [("agent", "confirm_done", True), ("agent", "step_limit", 18)]])
+@pytest.mark.parametrize("knobs", [[], [("model", "temperature", 0.3)], [("agent", "confirm_done", True), ("agent", "step_limit", 18)],
+                                   [("agent", "discovery", True), ("agent", "loop_guard", True), ("agent", "loop_guard_repeats", 2),
+                                    ("agent", "missing_hint", True), ("agent", "discovery_commands", ["ls"])]])
 def test_a_mini_swe_agent_round_trip_of_the_default_harness_or_a_knob_edit_of_it_gives_the_same_hash(knobs, tmp_path: Path):
     default = Harness.load(Path(__file__).parents[1] / "harnesses" / "bash-agent")
     toml = default.components["harness.toml"]
@@ -369,3 +373,54 @@ def test_import_of_a_config_whose_setting_does_not_fit_names_it(tmp_path: Path):
     config.write_text('agent:\n  system_template: "s"\n  instance_template: "x"\nmodel: {}\nenvironment: {timeout: "soon"}\n')
     with pytest.raises(UserError, match="bad.yaml: a setting harness-evo cannot take: command_timeout_s: Input should be a valid number"):
         import_harness("mini-swe-agent", config, tmp_path / "out", base=Harness.load(Path(__file__).parents[1] / "harnesses" / "bash-agent"))
+
+
+def with_features() -> Harness:
+    """The default harness with workspace discovery, the loop guard and the missing-program hint on."""
+    default = Harness.load(BASH_AGENT)
+    toml = default.components["harness.toml"]
+    for key, value in [("discovery", True), ("discovery_commands", ["pwd", "cat absent.cfg"]), ("loop_guard", True),
+                       ("loop_guard_repeats", 2), ("missing_hint", True)]:
+        toml = set_setting(toml, "agent", key, value)
+    return Harness({**default.components, "harness.toml": toml})
+
+
+@pytest.mark.parametrize("fmt", ["mini-swe-agent", "skills", "claude-code"])
+def test_each_export_of_a_harness_with_the_features_on_names_what_its_format_cannot_carry(fmt: str, tmp_path: Path):
+    harness = with_features()
+
+    export_harness(harness, fmt, tmp_path / "out")
+
+    notes = " ".join((tmp_path / "out" / "EXPORT.md").read_text().split())
+    assert "the loop guard ([agent] loop_guard)" in notes and "after 2 such repeats" in notes
+    assert "the missing-program hint ([agent] missing_hint)" in notes
+    assert "the first 10 lines of the files the instruction names" in notes
+    assert ("what pwd; cat absent.cfg print" in notes) == (fmt != "claude-code"), "Claude Code runs them in a SessionStart hook"
+    back = import_harness(fmt, tmp_path / "out" / ("config.yaml" if fmt == "mini-swe-agent" else ""), tmp_path / "back",
+                          base=Harness.load(BASH_AGENT)).harness
+    assert back.hash == harness.hash and back.agent.loop_guard_repeats == 2
+
+
+def test_mini_swe_agent_runs_the_default_harness_exported_with_the_features_on(tmp_path: Path):
+    export_harness(with_features(), "mini-swe-agent", tmp_path / "mini")
+
+    messages = run_mini(tmp_path / "mini" / "config.yaml", "```bash\nprintf 'hello\\n'\n```", "Say hello.", step_limit=2)
+
+    instance, observation = messages[1]["content"], messages[3]["content"]
+    assert instance == "Task:\nSay hello.\n\nYou have 2 replies. Start.", "mini-swe-agent runs no discovery: none is shown"
+    assert observation == "Exit code: 0\nOutput:\nhello\n"
+
+
+def test_the_claude_code_export_runs_the_discovery_commands_in_a_session_start_hook(tmp_path: Path):
+    export_harness(with_features(), "claude-code", tmp_path / "project")
+    settings = json.loads((tmp_path / "project" / ".claude" / "settings.json").read_text())
+    [start] = settings["hooks"]["SessionStart"]
+    [hook] = start["hooks"]
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+
+    ran = subprocess.run(["bash", "-c", hook["command"]], cwd=workspace, capture_output=True, text=True, timeout=30)
+
+    assert start["matcher"] == "startup" and hook["type"] == "command" and hook["timeout"] == 30
+    assert ran.returncode == 0, "a failing discovery command does not fail the hook"
+    assert ran.stdout.startswith(f"$ pwd\n{workspace}\n$ cat absent.cfg\ncat: absent.cfg: No such file or directory\n(failed: exit code 1)")

@@ -80,25 +80,8 @@ def test_a_setting_out_of_bounds_is_one_line_naming_the_key(section: str, line: 
         harness_with(toml_extra=extra, agent_extra="" if extra else f"{line}\n")
 
 
-def edit(
-    move: str,
-    iteration: int,
-    status: EditStatus = EditStatus.REJECTED_EMPIRICAL,
-    fixed: int = 0,
-    broken: int = 0,
-    pairs: int = 10,
-) -> Edit:
-    return Edit(
-        id=f"i{iteration}-r0-0",
-        iteration=iteration,
-        parent_id="root",
-        move=move,
-        status=status,
-        gate={"fixed": fixed, "broken": broken, "pairs": pairs},
-    )
-
-
-def test_the_move_bandit_tries_each_kind_then_follows_accepted_gain_per_rollout():
+def test_the_move_bandit_tries_each_kind_then_follows_accepted_gain_per_rollout(gated_edit):
+    edit = gated_edit
     bandit, kinds = MoveBandit(), ["proposer", "harvest", "knob"]
     assert bandit.choose(kinds, []) == "proposer"
     assert bandit.choose(kinds, [edit("proposer", 0)]) == "harvest"
@@ -140,9 +123,10 @@ def test_a_confirm_done_step_accepted_by_the_gate_lifts_dev(cli, tmp_path: Path,
     store = session.start(config, tmp_path / "runs")
     summary = session.run(store)
 
-    knobs = [edit for edit in store.records(Edit) if edit.move == "knob"]
-    assert [edit.status for edit in knobs] == [EditStatus.ACCEPTED], [edit.model_dump() for edit in store.records(Edit)]
-    [accepted] = knobs
+    knobs = store.records(Edit, order_by="iteration, id", move="knob")
+    assert [edit.status for edit in knobs][:1] == [EditStatus.ACCEPTED], [edit.model_dump() for edit in knobs]
+    [accepted] = [edit for edit in knobs if edit.status is EditStatus.ACCEPTED]
+    assert knobs[0] == accepted, "the step against the pattern's category is gated first"
     assert "agent.confirm_done False -> True" in accepted.rationale and accepted.pattern_id
     assert accepted.gate.fixed > 0 and accepted.gate.broken == 0
     child = store.folder / "harnesses" / accepted.child_id

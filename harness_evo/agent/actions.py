@@ -1,11 +1,15 @@
 """What the agent loop reads in replies and outputs besides the action format (harness/actions.py): where generation
-stops, that the agent says it has finished, which programs a command runs."""
+stops, that the agent says it has finished, which programs a command runs, which program an output says is missing;
+and how a long output is cut for the model."""
 
 import re
 import shlex
 
 from harness_evo.harness.actions import DONE_MARKER
 
+NOT_FOUND = re.compile(r"^\S*sh: (?:line )?(?:\d+: )?([a-z][\w.+-]*): (?:command )?not found$", re.MULTILINE)
+"""How bash (`bash: line 2: jq: command not found`) and sh (`sh: 1: jq: not found`) report a missing program; a
+capitalised or numeric "program" is output the agent ran as a command (`Exit`, `2026-03-05`), not a program."""
 STOP_SEQUENCES = ["\n```\n"]
 """Generation stops after the first closed code block; the rest of a small model's reply is noise."""
 
@@ -13,6 +17,14 @@ STOP_SEQUENCES = ["\n```\n"]
 def closed(reply: str) -> str:
     """The reply as the model meant it: a block cut off by a stop sequence gets its closing fence back."""
     return reply if reply.count("```") % 2 == 0 else reply.rstrip() + "\n```"
+
+
+def cut(text: str, limit: int) -> str:
+    """Keep the head and the tail of a long output, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
+    return f"{head}\n[... {len(text) - len(head) - len(tail)} characters cut ...]\n{tail}"
 
 
 def says_done(output: str) -> bool:

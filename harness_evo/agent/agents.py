@@ -6,7 +6,9 @@ import time
 from collections.abc import Iterable
 from typing import Protocol
 
-from harness_evo.agent.actions import DONE_MARKER, STOP_SEQUENCES, closed, says_done
+from harness_evo.agent.actions import DONE_MARKER, STOP_SEQUENCES, closed, cut, says_done
+from harness_evo.agent.discovery import discover
+from harness_evo.agent.notices import Notices
 from harness_evo.agent.script_steps import script_steps
 from harness_evo.agent.task_skills import bundled
 from harness_evo.agent.trajectory import ExitReason, Step, Trajectory
@@ -15,7 +17,7 @@ from harness_evo.harness import Harness, Tool
 from harness_evo.harness.actions import FormatError, parse_bash_block
 from harness_evo.harness.folder import SANDBOX_ROOT
 from harness_evo.llm import ContextTooLong
-from harness_evo.sandbox import Sandbox
+from harness_evo.sandbox import CommandResult, Sandbox
 from harness_evo.taskset import Task
 from harness_evo.taskset.task import SOLUTION_DIR
 
@@ -71,13 +73,20 @@ class ModelAgent:
         skills = [*harness.skills, *brought]
         examples = harness.examples_for(task.instruction)
         trajectory.examples = [example.name for example in examples]
+        started, errors_in_a_row = time.monotonic(), 0
+
+        def run(command: str, timeout_s: float) -> CommandResult:
+            return sandbox.run(with_tools(command), timeout_s=timeout_s)
+
+        if settings.discovery:
+            trajectory.discovery = discover(settings, task.instruction, run)
+        notices = Notices(settings, run)
         messages = trajectory.messages
         messages += [
             {"role": "system", "content": harness.render("system.md.j2", skills=skills)},
-            {"role": "user", "content": harness.render("instance.md.j2", instruction=task.instruction, step=0,
-                                                       steps_left=settings.step_limit, examples=examples, skills=skills)},
+            {"role": "user", "content": harness.render("instance.md.j2", instruction=task.instruction, step=0, steps_left=settings.step_limit,
+                                                       examples=examples, skills=skills, discovery=trajectory.discovery)},
         ]
-        started, errors_in_a_row = time.monotonic(), 0
         try:
             while True:
                 remaining = task.agent_timeout_s - (time.monotonic() - started)
@@ -120,6 +129,9 @@ class ModelAgent:
                         continue
                     step.finished = True
                     raise Submitted()
+                notice = notices.after(step.action, result)
+                if notices.looping:
+                    raise LimitsExceeded("loop_guard")
                 messages.append({"role": "user", "content": harness.render(
                     "observation.md.j2",
                     output=cut(result.output, settings.max_observation_chars),
@@ -129,6 +141,7 @@ class ModelAgent:
                     steps_left=settings.step_limit - len(trajectory.steps),
                     elapsed_s=time.monotonic() - started,
                     time_limit_s=task.agent_timeout_s,
+                    **notice.model_dump(),
                 )})
         except Submitted:
             trajectory.exit_reason = "done"
@@ -197,11 +210,3 @@ def tool_wrappers(tools: Iterable[Tool]) -> dict[str, str]:
 def with_tools(command: str) -> str:
     """`command` as the agent's shell runs it: with the harness's tools on PATH."""
     return f'export PATH="{TOOLS_BIN}:$PATH"\n{command}'
-
-
-def cut(text: str, limit: int) -> str:
-    """Keep the head and the tail of a long output, saying how much was left out."""
-    if len(text) <= limit:
-        return text
-    head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
-    return f"{head}\n[... {len(text) - len(head) - len(tail)} characters cut ...]\n{tail}"

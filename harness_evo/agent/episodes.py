@@ -1,7 +1,7 @@
 """A passed rollout as a worked example (`examples/<name>.md`), for a harness to show tasks like it."""
 
-from harness_evo.agent.actions import closed, says_done
-from harness_evo.agent.agents import SolutionAgent, cut
+from harness_evo.agent.actions import closed, cut, says_done
+from harness_evo.agent.agents import SolutionAgent
 from harness_evo.agent.trajectory import Step, Trajectory
 from harness_evo.harness import Harness
 from harness_evo.harness.actions import FormatError, parse_bash_block

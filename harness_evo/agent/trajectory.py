@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from harness_evo.harness.features import Finding
 from harness_evo.store.rollout import INFRA_REASONS, ExitReason, Rollout, says_something
 
 if TYPE_CHECKING:
@@ -45,6 +46,8 @@ class Trajectory(BaseModel):
     messages: list[dict] = Field(default_factory=list)
     examples: list[str] = Field(default_factory=list)
     """Names of the worked examples the harness retrieved for the task into its prompts."""
+    discovery: list[Finding] = Field(default_factory=list)
+    """What workspace discovery found before the first reply (`[agent] discovery`), shown in the first prompt."""
     steps: list[Step] = Field(default_factory=list)
     exit_reason: ExitReason = "done"
     error: str | None = None

@@ -24,7 +24,9 @@ from harness_evo.sandbox import SandboxBackend
 from harness_evo.store import EditStatus
 from harness_evo.taskset import Task
 
-CRASH = re.compile(r"SyntaxError|IndentationError|NameError|ImportError|ModuleNotFoundError|syntax error|command not found|can't open file")
+CRASH = re.compile(
+    r"SyntaxError|IndentationError|NameError|ImportError|ModuleNotFoundError|syntax error|command not found|can't open file"
+)
 """What a broken tool prints whatever its arguments; any other error may come from `--help` being no argument it takes."""
 SMOKE_TIMEOUT_S = 20.0
 
@@ -65,7 +67,14 @@ class Critic:
         self.backend = backend
         self.llm = llm
 
-    def judge(self, parent: Harness, edit: Edit, pattern: Target, seed: int = 0, known: Mapping[str, str] = MappingProxyType({})) -> Judgement:
+    def judge(
+        self,
+        parent: Harness,
+        edit: Edit,
+        pattern: Target,
+        seed: int = 0,
+        known: Mapping[str, str] = MappingProxyType({}),
+    ) -> Judgement:
         """`known` maps harnesses already proposed or in the tree to what they are: proposing one again is invalid."""
         try:
             child = parent.apply(edit)
@@ -76,9 +85,15 @@ class Critic:
         if child.hash == parent.hash:
             return Judgement(status=EditStatus.INVALID, reasons=["the edit changes nothing"])
         if child.hash in known:
-            return Judgement(status=EditStatus.INVALID, reasons=[f"the edited harness is {known[child.hash]}: propose a different edit"])
+            return Judgement(
+                status=EditStatus.INVALID,
+                reasons=[f"the edited harness is {known[child.hash]}: propose a different edit"],
+            )
         if renders_as_before(parent, child):
-            return Judgement(status=EditStatus.INVALID, reasons=["the edit changes nothing the agent sees: the changed templates render as before"])
+            return Judgement(
+                status=EditStatus.INVALID,
+                reasons=["the edit changes nothing the agent sees: the changed templates render as before"],
+            )
         reasons = self.rules(parent, child)
         if not reasons and self.llm is not None:
             reasons = self.review(parent, edit, pattern, seed)
@@ -88,14 +103,19 @@ class Critic:
         reasons = []
         size = child.size
         if size > self.config.max_harness_chars:
-            reasons.append(f"the harness grows to {size} characters, over the budget of {self.config.max_harness_chars}; make the edit shorter")
+            reasons.append(
+                f"the harness grows to {size} characters, over the budget of {self.config.max_harness_chars}; make the edit shorter"
+            )
         changed = [path for path in child.changed_paths(parent) if path in child.components]
         known = "\n".join(parent.components.values())
-        quoting = [path for path in changed if not path.startswith("examples/")]  # an example quotes its train task by design
+        quoting = [
+            path for path in changed if not path.startswith("examples/")
+        ]  # an example quotes its train task by design
         for code in (False, True):
             added = "\n".join(child.components[path] for path in quoting if is_script(path) == code)
             reasons += [reason for reason in self.leaks.leaks(added, known, code) if reason not in reasons]
         reasons += hidden_variables(child)
+        reasons += emptied_templates(parent, child)
         reasons += self.smoke(child, changed)
         return reasons
 
@@ -113,7 +133,11 @@ class Critic:
                     result = sandbox.run(f"{TOOLS_BIN}/{tool.name} --help", timeout_s=SMOKE_TIMEOUT_S)
                     crash = CRASH.search(result.output)
                     if result.timed_out or result.exit_code in (126, 127) or crash:
-                        why = "hangs" if result.timed_out else f"crashes ({(crash.group(0) if crash else f'exit {result.exit_code}')})"
+                        why = (
+                            "hangs"
+                            if result.timed_out
+                            else f"crashes ({(crash.group(0) if crash else f'exit {result.exit_code}')})"
+                        )
                         last = result.output.strip().splitlines()[-1:] or [""]
                         reasons.append(f"the tool {tool.name} {why} when run as `{tool.name} --help`: {last[0][:200]}")
         except InfraError as e:
@@ -121,13 +145,19 @@ class Critic:
         return reasons
 
     def review(self, parent: Harness, edit: Edit, pattern: Target, seed: int) -> list[str]:
-        reply = self.llm.complete("critic", templates.messages("critic", pattern=pattern, edit=edit, parent=parent), output=Review, seed=seed)
+        reply = self.llm.complete(
+            "critic", templates.messages("critic", pattern=pattern, edit=edit, parent=parent), output=Review, seed=seed
+        )
         if reply.parsed is None:
             return []
         review = reply.parsed
         if review.accept:
             return []
-        default = "the edit names details of particular tasks" if review.task_specific else "the edit does not change what the agent does in the pattern's situation"
+        default = (
+            "the edit names details of particular tasks"
+            if review.task_specific
+            else "the edit does not change what the agent does in the pattern's situation"
+        )
         return [f"critic: {reason}" for reason in review.reasons if reason.strip()] or [f"critic: {default}"]
 
 
@@ -136,7 +166,10 @@ def is_script(path: str) -> bool:
     return path.startswith("tools/") and not path.endswith("/tool.toml")
 
 
-CONTEXTS = (SAMPLE_CONTEXT, SAMPLE_CONTEXT | {"output": "", "exit_code": 1, "timed_out": True, "step": 11, "steps_left": 1})
+CONTEXTS = (
+    SAMPLE_CONTEXT,
+    SAMPLE_CONTEXT | {"output": "", "exit_code": 1, "timed_out": True, "step": 11, "steps_left": 1},
+)
 """What templates are rendered with to see whether an edit changed what the agent reads: after a command that
 worked, and after one that failed at the end of the steps."""
 
@@ -145,14 +178,39 @@ def renders_as_before(parent: Harness, child: Harness) -> bool:
     """Every component the edit changed is a prompt template that renders as the parent's does: such an edit changes
     nothing, and the gate would pay for pairs of rollouts that all tie."""
     changed = child.changed_paths(parent)
-    templates = [path.removeprefix("prompts/") for path in changed if path.startswith("prompts/") and path.endswith(".j2")
-                 and path in parent.components and path in child.components]
+    templates = [
+        path.removeprefix("prompts/")
+        for path in changed
+        if path.startswith("prompts/")
+        and path.endswith(".j2")
+        and path in parent.components
+        and path in child.components
+    ]
     return len(templates) == len(changed) and all(
-        parent.render(template, **context) == child.render(template, **context) for template in templates for context in CONTEXTS)
+        parent.render(template, **context) == child.render(template, **context)
+        for template in templates
+        for context in CONTEXTS
+    )
 
 
 SHOWN = {"instance.md.j2": "instruction", "observation.md.j2": "output", "format_error.md.j2": "error"}
 """Templates and the variable each must show the agent: without it the agent never sees its task, or what its command did."""
+
+
+def emptied_templates(parent: Harness, child: Harness) -> list[str]:
+    """A sentence for each template the edit left rendering nothing where the parent's said something: the agent would
+    get an empty prompt (a prune of a template's last part)."""
+    reasons = []
+    for path in child.changed_paths(parent):
+        template = path.removeprefix("prompts/")
+        if path.startswith("prompts/") and path.endswith(".j2") and path in child.components:
+            if (
+                path in parent.components
+                and parent.render(template, **SAMPLE_CONTEXT)
+                and not child.render(template, **SAMPLE_CONTEXT)
+            ):
+                reasons.append(f"{path} renders nothing after the edit; the agent needs what it says")
+    return reasons
 
 
 def hidden_variables(harness: Harness) -> list[str]:
@@ -161,5 +219,7 @@ def hidden_variables(harness: Harness) -> list[str]:
     for template, variable in SHOWN.items():
         probe = f"<{variable} probe 7731>"
         if probe not in harness.render(template, **SAMPLE_CONTEXT | {variable: probe}):
-            reasons.append(f"prompts/{template} no longer shows {{{{ {variable} }}}} to the agent; keep it in the template")
+            reasons.append(
+                f"prompts/{template} no longer shows {{{{ {variable} }}}} to the agent; keep it in the template"
+            )
     return reasons

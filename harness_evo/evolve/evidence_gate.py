@@ -24,7 +24,7 @@ from harness_evo.evolve.evidence import PARENT, Engine, GateVerdict, Key, Measur
 from harness_evo.evolve.evidence import Candidate as Measured
 from harness_evo.evolve.evidence import Decision as Decided
 from harness_evo.evolve.gate import Decision, Turn
-from harness_evo.evolve.ledger import Candidate, Ledger
+from harness_evo.evolve.ledger import GLOBAL_MOVES, Candidate, Ledger
 from harness_evo.evolve.plan import same_category
 from harness_evo.evolve.scorer import Scorer
 from harness_evo.harness import Harness
@@ -147,7 +147,8 @@ def evidence_scope(parent: Harness, candidate: Candidate, train: list[Task]) -> 
     """What the engine measures a candidate of `parent` on (see the module's docstring)."""
     target, child = candidate.target, candidate.child
     exclude = sorted({*candidate.edit.sources, *(target.sources if target else [])})
-    scope = candidate.scope or ("global" if reaches_every_task(parent, child) else "targeted")
+    everywhere = candidate.edit.move in GLOBAL_MOVES or reaches_every_task(parent, child)
+    scope = candidate.scope or ("global" if everywhere else "targeted")
     if scope == "global":
         return Measured(id=candidate.edit.id, scope="global", exclude=exclude)
     supplied = supplied_tasks(parent, child, target.missing_programs) if target else set()

@@ -2,6 +2,7 @@
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -15,6 +16,10 @@ from harness_evo.evolve.target import Target
 from harness_evo.harness import Harness
 from harness_evo.store import Edit, EditStatus, GateEvidence, GateResult, RunStore
 
+GLOBAL_MOVES = ("knob", "prune")
+"""Move kinds whose candidates change what every task sees and have no pattern of their own to be measured on: a gate
+measures them across the train split (`global`, see `Candidate.scope`)."""
+
 
 class Candidate(BaseModel):
     """An edit in the ledger and, once it passed the critic, the child harness it makes and what the gate measures it
@@ -27,7 +32,8 @@ class Candidate(BaseModel):
     target: Target | None = None
     scope: Literal["global", "targeted"] | None = None
     """What the evidence engine measures the edit on: `global` (every train task), `targeted` (the target's tasks and
-    a protected regression sample); None: judged from the paths the edit changes (see `evolve/evidence_gate.py`)."""
+    a protected regression sample); None: judged from its move (`GLOBAL_MOVES`) and the paths the edit changes (see
+    `evolve/evidence_gate.py`)."""
 
     @property
     def status(self) -> EditStatus:
@@ -139,3 +145,14 @@ class Ledger:
         if final:
             self.emit(ev.EditJudged(candidate.edit))
         return candidate
+
+
+def paid(history: list[Edit], move: str, key: Callable[[Edit], str]) -> dict[str, float]:
+    """`key` of an edit (a prune's part group, a knob) -> (accepted + 1) / (gated + 1) over the gated edits of `move` in
+    `history`: a key not gated yet is absent (worth 1), and each rejection by the gate makes it worth less."""
+    gated, accepted = Counter(), Counter()
+    for edit in history:
+        if edit.move == move and edit.status.gated:
+            gated[key(edit)] += 1
+            accepted[key(edit)] += edit.status is EditStatus.ACCEPTED
+    return {name: (accepted[name] + 1) / (gated[name] + 1) for name in gated}

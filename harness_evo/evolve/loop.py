@@ -74,6 +74,7 @@ class Evolution:
                 Episodes(run, root, self.train),
                 self.train,
                 self.budget.check,
+                lambda node: self.scorer.train_passes([node]),
             )
         )
         self.chooser, self.selector = move_chooser(config.search.move_policy), node_selector(config.search)

@@ -6,7 +6,15 @@ kind is one class below and one entry of `MOVES`; `search.moves` names the kinds
   program the pattern's failures missed, written by the toolsmith); the critic sends rejected edits back;
 - `StandInMove`: the stand-in step alone;
 - `HarvestMove`: solved episodes become `examples/` (no model);
-- `KnobMove`: one setting of `harness.toml` one step (no model).
+- `KnobMove`: settings of `harness.toml` one step each (no model): those that address the targeted pattern first, then
+  every other setting with a meaningful step;
+- `PruneMove`: the harness without one of its parts (no model): a paragraph or sentence of a prompt, a tool, a skill,
+  the examples, in an order the run learns (`evolve/prune.py`).
+
+Knob and prune candidates change what every task sees (`ledger.GLOBAL_MOVES`): the evidence gate measures them across
+the train split; the in-turn gate, with no pattern of theirs, on the train tasks the node failed plus its regression
+sample of tasks the node passed. Both hand up to
+`search.candidates` candidates of one parent to the gate at once.
 
 A `MoveChooser` picks among the moves ready for the turn: `FirstHarvest` harvests whenever it can; `MoveBandit` values
 each kind by the gain its accepted edits showed per gate rollout, from the ledger (so a resumed run chooses as the
@@ -20,13 +28,18 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from harness_evo.config import RunConfig
+from harness_evo.errors import UserError
+from harness_evo.evolve import prune
 from harness_evo.evolve.harvest import Episodes, harvest, retrieving_tasks
-from harness_evo.evolve.knobs import KnobStep, knob_edit, knob_steps
+from harness_evo.evolve.knobs import KnobStep, every_step, knob_edit, knob_steps
+from harness_evo.evolve.ledger import paid
 from harness_evo.evolve.plan import across_categories
 from harness_evo.evolve.proposer import Proposal, Proposer
 from harness_evo.evolve.stage import Made, Stage, Turn
 from harness_evo.evolve.target import Target
 from harness_evo.failures import Evidence
+from harness_evo.harness import Edit as HarnessEdit
+from harness_evo.harness import Harness
 from harness_evo.store import Edit, EditStatus, MoveKind
 from harness_evo.taskset import Task
 
@@ -207,39 +220,128 @@ class HarvestMove:
         return made
 
 
+def global_target(description: str, passes: list[tuple[str, bool]]) -> Target:
+    """What a candidate that changes every task is measured against: the train tasks the node failed in a scored
+    rollout (the gate adds its regression sample of tasks the node passed)."""
+    failed = sorted({task for task, passed in passes if not passed})
+    return Target(description=description, support=len(failed), task_ids=failed)
+
+
+def fresh(parent: Harness, edit: HarnessEdit, known: dict[str, str]) -> bool:
+    """The edit makes a harness not proposed from `parent` yet, nor in the tree; one that does not load is fresh too
+    (the critic says why, in the ledger)."""
+    try:
+        return parent.apply(edit).hash not in known
+    except UserError:
+        return True
+
+
+def reviewed_until(stage: Stage, turn: Turn, offers: list[tuple[Proposal, Target]], n: int, seed: int) -> Made:
+    """Model-free proposals through the critic in order, until `n` passed: those candidates, or why there are none."""
+    passed, refused = [], []
+    for k, (proposal, target) in enumerate(offers):
+        candidate = stage.review(turn, proposal, target, seed, k=k)
+        if candidate.status is EditStatus.PROPOSED:
+            passed.append(candidate)
+            if len(passed) == n:
+                break
+        else:
+            refused.append(f"edit {candidate.edit.id} refused: {'; '.join(candidate.edit.reasons)}")
+    return Made(passed, reason="; ".join(refused[-2:]))
+
+
 class KnobMove:
-    """One step of a setting (`evolve/knobs.py`) that addresses the targeted pattern's category and makes a harness
-    the node has not had as a child yet."""
+    """Settings one step each (`evolve/knobs.py`), making harnesses the node has not had as children: the steps that
+    address the targeted pattern's category first (measured against the pattern), then every other setting with a
+    meaningful step (measured as a change to every task), the knobs whose steps the gate accepted more often first;
+    up to `search.candidates` a turn."""
 
     kind, fallback = "knob", False
 
-    def __init__(self, stage: Stage, config: RunConfig):
-        self.stage, self.solver, self.seed = stage, config.models.solver, config.seed
+    def __init__(self, stage: Stage, config: RunConfig, passes: Callable[[str], list[tuple[str, bool]]]):
+        self.stage, self.solver, self.seed, self.passes = stage, config.models.solver, config.seed, passes
+        self.n = config.search.candidates
+
+    def steps(self, turn: Turn) -> list[tuple[KnobStep, Target | None]]:
+        """The knob steps left from the turn's node, each with the pattern it addresses (None: every task)."""
+        parent, known = self.stage.parent(turn), self.stage.known(turn.node)
+        pattern = turn.target if turn.target and turn.target.id else None
+        addressing = knob_steps(parent, pattern.category or "", self.solver) if pattern else []
+        value = paid(self.stage.ledger.history(), self.kind, lambda edit: (edit.rationale or "").split(" ")[0])
+        others = [step for step in every_step(parent, self.solver, value) if step not in addressing]
+        tried = {(edit.rationale or "").split(",")[0] for edit in self.stage.edits(turn.node) if edit.move == self.kind}
+        return [
+            (step, target)
+            for step, target in [(step, pattern) for step in addressing] + [(step, None) for step in others]
+            if step.describe() not in tried
+            and fresh(parent, knob_edit(parent, step, target.category if target else None), known)
+        ]
 
     def step(self, turn: Turn) -> KnobStep | None:
-        """The knob step this move would make from the turn's node against its pattern, or None."""
-        parent, known = self.stage.parent(turn), self.stage.known(turn.node)
-        for step in knob_steps(parent, turn.target.category or "", self.solver):
-            if parent.apply(knob_edit(parent, step, turn.target.category)).hash not in known:
-                return step
-        return None
+        """The first knob step this move would make from the turn's node, or None."""
+        return next((step for step, _ in self.steps(turn)), None)
 
     def ready(self, turn: Turn) -> bool:
-        return turn.target is not None and self.step(turn) is not None
+        return self.step(turn) is not None
 
     def make(self, turn: Turn) -> Made:
-        pattern, step = turn.target, self.step(turn)
-        if step is None:
-            return Made(reason=f"knob: no knob step left against pattern {pattern.id} ({pattern.category})")
-        edit = knob_edit(self.stage.parent(turn), step, pattern.category)
-        proposal = Proposal(
-            ops=[op.model_dump() for op in edit.ops],
-            rationale=edit.rationale,
-            prediction=f"fewer failures of pattern {pattern.id}",
-            edit=edit,
-            move=self.kind,
-        )
-        return reviewed_once(self.stage, turn, proposal, pattern, self.seed)
+        parent, offers = self.stage.parent(turn), []
+        for step, pattern in self.steps(turn)[: 4 * self.n]:
+            edit = knob_edit(parent, step, pattern.category if pattern else None)
+            target = pattern or global_target(edit.rationale, self.passes(turn.node))
+            prediction = f"fewer failures of pattern {pattern.id}" if pattern else "more train tasks pass"
+            proposal = Proposal(
+                ops=[op.model_dump() for op in edit.ops],
+                rationale=edit.rationale,
+                prediction=prediction,
+                edit=edit,
+                move=self.kind,
+            )
+            offers.append((proposal, target))
+        if not offers:
+            return Made(reason="knob: no setting has a step left from this node")
+        return reviewed_until(self.stage, turn, offers, self.n, self.seed)
+
+
+class PruneMove:
+    """The node without one of its parts (`evolve/prune.py`), each part once per node, in the order the run learned
+    (the groups whose removals the gate accepted first, then the part that leaves the shorter harness); up to
+    `search.candidates` a turn, measured as a change to every task."""
+
+    kind, fallback = "prune", False
+
+    def __init__(self, stage: Stage, config: RunConfig, passes: Callable[[str], list[tuple[str, bool]]]):
+        self.stage, self.seed, self.passes, self.n = stage, config.seed, passes, config.search.candidates
+
+    def parts(self, turn: Turn) -> list[prune.Part]:
+        """The parts of the turn's node not tried from it yet, in the order to try them."""
+        parent, known = self.stage.parent(turn), self.stage.known(turn.node)
+        tried = {edit.rationale for edit in self.stage.edits(turn.node) if edit.move == self.kind}
+        left = [
+            part for part in prune.parts(parent) if part.edit.rationale not in tried and fresh(parent, part.edit, known)
+        ]
+        return prune.order(parent, left, self.stage.ledger.history())
+
+    def ready(self, turn: Turn) -> bool:
+        return bool(self.parts(turn))
+
+    def make(self, turn: Turn) -> Made:
+        offers = [
+            (
+                Proposal(
+                    ops=[op.model_dump() for op in part.edit.ops],
+                    rationale=part.edit.rationale,
+                    prediction="as many train tasks pass, with a shorter prompt",
+                    edit=part.edit,
+                    move=self.kind,
+                ),
+                global_target(part.edit.rationale, self.passes(turn.node)),
+            )
+            for part in self.parts(turn)[: 4 * self.n]
+        ]
+        if not offers:
+            return Made(reason="prune: every part of this node was tried")
+        return reviewed_until(self.stage, turn, offers, self.n, self.seed)
 
 
 @dataclass
@@ -255,6 +357,8 @@ class Kit:
     train: list[Task]
     check: Callable[[], None]
     """Stops on a spent budget (`Budget.check`) before a model is asked."""
+    passes: Callable[[str], list[tuple[str, bool]]]
+    """A node's scored train rollouts as (task id, passed) (`Scorer.train_passes`)."""
 
 
 MOVES: dict[MoveKind, Callable[[Kit], Move]] = {
@@ -267,7 +371,8 @@ MOVES: dict[MoveKind, Callable[[Kit], Move]] = {
     "harvest": lambda kit: HarvestMove(
         kit.stage, kit.episodes, kit.train, kit.config.search.max_harness_chars, kit.config.seed
     ),
-    "knob": lambda kit: KnobMove(kit.stage, kit.config),
+    "knob": lambda kit: KnobMove(kit.stage, kit.config, kit.passes),
+    "prune": lambda kit: PruneMove(kit.stage, kit.config, kit.passes),
 }
 """Move kind -> how to build it."""
 

@@ -9,10 +9,11 @@ cause, and are its fallback.
 """
 
 import re
+from collections import Counter
 
 from pydantic import BaseModel
 
-from harness_evo.agent.actions import DONE_MARKER, command_lines, running
+from harness_evo.agent.actions import DONE_MARKER, NOT_FOUND, command_lines, running
 from harness_evo.agent.trajectory import Step, Trajectory
 from harness_evo.failures.digest import cut, step_key
 from harness_evo.failures.record import Blame, FailureRecord
@@ -70,9 +71,6 @@ def slow_model(trajectory: Trajectory) -> Triage | None:
         blame="environment", confidence=0.7))
 
 
-NOT_FOUND = re.compile(r"^\S*sh: (?:line )?(?:\d+: )?([a-z][\w.+-]*): (?:command )?not found$", re.MULTILINE)
-"""How bash (`bash: line 2: jq: command not found`) and sh (`sh: 1: jq: not found`) report a missing program; a
-capitalised or numeric "program" is output the agent ran as a command (`Exit`, `2026-03-05`), not a program."""
 NOT_INSTALLED = "which is not installed here"
 CRASHED = "whose tool in the harness crashed"
 TOOL_FRAME = re.compile(rf'File "{re.escape(SANDBOX_ROOT)}/tools/([\w.+-]+)/')
@@ -140,8 +138,17 @@ def format_errors(trajectory: Trajectory) -> Triage | None:
 
 
 def command_loop(trajectory: Trajectory, loop_repeats: int) -> Triage | None:
+    """Commands repeated in a row `loop_repeats` times, or repeated (anywhere) until the harness's loop guard ended it."""
     steps = trajectory.steps
     loop = longest_loop([step_key(step) for step in steps], loop_repeats)
+    if loop is None and trajectory.exit_reason == "loop_guard" and steps:
+        command, times = Counter(step_key(step) for step in steps).most_common(1)[0]
+        first = next(step for step in steps if step_key(step) == command)
+        return Triage(final=True, record=FailureRecord(
+            category="command-loop", pattern="repeats the same commands without changing its approach",
+            root_cause=f"The agent ran `{cut(command, 120)}` {times} times, and repeated earlier commands with the same output until "
+                       "the harness's loop guard ended the episode.",
+            critical_step=first.index, evidence=f"{times} times: `{cut(command, 150)}`", blame="harness", confidence=0.7))
     if loop is None:
         return None
     first, last = steps[loop.start], steps[loop.end - 1]

@@ -5,7 +5,7 @@ import json
 import tomllib
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import jinja2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -14,6 +14,7 @@ from harness_evo.config import one_line
 from harness_evo.errors import HarnessError, first_line
 from harness_evo.harness.edit import Edit
 from harness_evo.harness.examples import SAMPLE_EXAMPLE, Example, parse_example
+from harness_evo.harness.features import SAMPLE_FINDINGS, unshown
 from harness_evo.harness.frontmatter import split_frontmatter
 from harness_evo.harness.paths import safe_relative
 from harness_evo.harness.retrieval import ExampleIndex
@@ -35,6 +36,8 @@ class Strict(BaseModel):
 
 
 class HarnessInfo(Strict):
+    """What the harness is."""
+
     name: str
     """Short name of the harness."""
     description: str = ""
@@ -42,6 +45,8 @@ class HarnessInfo(Strict):
 
 
 class AgentSettings(Strict):
+    """How the agent loop runs the harness, and the features it enforces in code (each off by default)."""
+
     step_limit: int = Field(30, ge=1)
     """The agent stops after this many model replies."""
     command_timeout_s: float = Field(30, gt=0)
@@ -56,10 +61,28 @@ class AgentSettings(Strict):
     confirm_done: bool | None = None
     """Ask the agent once to confirm when it says it is done: unset asks when the harness has `prompts/confirm_done.md.j2`;
     true asks (with that template, or a built-in question); false never asks."""
+    discovery: bool = False
+    """Workspace discovery: before the first reply, run `discovery_commands` in the sandbox, and `head` each file the
+    instruction names that exists there, and show what they printed in the first prompt (the instance template's
+    `discovery`); a command that fails or times out is shown as such, and the episode goes on."""
+    discovery_commands: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=lambda: ["pwd", "ls -la"])
+    """The commands workspace discovery runs, in the task's working folder, each under `command_timeout_s`."""
+    discovery_head_lines: int = Field(10, ge=0)
+    """Workspace discovery shows this many first lines of each file the instruction names, and lists each folder it names
+    (at most 5 in all); 0: neither."""
+    loop_guard: bool = False
+    """When the agent runs a command it already ran and gets the same output again, the observation says so (the
+    observation template's `repeated`: how many times before), and the episode ends at the `loop_guard_repeats`th repeat."""
+    loop_guard_repeats: int = Field(3, ge=1)
+    """With `loop_guard`, the episode ends (exit reason `loop_guard`) when this many commands have repeated an earlier
+    command and its output."""
+    missing_hint: bool = False
+    """When a command's output says a program is not installed, the observation names it (`missing`) and the installed
+    programs that can do its job (`available`, looked up in the sandbox)."""
 
 
 class SamplingSettings(Strict):
-    """`[model]`: the solver's sampling settings for this harness; each unset one is the run's `[models.solver]` own."""
+    """The solver's sampling settings for this harness; each unset one is the run's `[models.solver]` own."""
 
     temperature: float | None = Field(None, ge=0, le=2)
     """Sampling temperature of the solver's replies."""
@@ -70,6 +93,8 @@ class SamplingSettings(Strict):
 
 
 class HarnessToml(Strict):
+    """A harness folder's `harness.toml`."""
+
     harness: HarnessInfo
     agent: AgentSettings = Field(default_factory=AgentSettings)
     model: SamplingSettings = Field(default_factory=SamplingSettings)
@@ -289,6 +314,8 @@ class Harness:
         for template in REQUIRED_TEMPLATES + OPTIONAL_TEMPLATES:
             if self.has_template(template):
                 self.render(template, **{name: SAMPLE_CONTEXT[name] for name in TEMPLATE_VARIABLES[template]})
+        if problems := unshown(self, SAMPLE_CONTEXT | OPTIONAL_VARIABLES):
+            raise self._error("harness.toml", problems[0])
 
     def _parse_toml(self, path: str, model: type[BaseModel] | None) -> Any:
         try:
@@ -327,20 +354,29 @@ SAMPLE_CONTEXT = {
     "time_limit_s": 600.0,
     "error": "No bash block found.",
     "examples": [SAMPLE_EXAMPLE],
+    "discovery": SAMPLE_FINDINGS,
+    "repeated": 1,
+    "missing": "sqlite3",
+    "available": ["python3 (its sqlite3 module)"],
 }
 """Sample values of the variables the agent loop passes to templates (besides `agent`, `tools` and `skills`);
 `elapsed_s` is the episode's wall time so far and `time_limit_s` the task's limit on it (seconds). `examples`
 are the worked examples retrieved for the task, none when `[agent] examples` is 0; each has `text` (the episode as its
-file holds it), `instruction`, `turns` (each a `reply` and its `observation`), `task`, `category`, `tags`, `source`, `name`."""
+file holds it), `instruction`, `turns` (each a `reply` and its `observation`), `task`, `category`, `tags`, `source`, `name`.
+The features of `harness/features.py` give the rest, each empty when its setting is off: `discovery` (what workspace
+discovery found: each a `command`, its `output`, `exit_code`, `timed_out` and `failed`), `repeated` (how many times the
+command ran before with the same output), `missing` (a program the command's output says is not installed) and
+`available` (what is installed to do its job)."""
 TEMPLATE_VARIABLES = {
     "system.md.j2": (),
-    "instance.md.j2": ("instruction", "step", "steps_left", "examples"),
-    "observation.md.j2": ("output", "exit_code", "timed_out", "step", "steps_left", "elapsed_s", "time_limit_s"),
+    "instance.md.j2": ("instruction", "step", "steps_left", "examples", "discovery"),
+    "observation.md.j2": ("output", "exit_code", "timed_out", "step", "steps_left", "elapsed_s", "time_limit_s", "repeated",
+                          "missing", "available"),
     "format_error.md.j2": ("error",),
     "confirm_done.md.j2": (),
 }
 """What the agent loop passes to each template; a template using anything else fails at load time."""
-OPTIONAL_VARIABLES: dict[str, Any] = {"examples": []}
+OPTIONAL_VARIABLES: dict[str, Any] = {"examples": [], "discovery": [], "repeated": 0, "missing": "", "available": []}
 """Variables a caller outside the agent loop may leave out, and their value then: a prompt rendered without a task shows
-no examples."""
+no examples, and one rendered without a sandbox no feature's result."""
 

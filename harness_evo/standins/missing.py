@@ -7,14 +7,13 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from harness_evo.agent.actions import DONE_MARKER
+from harness_evo.agent.actions import DONE_MARKER, NOT_FOUND
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.failures.digest import cut
 from harness_evo.failures.queries import load_trajectory
 from harness_evo.failures.triage import (
     CRASHED,
     MAX_CALL_CHARS,
-    NOT_FOUND,
     NOT_INSTALLED,
     TOOL_FRAME,
     calling_line,

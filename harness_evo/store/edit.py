@@ -8,7 +8,7 @@ from pydantic import Field
 from harness_evo.store.gate import GateResult
 from harness_evo.store.record import Record
 
-MoveKind = Literal["proposer", "stand-in", "harvest", "knob"]
+MoveKind = Literal["proposer", "stand-in", "harvest", "knob", "prune"]
 """The moves that make edits (see `evolve/moves.py`)."""
 
 
@@ -65,8 +65,8 @@ class Edit(Record):
     """The gate's verdict and what it measured, once gated."""
     move: str = "proposer"
     """The move that made it (`MoveKind`): `proposer` (a model wrote it, or the stand-in step it takes first),
-    `stand-in` (a tool for a missing program), `harvest` (worked examples from passed rollouts) or `knob` (one setting
-    of `harness.toml` one step from the parent's)."""
+    `stand-in` (a tool for a missing program), `harvest` (worked examples from passed rollouts), `knob` (one setting
+    of `harness.toml` one step from the parent's) or `prune` (one part of the parent removed)."""
     sources: list[str] = Field(default_factory=list)
     """The train tasks a harvested example came from; the gate leaves them out."""
     ts: float | None = None

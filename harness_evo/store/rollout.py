@@ -11,6 +11,7 @@ ExitReason = Literal[
     "time_limit",  # the task's agent timeout ran out
     "context_limit",  # the conversation outgrew the model's context window
     "format_errors",  # too many replies in a row that could not be parsed
+    "loop_guard",  # the loop guard ended it: commands kept repeating earlier ones with the same output
     "model_error",  # the model could not be reached or failed (not the harness's fault)
     "infra_error",  # image build, container death, verifier without a reward
     "interrupted",  # Ctrl-C or a stop of the run

@@ -80,6 +80,8 @@ def render(facts: RolloutFacts, full: bool = False) -> Group:
     parts: list[Any] = [summary(row)]
     if facts.trajectory is None:
         parts.append(Text("no trajectory was written for this rollout", style="yellow"))
+    if trajectory.get("discovery"):
+        parts.append(discovery_panel(trajectory["discovery"], full))
     for run in repeats(trajectory["steps"], full):
         parts.append(step_panel(run[0], full))
         if len(run) > 1:
@@ -151,6 +153,24 @@ def step_panel(step: dict[str, Any], full: bool) -> Panel:
     return Panel(
         Group(*parts), title=heading, title_align="left", border_style="red" if step.get("exit_code") else "blue"
     )
+
+
+def discovery_panel(findings: list[dict[str, Any]], full: bool) -> Panel:
+    """What workspace discovery ran before the first reply, and what each command printed."""
+    parts: list[Any] = []
+    for finding in findings:
+        failed = (
+            " (timed out)"
+            if finding.get("timed_out")
+            else f" (exit {finding.get('exit_code')})"
+            if finding.get("exit_code")
+            else ""
+        )
+        parts += [
+            Text(f"$ {finding['command']}{failed}", style="bold red" if failed else "bold"),
+            Text(cut(finding.get("output") or "", full) or "(no output)", style="dim"),
+        ]
+    return Panel(Group(*parts), title="workspace discovery, before the first reply", title_align="left")
 
 
 def failure_panel(failure: FailureFacts) -> Panel:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness_evo.errors import UserError
+from harness_evo.harness.features import not_carried
 from harness_evo.harness.folder import Harness
 from harness_evo.harness.formats.base import (
     CARRIED,
@@ -212,7 +213,7 @@ class AgentSkills:
         exported.files[f"{name}/SKILL.md"] = frontmatter({"name": name, "description": description, "metadata": {INSTRUCTIONS_MARK: "true"}},
                                                          instructions(harness, skills_root="../"))
         exported.files |= {f"{name}/{path}": text for path, text in carried(harness).items()}
-        exported.lost += lost_prompts(harness, "the agent using these skills")
+        exported.lost += lost_prompts(harness, "the agent using these skills") + not_carried(harness, "the agent using these skills")
         exported.usage = [
             "copy the skill folders where your agent looks for skills (e.g. `.claude/skills/` or `~/.claude/skills/`)",
             f"`harness-evo import skills DIR --out HARNESS` turns them back into this harness: its prompts and settings are in "

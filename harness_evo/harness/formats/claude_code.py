@@ -8,10 +8,12 @@ settings ride along, as they are, in `.claude/harness-evo/`, so that an import g
 
 import json
 import re
+import shlex
 import tomllib
 from pathlib import Path
 
 from harness_evo.errors import UserError
+from harness_evo.harness.features import not_carried
 from harness_evo.harness.folder import SKILL_DIR, Harness
 from harness_evo.harness.formats.agent_skills import (
     PROJECT_SKILLS,
@@ -65,12 +67,14 @@ class ClaudeCode:
             lost.append(f"the sampling settings {sampling}: Claude Code does not let a project set them")
         if harness.confirms_done and not harness.has_template("confirm_done.md.j2"):
             lost.append("confirm_done: Claude Code does not ask the agent to confirm that it is done")
+        lost += not_carried(harness, "Claude Code", commands_carried=True)
         return Exported(files=files, lost=lost, usage=[
             "copy `CLAUDE.md` and `.claude/` into the root of the project Claude Code works in (merge with an existing CLAUDE.md)",
             f"`claude -p --max-turns {harness.agent.step_limit} \"TASK\"` runs a task with it; or ask Claude Code to use the "
             f"`{agent}` subagent",
             f"`harness-evo import claude-code DIR --out HARNESS` gives this harness back (prompts and settings from .claude/{CARRIED}/)",
-        ])
+        ] + ([f"the SessionStart hook in {SETTINGS} runs the workspace discovery commands ({'; '.join(harness.agent.discovery_commands)}) "
+              "when a session starts, and Claude Code adds what they print to its context"] if "hooks" in settings(harness) else []))
 
     def load(self, source: Path, base: Harness | None) -> Imported:
         root = project_root(Path(source))
@@ -182,9 +186,23 @@ def subagent_fields(harness: Harness, name: str, skills: list[str]) -> dict:
 
 
 def settings(harness: Harness) -> dict:
-    """`.claude/settings.json`: the command timeout and output cap as the environment of Claude Code's Bash tool."""
-    return {"env": {"BASH_DEFAULT_TIMEOUT_MS": str(round(harness.agent.command_timeout_s * 1000)),
-                    "BASH_MAX_OUTPUT_LENGTH": str(harness.agent.max_observation_chars)}}
+    """`.claude/settings.json`: the command timeout and output cap as the environment of Claude Code's Bash tool; with
+    workspace discovery on, a SessionStart hook that runs the discovery commands (Claude Code adds what a SessionStart
+    hook prints to the session's context)."""
+    agent = harness.agent
+    found = {"env": {"BASH_DEFAULT_TIMEOUT_MS": str(round(agent.command_timeout_s * 1000)),
+                     "BASH_MAX_OUTPUT_LENGTH": str(agent.max_observation_chars)}}
+    if agent.discovery and agent.discovery_commands:
+        found["hooks"] = {"SessionStart": [{"matcher": "startup", "hooks": [
+            {"type": "command", "command": discovery_hook(agent.discovery_commands), "timeout": max(1, round(agent.command_timeout_s))}]}]}
+    return found
+
+
+def discovery_hook(commands: list[str]) -> str:
+    """A shell command that prints each discovery command and its output, as the first prompt of harness-evo shows them,
+    and never fails (a failing SessionStart hook is shown to the user instead of its output)."""
+    lines = [f"echo {shlex.quote('$ ' + command)}; ( {command} ) 2>&1 || echo \"(failed: exit code $?)\"" for command in commands]
+    return "; ".join([*lines, "true"])
 
 
 def project_root(source: Path) -> Path:

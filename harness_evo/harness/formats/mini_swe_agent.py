@@ -15,6 +15,7 @@ we cannot give.
 import json
 import platform
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,10 @@ from pydantic import ValidationError
 
 from harness_evo.config import one_line
 from harness_evo.errors import UserError
+from harness_evo.harness.features import SETTINGS as FEATURE_SETTINGS
+from harness_evo.harness.features import not_carried
 from harness_evo.harness.folder import (
+    OPTIONAL_VARIABLES,
     SANDBOX_ROOT,
     SKILL_DIR,
     AgentSettings,
@@ -87,6 +91,9 @@ class MiniSweAgent:
                                  "max_observation_chars": harness.agent.max_observation_chars, "examples": harness.agent.examples}
         if harness.agent.confirm_done is not None:
             config["harness_evo"]["confirm_done"] = harness.agent.confirm_done
+        written = tomllib.loads(harness.components["harness.toml"]).get("agent", {})  # in the order harness.toml has them
+        config["harness_evo"] |= {name: value for name, value in written.items() if name in FEATURE_SETTINGS}
+        lost += not_carried(harness, "mini-swe-agent")
         files = {"config.yaml": dump_yaml(config)}
         lost.append(f"the finish marker: mini-swe-agent finishes when {MINI_DONE} is the first line of a command's output, "
                     f"harness-evo when {DONE} is the last; the templates now say {MINI_DONE}, and \"first line\" for \"last line\" "
@@ -164,8 +171,9 @@ class MiniSweAgent:
         notes += [f"`{key}` is not carried" for key in config if key not in ("agent", "model", "environment")]
         info = {"name": str(extra.get("name") or Path(source).stem),
                 "description": str(extra.get("description") or f"Imported from the mini-swe-agent config {Path(source).name}.")}
-        toml = with_settings(base.components["harness.toml"], {"harness": info, "agent": settings.model_dump(exclude_none=True),
-                                                                "model": sampling})
+        agent = settings.model_dump(exclude_none=True, exclude={name for name in FEATURE_SETTINGS if name not in settings.model_fields_set})
+        agent = dict(sorted(agent.items(), key=lambda item: list(extra).index(item[0]) if item[0] in extra else -1))  # as exported
+        toml = with_settings(base.components["harness.toml"], {"harness": info, "agent": agent, "model": sampling})
         components = {"harness.toml": toml, **templates}
         components |= {f"skills/{skill['folder']}/SKILL.md": skill["text"] for skill in skills}
         components |= exported_skill_files(Path(source).parent, [skill["folder"] for skill in skills], notes)
@@ -197,10 +205,11 @@ def export_header(key: str, used: set[str], harness: Harness, lost: list[str]) -
                   f'(output.output | length - {cut}) ~ " characters cut ...]\\n" ~ output.output[-{half}:]',
         "error": "error",
         "examples": f"{jinja_literal(folded_example_list(harness))}[:{agent.examples}]",
+        **{name: jinja_literal(empty) for name, empty in OPTIONAL_VARIABLES.items() if name != "examples"},
     }
     given = {
         "system_template": {"agent", "tools", "skills", "instruction", "step", "steps_left"},
-        "instance_template": {"agent", "tools", "skills", "instruction", "step", "steps_left", "examples"},
+        "instance_template": {"agent", "tools", "skills", "instruction", "step", "steps_left", "examples", "discovery"},
         "observation_template": set(definitions) - {"error"},
         "format_error_template": {"agent", "tools", "skills", "error"},
     }[key]
@@ -370,12 +379,15 @@ def agent_settings(config: dict[str, dict[str, Any]], extra: dict[str, Any], bas
     if model_class and "textbased" not in model_class:
         notes.append(f"model.model_class {model_class} makes native tool calls; the harness reads one fenced bash block per reply, "
                      "as harness-evo's agent loop does (check that the prompts ask for one)")
+    features = {name: extra.get(name, getattr(base.agent, name)) for name in FEATURE_SETTINGS
+                if name in extra or name in base.agent.model_fields_set}
     return AgentSettings(
         step_limit=step_limit,
         command_timeout_s=config["environment"].pop("timeout", base.agent.command_timeout_s),
         max_observation_chars=extra.get("max_observation_chars", base.agent.max_observation_chars),
         examples=extra.get("examples", base.agent.examples),
         confirm_done=extra.get("confirm_done", base.agent.confirm_done),
+        **features,
     )
 
 
