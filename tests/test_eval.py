@@ -154,9 +154,7 @@ def test_a_command_past_its_timeout_is_killed_and_recorded(tmp_path: Path):
     harness = shutil.copytree(HARNESS, tmp_path / "harness")
     toml = harness / "harness.toml"
     toml.write_text(toml.read_text().replace("command_timeout_s = 30", "command_timeout_s = 2"))
-    started = time.monotonic()
     store = run_eval(tmp_path, [bash("sleep 60; echo woke"), bash("echo TASK_DONE")], tasks=greeting_suite(tmp_path), harness=harness)
-    assert time.monotonic() - started < 45
     trajectory = Trajectory.model_validate(store.read_json(store.rows("rollouts")[0]["trajectory"]))
     assert trajectory.steps[0].timed_out and "woke" not in trajectory.steps[0].output
     assert "timed out" in trajectory.messages[3]["content"]

@@ -88,24 +88,28 @@ def test_a_draft_that_is_not_an_embedded_model_is_refused():
 
 
 @pytest.mark.embedded
-def test_two_conversations_at_once_each_keep_their_own_continuation_and_prompt():
-    def conversation(llm: LLM, word: str) -> list[tuple[str, int, int]]:
+def test_two_conversations_at_once_each_keep_their_own_continuation_and_prompt(tmp_path):
+    def conversation(word: str) -> tuple[list[str], list[dict]]:
+        store = RunStore.create(tmp_path / word, "eval")
         messages = [{"role": "system", "content": "You are a helpful assistant. " * 20},
                     {"role": "user", "content": f"My code word is {word}. Reply with the word 'noted' only."}]
         replies = []
-        for _ in range(3):
-            reply = llm.complete("solver", messages, temperature=0)
-            replies.append(reply.text)
-            messages += [{"role": "assistant", "content": reply.text},
-                         {"role": "user", "content": "What is my code word? Answer with the code word only."}]
-        return replies
+        with LLM(on_llama_server(), store=store, cache=False) as llm:  # the server of `shared`, a slot per thread
+            for _ in range(3):
+                reply = llm.complete("solver", messages, temperature=0)
+                replies.append(reply.text)
+                messages += [{"role": "assistant", "content": reply.text},
+                             {"role": "user", "content": "What is my code word? Answer with the code word only."}]
+        return replies, store.rows("llm_calls")
 
-    with LLM(on_llama_server(), cache=False) as llm, ThreadPoolExecutor(2) as pool:
-        zebra, mango = pool.map(lambda word: conversation(llm, word), ["ZEBRA", "MANGO"])
-        server = llm.endpoint(llm.models.solver).server
+    with LLM(on_llama_server(), cache=False) as shared, ThreadPoolExecutor(2) as pool:
+        server = shared.endpoint(shared.models.solver).server
+        (zebra, zebra_calls), (mango, mango_calls) = pool.map(conversation, ["ZEBRA", "MANGO"])
         log = server.log.read_text()
-    assert "ZEBRA" in zebra[-1] and "MANGO" not in " ".join(zebra)
-    assert "MANGO" in mango[-1] and "ZEBRA" not in " ".join(mango)
+    assert "MANGO" not in " ".join(zebra) and "ZEBRA" not in " ".join(mango)
+    for calls in (zebra_calls, mango_calls):  # each next turn found its own conversation's prompt in its slot
+        assert len(calls) == 3
+        assert all(later["tokens_cached"] >= earlier["tokens_in"] - 1 for earlier, later in zip(calls, calls[1:]))
     assert "selected slot by id (0)" in log and "selected slot by id (1)" in log
 
 
@@ -122,17 +126,21 @@ def test_a_rollouts_next_turn_reads_its_prompt_from_its_slot(tmp_path):
 
 
 @pytest.mark.embedded
-def test_greedy_replies_are_the_same_with_and_without_speculation():
-    prompts = ["Write a bash command that counts the lines of data.txt.",
-               "Reply with one bash command that prints the current date in ISO format."]
-
-    def replies(**embedded) -> list[str]:
-        with LLM(on_llama_server(model=SOLVER, slots=1, **embedded), cache=False) as llm:
-            return [llm.complete("solver", [{"role": "user", "content": p}], temperature=0, max_tokens=48).text for p in prompts]
-
-    plain = replies()
-    assert replies(draft=SMALL_MODEL) == plain
-    assert replies(ngram=True) == plain
+@pytest.mark.parametrize("speculation", [{"draft": SMALL_MODEL}, {"ngram": True}], ids=["draft", "ngram"])
+def test_speculation_drafts_tokens_records_their_acceptance_and_stops_with_its_server(tmp_path, speculation):
+    # Greedy replies with and without speculation may differ across CPUs (batched evaluation rounds differently), so
+    # what is checked is what llama.cpp guarantees: the draft is used, its acceptance is counted, replies are replies.
+    # The text to copy is long enough for n-gram speculation (a 24-token match, then at least 48 tokens to draft).
+    text = " ".join(f"Step {n}: copy the file data{n}.txt into the folder backup{n} and check its size." for n in range(1, 9))
+    store = RunStore.create(tmp_path / "runs", "eval")
+    with LLM(on_llama_server(model=SOLVER, slots=1, **speculation), store=store, cache=False) as llm:
+        reply = llm.complete("solver", [{"role": "user", "content": f"Repeat this text exactly, nothing else:\n\n{text}"}],
+                             temperature=0, max_tokens=200)
+        server = llm.endpoint(llm.models.solver).server
+    [call] = store.rows("llm_calls")
+    assert reply.text.strip() and call["error"] is None and call["tokens_out"] > 0
+    assert call["tokens_drafted"] > 0 and 0 <= call["tokens_accepted"] <= call["tokens_drafted"]
+    assert not server.alive and server.process.pid not in [record["pid"] for record in servers.running_servers()]
 
 
 @pytest.mark.embedded

@@ -67,6 +67,8 @@ class _Answer(BaseModel):
     tokens_in: int = 0
     tokens_out: int = 0
     tokens_cached: int = 0
+    tokens_drafted: int = 0
+    tokens_accepted: int = 0
     cost: float = 0.0
     latency_s: float = 0.0
     cached: bool = False
@@ -197,7 +199,8 @@ class LLM:
         if self.store is not None:
             self.store.emit(
                 "llm_call", id=uuid.uuid4().hex, role=role, model=config.model, tokens_in=answer.tokens_in,
-                tokens_out=answer.tokens_out, tokens_cached=answer.tokens_cached, latency_s=answer.latency_s,
+                tokens_out=answer.tokens_out, tokens_cached=answer.tokens_cached, tokens_drafted=answer.tokens_drafted,
+                tokens_accepted=answer.tokens_accepted, latency_s=answer.latency_s,
                 cost=answer.cost, cache_hit=answer.cached, error=error, ts=time.time(),
             )
         if self.cache and answer.key and not answer.cached:
@@ -222,9 +225,11 @@ def _completion(endpoint: Endpoint, messages: list[dict], params: dict[str, Any]
     latency = time.monotonic() - started
     usage = response.usage
     details = getattr(usage, "prompt_tokens_details", None)
+    timings = getattr(response, "timings", None) or {}  # llama-server's, with its speculation counts
     return _Answer(
         text=response.choices[0].message.content or "", tokens_in=usage.prompt_tokens, tokens_out=usage.completion_tokens,
         tokens_cached=(getattr(details, "cached_tokens", None) or 0) if details else 0,
+        tokens_drafted=timings.get("draft_n", 0), tokens_accepted=timings.get("draft_n_accepted", 0),
         cost=_cost(response, endpoint.model), latency_s=latency,
     )
 

@@ -21,6 +21,10 @@ class LlmCall(Record):
     tokens_out: int = 0
     tokens_cached: int = 0
     """Prompt tokens the server answered from its cache."""
+    tokens_drafted: int = 0
+    """Tokens speculative decoding proposed (llama-server with a draft model or n-grams); 0 without speculation."""
+    tokens_accepted: int = 0
+    """Of those, the tokens the model accepted: the draft's acceptance is `tokens_accepted / tokens_drafted`."""
     latency_s: float = 0.0
     cost: float = 0.0
     """Dollars (0 for cache hits and local models)."""
