@@ -536,21 +536,33 @@ def harvest_command(
 
 @app.command("export")
 def export_command(
-    run: RunArg,
+    source: Annotated[str, typer.Argument(help="A harness folder, or a run (its folder or id; a unique prefix will do).")],
     out: Annotated[Path, typer.Option("--out", help="Folder to write to (new or empty; nothing outside it is written).")],
     export_format: Annotated[str, typer.Option("--format", help="native, mini-swe-agent, skills or claude-code.")] = "native",
-    node: Annotated[str, typer.Option(help="`best` (the run's result), `root`, or a node's hash prefix.")] = "best",
+    node: Annotated[str | None, typer.Option(help="Of a run: `best` (its result, the default), `root`, or a node's hash prefix.",
+                                             show_default=False)] = None,
     runs: RunsDir = Path("runs"),
 ) -> None:
-    """Write a harness of a run in another framework's format, with an EXPORT.md of where it came from and what was lost."""
+    """Write a harness folder, or a harness of a run, in another framework's format, with an EXPORT.md of where it came
+    from and what was lost."""
     from harness_evo.evolve.nodes import harness_of, resolve_node
-    from harness_evo.harness.formats import export_harness
+    from harness_evo.harness import Harness
+    from harness_evo.harness.formats import Origin, export_harness
     from harness_evo.views import query
 
-    store = open_run(run, runs)
-    node_id = resolve_node(store, node)
-    exported = export_harness(harness_of(store, node_id), export_format, out, query.origin(store, node_id))
-    console.print(f"exported node {node_id[:12]} of {store.id} as {export_format} to {out}"
+    if (folder := Path(source)).is_dir() and (folder / "harness.toml").is_file():
+        if node is not None:
+            raise UserError(f"--node names a node of a run, and {folder} is a harness folder; leave --node out")
+        harness, origin, what = Harness.load(folder), Origin(), f"harness {folder}"
+    else:
+        try:
+            store = open_run(source, runs)
+        except UserError as e:
+            raise UserError(f"{source!r} is neither a harness folder (with harness.toml) nor a run: {e}") from None
+        node_id = resolve_node(store, node or "best")
+        harness, origin, what = harness_of(store, node_id), query.origin(store, node_id), f"node {node_id[:12]} of {store.id}"
+    exported = export_harness(harness, export_format, out, origin)
+    console.print(f"exported {what} as {export_format} to {out}"
                   + (f"; {len(exported.lost)} things could not be carried over, see {out / 'EXPORT.md'}" if exported.lost else ""))
 
 

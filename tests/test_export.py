@@ -369,3 +369,17 @@ def test_import_of_a_config_whose_setting_does_not_fit_names_it(tmp_path: Path):
     config.write_text('agent:\n  system_template: "s"\n  instance_template: "x"\nmodel: {}\nenvironment: {timeout: "soon"}\n')
     with pytest.raises(UserError, match="bad.yaml: a setting harness-evo cannot take: command_timeout_s: Input should be a valid number"):
         import_harness("mini-swe-agent", config, tmp_path / "out", base=Harness.load(Path(__file__).parents[1] / "harnesses" / "bash-agent"))
+
+
+def test_export_takes_a_harness_folder_and_refuses_a_node_for_it_or_a_source_that_is_neither(cli, tmp_path: Path):
+    result = cli("export", BASH_AGENT, "--format", "claude-code", "--out", tmp_path / "project")
+    assert result.exit_code == 0, result.output
+    assert f"exported harness {BASH_AGENT} as claude-code" in result.output
+    assert f"From the harness folder `{BASH_AGENT}`" in (tmp_path / "project" / "EXPORT.md").read_text()
+    import_harness("claude-code", tmp_path / "project", tmp_path / "back", base=None)
+    assert Harness.load(tmp_path / "back").hash == Harness.load(BASH_AGENT).hash
+    refused = cli("export", BASH_AGENT, "--node", "root", "--out", tmp_path / "other")
+    assert isinstance(refused.exception, UserError) and "--node names a node of a run" in str(refused.exception)
+    assert not (tmp_path / "other").exists()
+    neither = cli("export", tmp_path, "--out", tmp_path / "other", "--runs", tmp_path)
+    assert isinstance(neither.exception, UserError) and "is neither a harness folder (with harness.toml) nor a run" in str(neither.exception)
