@@ -127,7 +127,7 @@ class CallLog:
         self.calls.append(LlmCall.model_validate({**(data or {}), **fields}))
 
 
-def rollout_on_node(spec: NodeSpec, harness: tuple[dict[str, str], str], task_fields: dict, bundle: TaskBundle,
+def rollout_on_node(spec: NodeSpec, harness: tuple[dict[str, str], str, dict[str, bytes]], task_fields: dict, bundle: TaskBundle,
                     trial: int) -> Outcome:
     """One rollout, run by a Ray worker on a node with Docker."""
     from harness_evo.sandbox.docker import DockerBackend  # on the node: its own Docker engine
@@ -217,7 +217,7 @@ class RayRunner:
         exceptions = self.ray.exceptions
         lost_node = (exceptions.NodeDiedError, exceptions.WorkerCrashedError, exceptions.LocalRayletDiedError,
                      exceptions.ObjectLostError, exceptions.RaySystemError)
-        shipped = self.ray.put((harness.components, harness.source))
+        shipped = self.ray.put((harness.components, harness.source, harness.assets))
         queue, losses = deque(jobs), defaultdict(list)  # job key -> why its node was lost, each time
         try:
             while (queue and not self.stop.is_set()) or self._running:
