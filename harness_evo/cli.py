@@ -239,7 +239,7 @@ def resume_command(
 ) -> None:
     """Continue an evolution run that was stopped or killed, or give one that finished on a budget more of it; finished
     rollouts and model calls are not paid again. A run whose task suite changed is refused unless told."""
-    from harness_evo.evolve import session
+    from harness_evo.evolve import preflight, session
 
     store = session.find_run(run, runs)
     with session.owned(store):
@@ -248,6 +248,7 @@ def resume_command(
             console.print(f"resuming on the changed task suite ({changes})", markup=False, highlight=False)
         session.raise_budget(store, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations,
                              patience=patience)
+        preflight.check_resume(store)
         run_evolution(store, quiet)
 
 

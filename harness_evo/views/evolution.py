@@ -137,13 +137,23 @@ def summary_panel(summary: dict) -> Panel:
         f"{fates.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected empirically, {fates.get(EditStatus.ACCEPTED, 0)} accepted"
         + (f", {fates[EditStatus.PROPOSED]} not yet gated" if fates.get(EditStatus.PROPOSED) else "")
         + (f" ({', '.join(f'{n} by {move}' for move, n in sorted(summary['accepted_by_move'].items()))})" if summary.get("accepted_by_move") else ""),
-        f"dev pass@1: start {style.score(summary['start_dev'], summary.get('start_dev_n'))} -> best "
-        f"{style.score(summary['best_dev'], summary.get('best_dev_n'))} ({summary['nodes']} node{'s' * (summary['nodes'] != 1)} in the tree)",
+        *not_measured(summary),
         *dev_lines(summary),
         *conditioning_lines(summary),
         f"spend: {dollars(summary['spend'])}",
     ]
     return Panel("\n".join(lines), title=f"run {summary['run_id']}", title_align="left")
+
+
+def not_measured(summary: dict) -> list[str]:
+    """The dev scores of the start and the best node, or in plain words what the run did not get to measure."""
+    if not summary.get("start_dev_n"):
+        return ["dev pass@1: not measured: the run stopped before it had scored the starting harness on dev"]
+    start = style.score(summary["start_dev"], summary["start_dev_n"])
+    if summary["best_node"] == summary["root"] and summary["nodes"] == 1:
+        return [f"dev pass@1: start {start}; no edit was accepted, so no other harness was scored on dev"]
+    return [f"dev pass@1: start {start} -> best {style.score(summary['best_dev'], summary.get('best_dev_n'))} "
+            f"({summary['nodes']} node{'s' * (summary['nodes'] != 1)} in the tree)"]
 
 
 def dev_lines(summary: dict) -> list[str]:
@@ -156,7 +166,9 @@ def dev_lines(summary: dict) -> list[str]:
     else:
         lines.append("the run has not shown a gain over the starting harness on dev"
                      + (f" (closest: {comparison['verdict']})" if comparison else ""))
-    if "gates" in summary:
+    if summary.get("gates") == 0:
+        lines.append("no edit was gated" + (": the run ended before its first iteration" if not summary["iterations"] else ""))
+    elif "gates" in summary:
         lines.append(f"gated {summary['gates']} edits and accepted {summary['fates'].get(EditStatus.ACCEPTED, 0)}; edits that change "
                      f"nothing would get at most {summary['expected_false_accepts']:g} accepts from noise alone")
     return lines
@@ -168,8 +180,11 @@ def conditioning_lines(summary: dict) -> list[str]:
     found = summary.get("conditioning")
     if not found:
         return []
+    measured = {side: found[side] for side in ("start", "best") if (found.get(side) or {}).get("rollouts")}
+    if not measured:
+        return ["reads the task (the input-conditioning gauge): not measured, as no train rollout of the starting harness was scored"]
     lines = [f"reads the task (train; identifiability/chance, category dependence, template share): start "
-             f"{style.gauge(found['start'])} -> best {style.gauge(found['best'])}"]
+             f"{style.gauge(measured.get('start'))} -> best {style.gauge(measured.get('best'))}"]
     if found["reads_less"]:
         lines.append("⚠ the agent reads the task less after edit " + ", ".join(f"{row['edit']} ({row['status'].replace('_', ' ')})"
                                                                          for row in found["reads_less"])
