@@ -4,6 +4,7 @@ import errno
 import signal
 import sys
 import traceback
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -124,6 +125,7 @@ def compare_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the facts as JSON instead of the tables.")] = False,
     recorded: Annotated[bool, typer.Option("--recorded", help="Run nothing: compare on the keys runs already have for "
                                            "every harness (an interrupted comparison, so far).")] = False,
+    every_task: Annotated[bool, typer.Option("--all", help="List every task, not only those the harnesses differ on.")] = False,
     runs: RunsDir = Path("runs"),
 ) -> None:
     """Run harnesses on identical (task, trial) keys and tell, with intervals and a paired test, whether each differs
@@ -142,7 +144,7 @@ def compare_command(
     warn_skipped(config)
     with RolloutProgress(planned(config, found), console=err_console if as_json else console) as progress:
         facts = run_compare(config, found, runs, on_progress=progress.update, recorded=recorded)
-    print_view(facts, None if as_json else view.render)
+    print_view(facts, None if as_json else partial(view.render, every_task=every_task))
 
 
 @app.command("patterns")
