@@ -345,18 +345,22 @@ def serve_vllm_command(
 
 @sandbox_app.command("prune")
 def sandbox_prune_command(
-    run: Annotated[str | None, typer.Option(help="Only the containers of this run id.")] = None,
+    run: Annotated[str | None, typer.Option(help="Only the containers of this run id (its process running or not).")] = None,
+    every: Annotated[bool, typer.Option("--all", help="Also the containers of runs whose process is still running here.")] = False,
     ray_address: Annotated[str | None, typer.Option("--ray-address", help="On every node of this Ray cluster that offers "
                                                     "`docker` instead of this machine (auto, ray://HOST:PORT or HOST:PORT).",
                                                     show_default=False)] = None,
 ) -> None:
-    """Remove every container harness-evo left behind (all that carry its label), running or not. A new run removes on
-    its own the containers of runs whose process is gone, and a container stops by itself when its lifetime is over."""
-    from harness_evo.sandbox.docker import connect, prune
+    """Remove the containers harness-evo left behind: those of runs whose process is gone (a run still going here keeps
+    its own, unless --all or --run names it). A new run removes the first kind on its own, and a container stops by
+    itself when its lifetime is over."""
+    from harness_evo.sandbox.docker import LABEL, connect, listed, prune, prune_orphans
 
     if ray_address is None:
-        removed = prune(connect(), **({"harness-evo.run": run} if run else {}))
-        console.print(f"removed {removed} container{'' if removed == 1 else 's'}")
+        client = connect()
+        removed = prune(client, **({f"{LABEL}.run": run} if run else {})) if run or every else prune_orphans(client)
+        kept = "" if run or every else f"; kept {len(listed(client, [LABEL]))} of runs still going here (--all removes them too)"
+        console.print(f"removed {removed} container{'' if removed == 1 else 's'}{kept}")
         return
     from harness_evo.agent import ray_runner
 

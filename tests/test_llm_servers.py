@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -195,6 +196,24 @@ def test_a_server_that_died_fails_one_call_and_is_started_again_for_the_next():
         restarted = llm.endpoint(llm.models.solver).server
     assert after.text == "org/coder-7b heard: three"
     assert restarted is not crashed and gone(restarted.process.pid)
+
+
+def test_the_log_of_a_killed_server_stays_a_day_then_goes_and_a_live_servers_log_stays():
+    with LLM(ModelsConfig(solver=RoleModel(model="vllm/org/coder-7b")), cache=False) as llm:
+        llm.complete("solver", [{"role": "user", "content": "one"}])
+        killed = llm.endpoint(llm.models.solver).server
+        killed.process.kill()
+        killed.process.wait()
+        with pytest.raises(ModelUnavailable, match="its server died"):
+            llm.complete("solver", [{"role": "user", "content": "two"}])
+        llm.complete("solver", [{"role": "user", "content": "three"}])
+        live = llm.endpoint(llm.models.solver).server
+        assert killed.log.is_file() and live.log != killed.log, "a killed server's log is kept to be read"
+        servers.remove_old_logs(now=time.time() + servers.LOG_KEPT_S / 2)
+        assert killed.log.is_file()
+        servers.remove_old_logs(now=time.time() + servers.LOG_KEPT_S * 2)
+        assert not killed.log.exists() and live.log.is_file(), "a day later the killed server's log goes, a live one's stays"
+    assert not live.log.exists(), "a server that stopped cleanly takes its log with it"
 
 
 def test_http_failures_become_retries_or_one_line_errors(monkeypatch):
