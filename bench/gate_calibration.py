@@ -41,6 +41,7 @@ from harness_evo import stats
 from harness_evo.config import AcceptanceConfig, RunConfig
 from harness_evo.evolve.acceptance import AcceptanceRule, Pair, Verdict, make_gate, pair_rollouts
 from harness_evo.evolve.gate import across_categories, pattern_sample
+from harness_evo.evolve.target import Target
 from harness_evo.store import Rollout, RunStatus
 from harness_evo.taskset import Task
 
@@ -134,8 +135,8 @@ class Parent:
         more often than the parent does in truth (up to always). Returns the result and the mean true lift."""
         self.children += 1
         child = replace(self.harness, version=self.children)
-        pattern = {"task_ids": rng.choice(self.patterns)}
-        regression = across_categories(sorted(str(t) for t in self.passing - {int(t) for t in pattern["task_ids"]}),
+        pattern = Target(description="a simulated pattern", task_ids=rng.choice(self.patterns))
+        regression = across_categories(sorted(str(t) for t in self.passing - {int(t) for t in pattern.task_ids}),
                                        self.tasks, ACCEPTANCE.regression_sample, rng)
         targets = pattern_sample(pattern, self.tasks, ACCEPTANCE.pattern_tasks, rng, self.unsolved())
         chances = {int(t): 1 - self.harness.pass_rate(self.run.world, int(t)) for t in targets}
@@ -348,7 +349,7 @@ def pool_gates(pool: Pool, rows: list[Rollout], gates: int, seed: int) -> tuple[
     by_key = {(row.harness_hash, row.task_id, row.trial): row for row in rows}
     chose = [by_key.get((pool.parent.hash, task.id, pool.first_trial)) for task in pool.tasks]
     passing = sorted(task.id for task, row in zip(pool.tasks, chose) if row and row.passed)
-    failing = {"task_ids": sorted(task.id for task, row in zip(pool.tasks, chose) if row and not row.passed)}
+    failing = Target(description="the pool's failed tasks", task_ids=sorted(task.id for task, row in zip(pool.tasks, chose) if row and not row.passed))
     gate, used, results = make_gate(ACCEPTANCE), set(), []
     for g in range(gates):
         rng = random.Random(f"{seed}:pool:{g}")

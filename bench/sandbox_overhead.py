@@ -84,7 +84,7 @@ def rollouts_per_minute(backend: DockerBackend, suite: Suite, rollouts: int, wor
             rows = executor.run(Harness.load(ROOT / "harnesses" / "bash-agent"), tasks, trials=1)
             elapsed = time.perf_counter() - started
         store.close()
-    infra = sum(row["exit_reason"] == "infra_error" for row in rows)
+    infra = sum(row.exit_reason == "infra_error" for row in rows)
     if infra:
         print(f"  ({infra} of {len(rows)} rollouts were infrastructure failures)")
     return len(rows) / elapsed * 60
