@@ -23,7 +23,7 @@ SMALL: dict[str, tuple[list[str], list[pytest.MarkDecorator], str]] = {
     "distributed": (["--rollouts", "1", "--repeats", "1"], [pytest.mark.docker, pytest.mark.ray], "ray / local"),
     "embedded_throughput": (["--count", "1", "--settings", "1", "--model", "local/qwen2.5-coder-0.5b", "--runs", "{tmp}"],
                             [pytest.mark.embedded, pytest.mark.docker], "rollouts/min"),
-    "llm_local": (["--models", "local/qwen2.5-coder-0.5b"], [pytest.mark.embedded], "qwen2.5-coder-0.5b"),
+    "llm_local": (["--models", "local/qwen2.5-coder-0.5b"], [pytest.mark.embedded], "cache hit:"),
 }
 """Bench script -> (arguments of a tiny run, the marks of what it needs, a line its output must hold). peer_gepa's
 defaults print the side by side from its recorded results without running anything."""
