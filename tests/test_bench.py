@@ -42,7 +42,7 @@ def bench(name: str, args: list[str], tmp_path: Path) -> str:
     """`python bench/NAME.py ARGS` in a process of its own; its output, after checking it ended well."""
     env = {**os.environ, "COLUMNS": "200"}
     process = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), *(arg.replace("{tmp}", str(tmp_path)) for arg in args)],
-                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800)
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
     assert process.returncode == 0 and "Traceback" not in process.stderr, f"bench/{name}.py: {process.stderr[-3000:]}"
     return " ".join(process.stdout.split())
 
