@@ -36,7 +36,8 @@ from rich.table import Table
 from harness_evo.config import AcceptanceConfig, CurriculumConfig
 from harness_evo.curriculum import EXPLORE, Arm, PatternView, Pull, make_curriculum
 from harness_evo.curriculum.base import ArmCurriculum
-from harness_evo.evolve.acceptance import Pair, SignTestGate, StrictSumGate, make_gate
+from harness_evo.evolve.acceptance import SignTest, StrictSum, make_rule
+from harness_evo.stats import Pair
 
 CATEGORIES = 8
 TRAIN, DEV, TEST = 60, 25, 25
@@ -109,9 +110,15 @@ def make_world(seed: int) -> World:
             severity, fixability = 0.0, 0.0
             seen_severity, seen_fixability = rng.uniform(0.3, 0.8), rng.uniform(0.2, 0.6)
         risk = rng.uniform(0.0, 0.4)
-        phi = PatternView(id=str(index), status="candidate", tasks=[], severity=seen_severity, fixability=seen_fixability,
-                          breadth=clip(len(tasks & set(World.train)) / 12 + rng.gauss(0, 0.1)),
-                          side_effect_risk=clip(risk + rng.gauss(0, 0.1)))
+        phi = PatternView(
+            id=str(index),
+            status="candidate",
+            tasks=[],
+            severity=seen_severity,
+            fixability=seen_fixability,
+            breadth=clip(len(tasks & set(World.train)) / 12 + rng.gauss(0, 0.1)),
+            side_effect_risk=clip(risk + rng.gauss(0, 0.1)),
+        )
         defects.append(Defect(tasks, severity, fixability, risk, phi))
     return World(seed, category, base, tuple(defects))
 
@@ -234,14 +241,24 @@ class Run:
         for d, tasks in sorted(self.members.items()):
             resolved = self.incumbent.severity[d] < RESOLVED and not self.world.defects[d].phantom
             status = "resolved" if resolved else "promoted" if len(tasks) >= 2 else "candidate"
-            views.append(self.world.defects[d].phi.model_copy(update={"status": status, "tasks": [str(t) for t in sorted(tasks)]}))
+            views.append(
+                self.world.defects[d].phi.model_copy(
+                    update={"status": status, "tasks": [str(t) for t in sorted(tasks)]}
+                )
+            )
         return views
 
     def propose(self, pattern: int, evidence: list[int], kind: str | None = None) -> tuple[str, Harness]:
         """A child of the incumbent from a proposal against `pattern`; `kind` forces what it really is."""
         defect, rng = self.world.defects[pattern], self.rng
         if kind is None:
-            kind = "general" if rng.random() < defect.fixability else "accommodation" if evidence and rng.random() < 0.5 else "dud"
+            kind = (
+                "general"
+                if rng.random() < defect.fixability
+                else "accommodation"
+                if evidence and rng.random() < 0.5
+                else "dud"
+            )
             kind = "harmful" if kind == "dud" and rng.random() < defect.side_effect_risk else kind
         self.versions += 1
         child = replace(self.incumbent, version=self.versions)
@@ -263,8 +280,10 @@ class Run:
         regression = self.rng.sample(passing, min(REGRESSION, len(passing)))
         tasks, trials = batch + regression, self.fresh_trials()
         parent, children = self.results(self.incumbent, tasks, trials), self.results(child, tasks, trials)
-        pairs = [Pair(task_id=str(task), trial=trial, parent=float(outcome.passed), child=float(children[task, trial].passed))
-                 for (task, trial), outcome in parent.items()]
+        pairs = [
+            Pair(str(task), trial, a=float(outcome.passed), b=float(children[task, trial].passed))
+            for (task, trial), outcome in parent.items()
+        ]
         return pairs, {str(task) for task in regression}
 
 
@@ -289,12 +308,18 @@ class OracleCurriculum(ArmCurriculum):
 def evolve(world: World, strategy: str, rule: str, budget: int) -> dict[str, float]:
     """One run on `world` until the budget is spent; what it achieved."""
     rng = random.Random(world.seed * 7919 + 1)
-    run = Run(world, budget, rng, Harness(0, tuple(d.severity for d in world.defects)), noise=random.Random(world.seed * 31 + 7))
+    run = Run(
+        world,
+        budget,
+        rng,
+        Harness(0, tuple(d.severity for d in world.defects)),
+        noise=random.Random(world.seed * 31 + 7),
+    )
     by_category = {c: [str(t) for t in world.train if world.category[t] == c] for c in range(CATEGORIES)}
     config = CurriculumConfig(strategy="random" if strategy == "oracle" else strategy, minibatch=MINIBATCH)
     arguments = (config, [str(t) for t in world.train], lambda task_id: by_category[world.category[int(task_id)]])
     curriculum = OracleCurriculum(run, *arguments) if strategy == "oracle" else make_curriculum(*arguments)
-    gate = make_gate(AcceptanceConfig(rule=rule))
+    gate = make_rule(AcceptanceConfig(rule=rule))
     try:
         run.score_dev(run.incumbent)
         while True:
@@ -310,7 +335,9 @@ def evolve(world: World, strategy: str, rule: str, budget: int) -> dict[str, flo
             kind, child = run.propose(int(arm.id), [t for t in batch if t in run.members[int(arm.id)]])
             pairs, protected = run.paired(child, batch)
             verdict = gate.decide(pairs, protected)
-            curriculum.reward(Pull(arm=arm.id, pattern=arm.id, **verdict.model_dump(include={"accepted", "fixed", "broken", "ties"})))
+            curriculum.reward(
+                Pull(arm=arm.id, pattern=arm.id, **verdict.model_dump(include={"accepted", "fixed", "broken", "ties"}))
+            )
             if verdict.accepted:
                 run.incumbent = child
                 run.accepted[kind] += 1
@@ -328,14 +355,25 @@ def evolve(world: World, strategy: str, rule: str, budget: int) -> dict[str, flo
 
 STRATEGIES = ("learning-progress", "fixed", "random", "oracle")
 RULES = ("sign-test", "strict-sum")
-GATES = {"strict-sum": StrictSumGate(), **{f"sign-test a={alpha:g}": SignTestGate(alpha) for alpha in (0.05, 0.1, 0.2, 0.3, 0.5)}}
+GATES = {
+    "strict-sum": StrictSum(),
+    **{f"sign-test a={alpha:g}": SignTest(alpha) for alpha in (0.05, 0.1, 0.2, 0.3, 0.5)},
+}
 
 
 def gate_candidates(world: World) -> dict[tuple[str, str], list[bool]]:
     """Every gate judges the same candidates of each kind against each pattern of the starting harness."""
-    run = Run(world, 10**9, random.Random(world.seed), Harness(0, tuple(d.severity for d in world.defects)), noise=random.Random(world.seed + 1))
+    run = Run(
+        world,
+        10**9,
+        random.Random(world.seed),
+        Harness(0, tuple(d.severity for d in world.defects)),
+        noise=random.Random(world.seed + 1),
+    )
     run.results(run.incumbent, list(world.train), run.fresh_trials())
-    curriculum = make_curriculum(CurriculumConfig(strategy="random", minibatch=MINIBATCH), [str(t) for t in world.train])
+    curriculum = make_curriculum(
+        CurriculumConfig(strategy="random", minibatch=MINIBATCH), [str(t) for t in world.train]
+    )
     curriculum.sync_arms(run.patterns())
     verdicts: dict[tuple[str, str], list[bool]] = {}
     for arm in curriculum.active:
@@ -377,23 +415,39 @@ def main() -> None:
     with ProcessPoolExecutor(options.workers) as pool:
         worlds = list(pool.map(one_world, [(seed, options.budget) for seed in range(options.seeds)], chunksize=2))
 
-    runs = Table(title=f"Evolution runs: {options.seeds} worlds, {options.budget} rollouts each, mean ± sd over worlds",
-                 caption=f"held-out (test) pass rate of the starting harness: {mean_sd([w['start'] for w in worlds], 100)} %; "
-                         "Δ vs random: paired difference in held-out pass points, mean ± standard error")
-    for column in ("curriculum", "gate", "budget on teaching tasks %", "general fixes accepted",
-                   "accommodations accepted", "duds/harmful accepted", "held-out pass %", "Δ vs random"):
+    runs = Table(
+        title=f"Evolution runs: {options.seeds} worlds, {options.budget} rollouts each, mean ± sd over worlds",
+        caption=f"held-out (test) pass rate of the starting harness: {mean_sd([w['start'] for w in worlds], 100)} %; "
+        "Δ vs random: paired difference in held-out pass points, mean ± standard error",
+    )
+    for column in (
+        "curriculum",
+        "gate",
+        "budget on teaching tasks %",
+        "general fixes accepted",
+        "accommodations accepted",
+        "duds/harmful accepted",
+        "held-out pass %",
+        "Δ vs random",
+    ):
         runs.add_column(column, justify="left" if column in ("curriculum", "gate") else "right")
     for strategy in STRATEGIES:
         for rule in RULES:
             results = [w["runs"][strategy, rule] for w in worlds]
             deltas = [(w["runs"][strategy, rule]["test"] - w["runs"]["random", rule]["test"]) * 100 for w in worlds]
-            runs.add_row(strategy, rule, mean_sd([r["teaching"] for r in results], 100),
-                         *(mean_sd([r[key] for r in results]) for key in ("general", "accommodation", "other")),
-                         mean_sd([r["test"] for r in results], 100),
-                         f"{fmean(deltas):+.1f} ± {pstdev(deltas) / len(deltas) ** 0.5:.1f}")
+            runs.add_row(
+                strategy,
+                rule,
+                mean_sd([r["teaching"] for r in results], 100),
+                *(mean_sd([r[key] for r in results]) for key in ("general", "accommodation", "other")),
+                mean_sd([r["test"] for r in results], 100),
+                f"{fmean(deltas):+.1f} ± {pstdev(deltas) / len(deltas) ** 0.5:.1f}",
+            )
 
-    gates = Table(title="The gates on identical candidates (each pattern of the starting harness, one of each kind): % accepted",
-                  caption="general fixes accepted are true positives; the other kinds are false improvements")
+    gates = Table(
+        title="The gates on identical candidates (each pattern of the starting harness, one of each kind): % accepted",
+        caption="general fixes accepted are true positives; the other kinds are false improvements",
+    )
     gates.add_column("gate")
     for kind in KINDS:
         gates.add_column(kind, justify="right")

@@ -22,7 +22,7 @@ from pathlib import Path
 from scipy.stats import t as student
 
 from harness_evo.agent.executor import Executor
-from harness_evo.config import ExecutorConfig, ModelsConfig, RoleModel, SandboxConfig
+from harness_evo.config import ExecutorConfig, ModelsConfig, RoleModel, RunConfig, SandboxConfig
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM, scripted
 from harness_evo.sandbox.docker import DockerBackend
@@ -43,7 +43,8 @@ def rollouts_per_minute(backend: DockerBackend, tasks: list, cluster: ExecutorCo
     with tempfile.TemporaryDirectory() as runs:
         store = RunStore.create(Path(runs), "eval")
         with LLM(models, store=store, cache=False) as llm:
-            executor = Executor(store, backend, suite, llm=llm, workers=workers, cluster=cluster)
+            config = RunConfig(models=models, executor=cluster.model_copy(update={"workers": workers}))
+            executor = Executor.from_config(store, config, suite, llm, backend)
             started = time.perf_counter()
             rows = executor.run(Harness.load(ROOT / "harnesses" / "bash-agent"), tasks, trials=1)
             elapsed = time.perf_counter() - started
@@ -66,9 +67,28 @@ def start_cluster() -> str:
     """A one-node Ray cluster here whose node runs 8 rollouts at once; its address."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_USAGE_STATS_ENABLED": "0"}
     ray = Path(sys.executable).with_name("ray")
-    subprocess.run([str(ray), "start", "--head", "--port", str(HEAD_PORT), "--include-dashboard=false", "--num-cpus", "8",
-                    "--resources", json.dumps({"docker": 8}), "--object-store-memory", str(200 * 2**20),
-                    "--disable-usage-stats", "--node-ip-address", "127.0.0.1"], env=env, check=True, capture_output=True)
+    subprocess.run(
+        [
+            str(ray),
+            "start",
+            "--head",
+            "--port",
+            str(HEAD_PORT),
+            "--include-dashboard=false",
+            "--num-cpus",
+            "8",
+            "--resources",
+            json.dumps({"docker": 8}),
+            "--object-store-memory",
+            str(200 * 2**20),
+            "--disable-usage-stats",
+            "--node-ip-address",
+            "127.0.0.1",
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     return f"127.0.0.1:{HEAD_PORT}"
 
 
@@ -85,9 +105,13 @@ def main() -> None:
         for task in tasks:
             backend.prepare(task)
         local, ray = ExecutorConfig(), ExecutorConfig(backend="ray", address=address)
-        rollouts_per_minute(backend, tasks[: max(CONCURRENCY)], ray, max(CONCURRENCY))  # warm-up: Ray's worker processes
-        print(f"rollouts per minute ({args.rollouts} rollouts a run, {args.repeats} runs each, instant scripted model; "
-              "mean [95% interval])")
+        rollouts_per_minute(
+            backend, tasks[: max(CONCURRENCY)], ray, max(CONCURRENCY)
+        )  # warm-up: Ray's worker processes
+        print(
+            f"rollouts per minute ({args.rollouts} rollouts a run, {args.repeats} runs each, instant scripted model; "
+            "mean [95% interval])"
+        )
         print(f"{'at once':>8}  {'local':>22}  {'ray':>22}  {'ray / local':>22}")
         for workers in CONCURRENCY:
             rates: dict[str, list[float]] = {"local": [], "ray": []}
@@ -97,8 +121,12 @@ def main() -> None:
             ratios = [r / lo for r, lo in zip(rates["ray"], rates["local"])]
             cells = [mean_interval(values) for values in (rates["local"], rates["ray"])]
             ratio = mean_interval(ratios)
-            print(f"{workers:>8}  " + "  ".join(f"{m:6.1f} [{lo:5.1f}, {hi:5.1f}]    " for m, lo, hi in cells)
-                  + f"{ratio[0]:5.2f}x [{ratio[1]:.2f}, {ratio[2]:.2f}]", flush=True)
+            print(
+                f"{workers:>8}  "
+                + "  ".join(f"{m:6.1f} [{lo:5.1f}, {hi:5.1f}]    " for m, lo, hi in cells)
+                + f"{ratio[0]:5.2f}x [{ratio[1]:.2f}, {ratio[2]:.2f}]",
+                flush=True,
+            )
     finally:
         import ray
 

@@ -2,7 +2,7 @@
 
 1. False accepts per gate, on A/A edits (a child no model would tell from its parent):
    a. in the synthetic world of bench/curriculum_sim.py: a child identical to its parent in truth, each rollout noisy
-      with the world's REPLAY share of shared random numbers, judged by the real gate (`make_gate(AcceptanceConfig())`)
+      with the world's REPLAY share of shared random numbers, judged by the real gate (`make_rule(AcceptanceConfig())`)
       on tasks chosen as `try_candidate` chooses them (`pattern_sample` of a pattern the parent's trial-0 rollouts
       found, and a protected regression sample of tasks it passed), with its second look; each gate with outcomes
       of its own, in one of 1000 worlds.
@@ -22,7 +22,6 @@
 
 import argparse
 import random
-import sqlite3
 import statistics
 import time
 from collections import Counter
@@ -39,10 +38,11 @@ from rich.table import Table
 
 from harness_evo import stats
 from harness_evo.config import AcceptanceConfig, RunConfig
-from harness_evo.evolve.acceptance import AcceptanceRule, Pair, Verdict, make_gate, pair_rollouts
-from harness_evo.evolve.gate import across_categories, pattern_sample
+from harness_evo.evolve.acceptance import AcceptanceRule, Verdict, make_rule, pair_rollouts
+from harness_evo.evolve.plan import across_categories, pattern_sample
 from harness_evo.evolve.target import Target
-from harness_evo.store import Rollout, RunStatus
+from harness_evo.stats import Pair
+from harness_evo.store import Rollout, RunStatus, RunStore, StoreError
 from harness_evo.taskset import Task
 
 ACCEPTANCE = AcceptanceConfig()
@@ -95,7 +95,9 @@ class Parent:
         world = world_of(seed % WORLDS)
         start = SimHarness(0, tuple(defect.severity for defect in world.defects))
         self.run = Run(world, 10**12, random.Random(seed), start, noise=random.Random(seed * 31 + 7))
-        self.tasks = [SimTask(str(t), str(world.category[t]), "easy" if world.base[t] >= 0.5 else "hard") for t in world.train]
+        self.tasks = [
+            SimTask(str(t), str(world.category[t]), "easy" if world.base[t] >= 0.5 else "hard") for t in world.train
+        ]
         self.outcomes: dict[tuple[int, int, int], bool] = {}
         self.failures: Counter[int] = Counter()
         self.solved: set[int] = set()
@@ -106,7 +108,9 @@ class Parent:
             self.passed(start, task, 0)
         members = {d: tasks for d, tasks in self.run.members.items() if len(tasks) >= PROMOTION}
         failed = sorted(task for task in world.train if not self.outcomes[0, task, 0])
-        self.patterns = [[str(t) for t in sorted(tasks)] for _, tasks in sorted(members.items())] or [[str(t) for t in failed]]
+        self.patterns = [[str(t) for t in sorted(tasks)] for _, tasks in sorted(members.items())] or [
+            [str(t) for t in failed]
+        ]
 
     @property
     def harness(self) -> SimHarness:
@@ -128,24 +132,39 @@ class Parent:
         return self.outcomes[key]
 
     def unsolved(self) -> set[str]:
-        return {str(task) for task, n in self.failures.items() if n >= ACCEPTANCE.unsolved_after and task not in self.solved}
+        return {
+            str(task) for task, n in self.failures.items() if n >= ACCEPTANCE.unsolved_after and task not in self.solved
+        }
 
-    def gate(self, gate: AcceptanceRule, rng: random.Random, first_trial: int = 1, lift: float = 0.0) -> tuple[Gated, float]:
+    def gate(
+        self, gate: AcceptanceRule, rng: random.Random, first_trial: int = 1, lift: float = 0.0
+    ) -> tuple[Gated, float]:
         """Gate a child against this parent on trials from `first_trial`; the child passes the pattern's tasks `lift`
         more often than the parent does in truth (up to always). Returns the result and the mean true lift."""
         self.children += 1
         child = replace(self.harness, version=self.children)
         pattern = Target(description="a simulated pattern", task_ids=rng.choice(self.patterns))
-        regression = across_categories(sorted(str(t) for t in self.passing - {int(t) for t in pattern.task_ids}),
-                                       self.tasks, ACCEPTANCE.regression_sample, rng)
+        regression = across_categories(
+            sorted(str(t) for t in self.passing - {int(t) for t in pattern.task_ids}),
+            self.tasks,
+            ACCEPTANCE.regression_sample,
+            rng,
+        )
         targets = pattern_sample(pattern, self.tasks, ACCEPTANCE.pattern_tasks, rng, self.unsolved())
         chances = {int(t): 1 - self.harness.pass_rate(self.run.world, int(t)) for t in targets}
         rescue = {task: min(1.0, lift / chance) if chance else 0.0 for task, chance in chances.items()}
 
         def look(n: int) -> list[Pair]:
-            return [Pair(task_id=task, trial=trial, parent=float(self.passed(self.harness, int(task), trial)),
-                         child=float(self.passed(child, int(task), trial, rescue.get(int(task), 0.0))))
-                    for task in targets + regression for trial in range(first_trial, first_trial + n)]
+            return [
+                Pair(
+                    task,
+                    trial,
+                    a=float(self.passed(self.harness, int(task), trial)),
+                    b=float(self.passed(child, int(task), trial, rescue.get(int(task), 0.0))),
+                )
+                for task in targets + regression
+                for trial in range(first_trial, first_trial + n)
+            ]
 
         true_lift = statistics.fmean(min(lift, chance) for chance in chances.values()) if chances else 0.0
         return two_looks(gate, look, regression), true_lift
@@ -166,61 +185,113 @@ class GateResult:
 def one_gate(args: tuple[int, float]) -> GateResult:
     """A gate in a world of its own (seed), against a child `lift` better on the pattern's tasks."""
     seed, lift = args
-    gated, true_lift = Parent(seed).gate(make_gate(ACCEPTANCE), random.Random(f"{seed}:gate"), lift=lift)
+    gated, true_lift = Parent(seed).gate(make_rule(ACCEPTANCE), random.Random(f"{seed}:gate"), lift=lift)
     verdict = gated.verdict
-    return GateResult(verdict.accepted, gated.looks, verdict.fixed + verdict.broken + verdict.ties, verdict.fixed + verdict.broken, true_lift)
+    return GateResult(
+        verdict.accepted,
+        gated.looks,
+        verdict.fixed + verdict.broken + verdict.ties,
+        verdict.fixed + verdict.broken,
+        true_lift,
+    )
 
 
 def one_run(args: tuple[int, bool]) -> list[bool]:
     """max(RUN_GATES) A/A gates against one parent; the parent's trials are reused by every gate, or fresh for each."""
     seed, reuse = args
-    parent, gate, rng = Parent(seed), make_gate(ACCEPTANCE), random.Random(f"{seed}:gate")
+    parent, gate, rng = Parent(seed), make_rule(ACCEPTANCE), random.Random(f"{seed}:gate")
     span = ACCEPTANCE.trials + ACCEPTANCE.extra_trials
-    return [parent.gate(gate, rng, first_trial=1 if reuse else 1 + k * span)[0].verdict.accepted for k in range(max(RUN_GATES))]
+    return [
+        parent.gate(gate, rng, first_trial=1 if reuse else 1 + k * span)[0].verdict.accepted
+        for k in range(max(RUN_GATES))
+    ]
 
 
 def simulate(options: argparse.Namespace, console: Console) -> None:
     started = time.perf_counter()
     base = options.seed * 1_000_003
     with ProcessPoolExecutor(options.workers) as pool:
-        by_lift = {lift: list(pool.map(one_gate, [(base + g, lift) for g in range(options.gates)], chunksize=200))
-                   for lift in (0.0, *LIFTS)}
-        runs = {reuse: list(pool.map(one_run, [(base + 500_000 + r, reuse) for r in range(options.runs)], chunksize=4))
-                for reuse in (True, False)}
+        by_lift = {
+            lift: list(pool.map(one_gate, [(base + g, lift) for g in range(options.gates)], chunksize=200))
+            for lift in (0.0, *LIFTS)
+        }
+        runs = {
+            reuse: list(pool.map(one_run, [(base + 500_000 + r, reuse) for r in range(options.runs)], chunksize=4))
+            for reuse in (True, False)
+        }
     alpha, per_look = ACCEPTANCE.alpha, ACCEPTANCE.alpha / 2
-    console.print(f"[bold]Simulation[/] (bench/curriculum_sim.py's world, REPLAY share of shared randomness): the real gate, "
-                  f"make_gate(AcceptanceConfig()): sign test at alpha {alpha:g}, {ACCEPTANCE.trials} trials per side per task, "
-                  f"{ACCEPTANCE.extra_trials} more on a second look (p <= {ACCEPTANCE.second_look_p:g}), each look at {per_look:g}; "
-                  f"up to {ACCEPTANCE.pattern_tasks} pattern tasks + {ACCEPTANCE.regression_sample} protected regression tasks")
-    table = Table(title=f"1a, 3. Per gate: share of gates accepting the child ({WORLDS} worlds, each gate its own outcomes)")
-    for column in ("child (true gain on the pattern tasks)", "gates", "accepted [95%]", "at look 1", "at look 2",
-                   "second looks", "pairs per gate", "differing pairs"):
+    console.print(
+        f"[bold]Simulation[/] (bench/curriculum_sim.py's world, REPLAY share of shared randomness): the real gate, "
+        f"make_rule(AcceptanceConfig()): sign test at alpha {alpha:g}, {ACCEPTANCE.trials} trials per side per task, "
+        f"{ACCEPTANCE.extra_trials} more on a second look (p <= {ACCEPTANCE.second_look_p:g}), each look at {per_look:g}; "
+        f"up to {ACCEPTANCE.pattern_tasks} pattern tasks + {ACCEPTANCE.regression_sample} protected regression tasks"
+    )
+    table = Table(
+        title=f"1a, 3. Per gate: share of gates accepting the child ({WORLDS} worlds, each gate its own outcomes)"
+    )
+    for column in (
+        "child (true gain on the pattern tasks)",
+        "gates",
+        "accepted [95%]",
+        "at look 1",
+        "at look 2",
+        "second looks",
+        "pairs per gate",
+        "differing pairs",
+    ):
         table.add_column(column, justify="left" if column.startswith("child") else "right")
     for lift, results in by_lift.items():
         n = len(results)
-        name = "A/A: identical in truth" if not lift else (f"+{lift * 100:.0f} pp asked, "
-                                                          f"+{statistics.fmean(r.lift for r in results) * 100:.1f} pp true")
-        table.add_row(name, str(n), str(stats.rate(sum(r.accepted for r in results), n)),
-                      str(sum(r.accepted and r.looks == 1 for r in results)), str(sum(r.accepted and r.looks == 2 for r in results)),
-                      f"{sum(r.looks == 2 for r in results) / n:.0%}", f"{statistics.fmean(r.pairs for r in results):.1f}",
-                      f"{statistics.fmean(r.discordant for r in results):.1f}")
+        name = (
+            "A/A: identical in truth"
+            if not lift
+            else (f"+{lift * 100:.0f} pp asked, +{statistics.fmean(r.lift for r in results) * 100:.1f} pp true")
+        )
+        table.add_row(
+            name,
+            str(n),
+            str(stats.rate(sum(r.accepted for r in results), n)),
+            str(sum(r.accepted and r.looks == 1 for r in results)),
+            str(sum(r.accepted and r.looks == 2 for r in results)),
+            f"{sum(r.looks == 2 for r in results) / n:.0%}",
+            f"{statistics.fmean(r.pairs for r in results):.1f}",
+            f"{statistics.fmean(r.discordant for r in results):.1f}",
+        )
     console.print(table)
     false_accept = stats.rate(sum(r.accepted for r in by_lift[0.0]), len(by_lift[0.0]))
     console.print(calibration_line(false_accept, alpha))
 
-    table = Table(title=f"2. Per run: {options.runs} runs of A/A gates against one parent: share with at least one accept",
-                  caption=f"expected false accepts at most G x alpha (both looks) = G x {alpha:g}; G x per-look alpha = G x {per_look:g}")
-    for column in ("gates G", "parent trials reused [95%]", "mean accepts", "fresh per gate [95%]", "mean accepts",
-                   "independent gates 1-(1-p)^G", "G x per-look alpha", "G x alpha"):
+    table = Table(
+        title=f"2. Per run: {options.runs} runs of A/A gates against one parent: share with at least one accept",
+        caption=f"expected false accepts at most G x alpha (both looks) = G x {alpha:g}; G x per-look alpha = G x {per_look:g}",
+    )
+    for column in (
+        "gates G",
+        "parent trials reused [95%]",
+        "mean accepts",
+        "fresh per gate [95%]",
+        "mean accepts",
+        "independent gates 1-(1-p)^G",
+        "G x per-look alpha",
+        "G x alpha",
+    ):
         table.add_column(column, justify="right")
     for g in RUN_GATES:
         cells = []
         for reuse in (True, False):
             firsts = [accepts[:g] for accepts in runs[reuse]]
-            cells += [str(stats.rate(sum(any(a) for a in firsts), len(firsts))), f"{statistics.fmean(sum(a) for a in firsts):.2f}"]
+            cells += [
+                str(stats.rate(sum(any(a) for a in firsts), len(firsts))),
+                f"{statistics.fmean(sum(a) for a in firsts):.2f}",
+            ]
         independent = 1 - (1 - false_accept.value) ** g
-        table.add_row(str(g), *cells, f"{independent:.0%}", f"{stats.expected_false_accepts([per_look] * g):.1f}",
-                      f"{stats.expected_false_accepts([alpha] * g):.1f}")
+        table.add_row(
+            str(g),
+            *cells,
+            f"{independent:.0%}",
+            f"{stats.expected_false_accepts([per_look] * g):.1f}",
+            f"{stats.expected_false_accepts([alpha] * g):.1f}",
+        )
     console.print(table)
     console.print(f"simulation: {time.perf_counter() - started:.0f} s")
 
@@ -228,8 +299,10 @@ def simulate(options: argparse.Namespace, console: Console) -> None:
 def calibration_line(measured: stats.Rate, alpha: float) -> str:
     """Whether a measured false-accept rate is within the configured alpha."""
     if measured.low > alpha:
-        return (f"[bold red]FALSE ACCEPTS EXCEED ALPHA[/]: {measured} > {alpha:g} beyond the interval; the gate does not hold "
-                "its level here")
+        return (
+            f"[bold red]FALSE ACCEPTS EXCEED ALPHA[/]: {measured} > {alpha:g} beyond the interval; the gate does not hold "
+            "its level here"
+        )
     verdict = "within" if measured.high <= alpha else "not distinguishable from"
     return f"false accepts per gate {measured}: {verdict} alpha {alpha:g}"
 
@@ -247,7 +320,9 @@ def inert_copy(harness):
     text = harness.components[SYSTEM]
     child = Harness({**harness.components, SYSTEM: text.replace("\n\n", "\n\n\n", 1)})
     if child.render("system.md.j2") == harness.render("system.md.j2"):
-        raise UserError(f"{harness.where(SYSTEM)}: no blank line between paragraphs to double; the inert copy would render the same")
+        raise UserError(
+            f"{harness.where(SYSTEM)}: no blank line between paragraphs to double; the inert copy would render the same"
+        )
     return child
 
 
@@ -267,21 +342,24 @@ class Pool:
         return list(range(self.first_trial + 1, self.first_trial + 1 + self.trials))
 
     def spec(self) -> dict:
-        return {"tasks": [task.id for task in self.tasks], "parent": self.parent.hash, "child": self.child.hash,
-                "first_trial": self.first_trial, "trials": self.trials}
+        return {
+            "tasks": [task.id for task in self.tasks],
+            "parent": self.parent.hash,
+            "child": self.child.hash,
+            "first_trial": self.first_trial,
+            "trials": self.trials,
+        }
 
 
 def history(runs_dir: Path, model: str) -> dict[str, list[int]]:
     """Train task -> [passed, scored] over every run's rollouts with this solver (read-only: runs may be running)."""
     seen: dict[str, list[int]] = {}
-    for db in sorted(Path(runs_dir).glob("*/run.db")):
+    for folder in RunStore.folders(runs_dir):
         try:
-            connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
-            connection.row_factory = sqlite3.Row
-            rows = [Rollout.model_validate(dict(row))
-                    for row in connection.execute("SELECT * FROM rollouts WHERE model = ? AND split = 'train'", [model])]
-            connection.close()
-        except sqlite3.Error:
+            store = RunStore(folder, readonly=True)
+            rows = store.records(Rollout, model=model, split="train")
+            store.close()
+        except StoreError:
             continue
         for row in rows:
             if row.scored:
@@ -291,16 +369,19 @@ def history(runs_dir: Path, model: str) -> dict[str, list[int]]:
     return seen
 
 
-def choose_tasks(train: list[Task], k: int, seen: dict[str, list[int]], rng: random.Random, have: Collection[str] = ()) -> list[Task]:
+def choose_tasks(
+    train: list[Task], k: int, seen: dict[str, list[int]], rng: random.Random, have: Collection[str] = ()
+) -> list[Task]:
     """Easy train tasks, first those the solver passed sometimes but not always in earlier runs (they make differing
     pairs; nearest half first), then ones never tried, then ones always passed, then ones never passed."""
+
     def rank(task: Task) -> tuple:
         passed, n = seen.get(task.id, (0, 0))
         share = passed / n if n else 0.5
         group = 1 if not n else 0 if 0 < passed < n else 2 if passed == n else 3
         return group, task.difficulty != "easy", abs(share - 0.5), rng.random()
 
-    return sorted((task for task in train if task.id not in have), key=rank)[:max(0, k - len(have))]
+    return sorted((task for task in train if task.id not in have), key=rank)[: max(0, k - len(have))]
 
 
 def open_pool(options: argparse.Namespace, store, suite, config: RunConfig, console: Console) -> Pool:
@@ -327,7 +408,9 @@ def open_pool(options: argparse.Namespace, store, suite, config: RunConfig, cons
         tasks = have + choose_tasks(train, k, seen, random.Random(options.seed), {task.id for task in have})
         for task in tasks:
             passed, n = seen.get(task.id, (0, 0))
-            console.print(f"  {task.id} ({task.difficulty}): {f'{passed} of {n} passed in earlier runs' if n else 'not tried in earlier runs'}")
+            console.print(
+                f"  {task.id} ({task.difficulty}): {f'{passed} of {n} passed in earlier runs' if n else 'not tried in earlier runs'}"
+            )
     trials = options.pool_trials or (spec["trials"] if spec else 6)
     pool = Pool(tasks, parent, inert_copy(parent), spec["first_trial"] if spec else options.first_trial, trials)
     store.emit("gate_pool", pool.spec())
@@ -349,8 +432,11 @@ def pool_gates(pool: Pool, rows: list[Rollout], gates: int, seed: int) -> tuple[
     by_key = {(row.harness_hash, row.task_id, row.trial): row for row in rows}
     chose = [by_key.get((pool.parent.hash, task.id, pool.first_trial)) for task in pool.tasks]
     passing = sorted(task.id for task, row in zip(pool.tasks, chose) if row and row.passed)
-    failing = Target(description="the pool's failed tasks", task_ids=sorted(task.id for task, row in zip(pool.tasks, chose) if row and not row.passed))
-    gate, used, results = make_gate(ACCEPTANCE), set(), []
+    failing = Target(
+        description="the pool's failed tasks",
+        task_ids=sorted(task.id for task, row in zip(pool.tasks, chose) if row and not row.passed),
+    )
+    gate, used, results = make_rule(ACCEPTANCE), set(), []
     for g in range(gates):
         rng = random.Random(f"{seed}:pool:{g}")
         regression = across_categories(passing, pool.tasks, ACCEPTANCE.regression_sample, rng)
@@ -359,8 +445,10 @@ def pool_gates(pool: Pool, rows: list[Rollout], gates: int, seed: int) -> tuple[
 
         def look(n: int) -> list[Pair]:
             keys = [(task, trial) for task in tasks for trial in order[task][:n]]  # noqa: B023 (called in this iteration)
-            sides = [[by_key[key] for task, trial in keys if (key := (harness.hash, task, trial)) in by_key]
-                     for harness in (pool.parent, pool.child)]
+            sides = [
+                [by_key[key] for task, trial in keys if (key := (harness.hash, task, trial)) in by_key]
+                for harness in (pool.parent, pool.child)
+            ]
             used.update((row.harness_hash, row.task_id, row.trial) for side in sides for row in side)
             return pair_rollouts(*sides)
 
@@ -369,29 +457,33 @@ def pool_gates(pool: Pool, rows: list[Rollout], gates: int, seed: int) -> tuple[
 
 
 def embedded(options: argparse.Namespace, console: Console) -> None:
-    from harness_evo.agent.executor import Executor
+    from harness_evo.agent.session import session
     from harness_evo.errors import UserError
-    from harness_evo.llm import LLM
     from harness_evo.sandbox import get_backend
-    from harness_evo.store import RunStore
     from harness_evo.taskset import load_suite
 
     config = RunConfig(kind="compare", split="train", seed=options.seed)
     suite = load_suite(config.tasks, seed=config.seed)
-    store = RunStore.find(options.run, options.runs_dir) if options.run else RunStore.create(options.runs_dir, "gatecal")
+    store = (
+        RunStore.find(options.run, options.runs_dir) if options.run else RunStore.create(options.runs_dir, "gatecal")
+    )
     if not options.run:
         config.save(store.folder / "config.toml")
-    console.print(f"\n[bold]Embedded pool[/] in {store.folder} ({config.models.solver.model}, temperature "
-                  f"{config.models.solver.temperature:g}); resume or extend it with --run {store.id}")
+    console.print(
+        f"\n[bold]Embedded pool[/] in {store.folder} ({config.models.solver.model}, temperature "
+        f"{config.models.solver.temperature:g}); resume or extend it with --run {store.id}"
+    )
     try:
-        backend = get_backend(config.sandbox, run_id=store.id)
+        get_backend(config.sandbox, run_id=store.id)  # a machine without Docker or the base image skips this part
     except UserError as e:
         console.print(f"skipped: {e}")
         return
     pool = open_pool(options, store, suite, config, console)
-    console.print(f"  {len(pool.tasks)} tasks x {pool.trials} trials per side (trials {pool.gate_trials[0]}-{pool.gate_trials[-1]}), "
-                  f"the parent's trial {pool.first_trial} choosing pattern vs regression tasks: "
-                  f"{len(pool.tasks) * (2 * pool.trials + 1)} rollouts in all; child = parent + one blank line in {SYSTEM}")
+    console.print(
+        f"  {len(pool.tasks)} tasks x {pool.trials} trials per side (trials {pool.gate_trials[0]}-{pool.gate_trials[-1]}), "
+        f"the parent's trial {pool.first_trial} choosing pattern vs regression tasks: "
+        f"{len(pool.tasks) * (2 * pool.trials + 1)} rollouts in all; child = parent + one blank line in {SYSTEM}"
+    )
     started, paid = time.perf_counter(), []
 
     def progress(kind: str, row: Rollout) -> None:
@@ -399,72 +491,106 @@ def embedded(options: argparse.Namespace, console: Console) -> None:
             paid.append(row.duration_s)
             side = "parent" if row.harness_hash == pool.parent.hash else "child "
             outcome = "pass" if row.passed else f"fail ({row.exit_reason})"
-            console.print(f"  [{len(paid)}] {side} {row.task_id} trial {row.trial}: {outcome}, {row.duration_s:.0f} s, "
-                          f"{(time.perf_counter() - started) / 60:.1f} min so far")
+            console.print(
+                f"  [{len(paid)}] {side} {row.task_id} trial {row.trial}: {outcome}, {row.duration_s:.0f} s, "
+                f"{(time.perf_counter() - started) / 60:.1f} min so far"
+            )
 
-    store.set_status(RunStatus.RUNNING)
     try:
-        with LLM(config.run_models(), store=store) as llm:
-            executor = Executor(store, backend, suite, llm, workers=config.rollout_workers(), on_progress=progress)
-            fill(pool, executor, console)
+        with session(store, config, on_progress=progress) as run:
+            fill(pool, run.executor, console)
     except KeyboardInterrupt:
-        store.set_status(RunStatus.STOPPED, finished=time.time())
         console.print(f"stopped; continue with --run {store.id}")
         raise SystemExit(130) from None
     elapsed = time.perf_counter() - started
-    rows = [row for row in store.records(Rollout) if row.harness_hash in (pool.parent.hash, pool.child.hash)
-            and row.task_id in {task.id for task in pool.tasks}]
+    rows = [
+        row
+        for row in store.records(Rollout)
+        if row.harness_hash in (pool.parent.hash, pool.child.hash) and row.task_id in {task.id for task in pool.tasks}
+    ]
     report_pool(pool, rows, paid, elapsed, options, console)
     store.set_status(RunStatus.FINISHED, finished=time.time(), summary=pool.spec())
 
 
-def report_pool(pool: Pool, rows: list[Rollout], paid: list[float], elapsed: float, options: argparse.Namespace, console: Console) -> None:
+def report_pool(
+    pool: Pool, rows: list[Rollout], paid: list[float], elapsed: float, options: argparse.Namespace, console: Console
+) -> None:
     scored = {(row.harness_hash, row.task_id, row.trial): row.reward for row in rows if row.scored}
     durations = [row.duration_s for row in rows if row.duration_s]
-    console.print(f"  {len(paid)} rollouts paid now in {elapsed / 60:.1f} min ({statistics.fmean(paid) if paid else 0:.0f} s each); "
-                  f"the pool holds {len(rows)} ({len(rows) - len(scored)} infrastructure failures), "
-                  f"median {statistics.median(durations) if durations else 0:.0f} s, mean {statistics.fmean(durations) if durations else 0:.0f} s")
+    console.print(
+        f"  {len(paid)} rollouts paid now in {elapsed / 60:.1f} min ({statistics.fmean(paid) if paid else 0:.0f} s each); "
+        f"the pool holds {len(rows)} ({len(rows) - len(scored)} infrastructure failures), "
+        f"median {statistics.median(durations) if durations else 0:.0f} s, mean {statistics.fmean(durations) if durations else 0:.0f} s"
+    )
     table = Table(title="1b. The pool: passes per side on the gate trials, and the trial that chose the task's role")
     for column in ("task", "difficulty", "chose (parent)", "parent", "child", "fixed", "broken"):
         table.add_column(column, justify="left" if column in ("task", "difficulty") else "right")
     outcomes = []
     for task in pool.tasks:
-        keys = [trial for trial in pool.gate_trials if (pool.parent.hash, task.id, trial) in scored and (pool.child.hash, task.id, trial) in scored]
+        keys = [
+            trial
+            for trial in pool.gate_trials
+            if (pool.parent.hash, task.id, trial) in scored and (pool.child.hash, task.id, trial) in scored
+        ]
         pairs = [(scored[pool.parent.hash, task.id, t], scored[pool.child.hash, task.id, t]) for t in keys]
-        outcomes += [stats.Outcome(task.id, t, a, b) for t, (a, b) in zip(keys, pairs)]
+        outcomes += [stats.Pair(task.id, t, a, b) for t, (a, b) in zip(keys, pairs)]
         chose = scored.get((pool.parent.hash, task.id, pool.first_trial))
-        table.add_row(task.id, task.difficulty, "-" if chose is None else "pass: regression" if chose else "fail: pattern",
-                      f"{sum(a for a, _ in pairs):g}/{len(pairs)}", f"{sum(b for _, b in pairs):g}/{len(pairs)}",
-                      str(sum(b > a for a, b in pairs)), str(sum(a > b for a, b in pairs)))
+        table.add_row(
+            task.id,
+            task.difficulty,
+            "-" if chose is None else "pass: regression" if chose else "fail: pattern",
+            f"{sum(a for a, _ in pairs):g}/{len(pairs)}",
+            f"{sum(b for _, b in pairs):g}/{len(pairs)}",
+            str(sum(b > a for a, b in pairs)),
+            str(sum(a > b for a, b in pairs)),
+        )
     console.print(table)
     if outcomes:
-        console.print("  whole pool, child vs parent: " + stats.verdict("parent", "child", stats.paired(outcomes, seed=options.seed)))
+        console.print(
+            "  whole pool, child vs parent: "
+            + stats.verdict("parent", "child", stats.paired(outcomes, seed=options.seed))
+        )
     if pool.trials < ACCEPTANCE.trials + ACCEPTANCE.extra_trials:
-        console.print(f"  [yellow]{pool.trials} pool trials per side: a second look draws all of them, not "
-                      f"{ACCEPTANCE.trials + ACCEPTANCE.extra_trials}[/]")
+        console.print(
+            f"  [yellow]{pool.trials} pool trials per side: a second look draws all of them, not "
+            f"{ACCEPTANCE.trials + ACCEPTANCE.extra_trials}[/]"
+        )
     gates, used = pool_gates(pool, rows, options.gates, options.seed)
     accepted = stats.rate(sum(g.verdict.accepted for g in gates), len(gates))
-    console.print(f"  {len(gates)} gates drawn from the pool: accepted {accepted}, {sum(g.looks == 2 for g in gates) / len(gates):.0%} "
-                  f"took a second look; configured alpha {ACCEPTANCE.alpha:g}")
-    console.print(f"  [bold]gates drawn from one pool are not independent[/]: they share {used} distinct rollouts (of "
-                  f"{len(rows)}), so the interval is that of the draws, not of another pool; a pool of {len(pool.tasks)} tasks "
-                  f"x {pool.trials} trials tells a rate near alpha from one of 2 x alpha only roughly")
+    console.print(
+        f"  {len(gates)} gates drawn from the pool: accepted {accepted}, {sum(g.looks == 2 for g in gates) / len(gates):.0%} "
+        f"took a second look; configured alpha {ACCEPTANCE.alpha:g}"
+    )
+    console.print(
+        f"  [bold]gates drawn from one pool are not independent[/]: they share {used} distinct rollouts (of "
+        f"{len(rows)}), so the interval is that of the draws, not of another pool; a pool of {len(pool.tasks)} tasks "
+        f"x {pool.trials} trials tells a rate near alpha from one of 2 x alpha only roughly"
+    )
     console.print("  " + calibration_line(accepted, ACCEPTANCE.alpha))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gates", type=int, default=10000, help="gates per row of the simulation, and drawn from the pool")
+    parser.add_argument(
+        "--gates", type=int, default=10000, help="gates per row of the simulation, and drawn from the pool"
+    )
     parser.add_argument("--runs", type=int, default=300, help="simulated runs per row of the run-level table")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2, help="processes of the simulation")
     parser.add_argument("--skip-embedded", action="store_true", help="only the simulation")
     parser.add_argument("--skip-simulation", action="store_true", help="only the embedded pool")
-    parser.add_argument("--tasks", help="pool tasks: a number (default 10, easy train tasks the solver passed sometimes in "
-                                        "earlier runs first) or comma-separated task ids")
+    parser.add_argument(
+        "--tasks",
+        help="pool tasks: a number (default 10, easy train tasks the solver passed sometimes in "
+        "earlier runs first) or comma-separated task ids",
+    )
     parser.add_argument("--pool-trials", type=int, help="trials per side per task (default 6, or the --run pool's)")
-    parser.add_argument("--first-trial", type=int, default=1000, help="the parent's task-choosing trial; gate trials follow "
-                                                                      "it (no earlier run used them: nothing is cached)")
+    parser.add_argument(
+        "--first-trial",
+        type=int,
+        default=1000,
+        help="the parent's task-choosing trial; gate trials follow it (no earlier run used them: nothing is cached)",
+    )
     parser.add_argument("--run", help="an existing pool run folder or id to resume or extend")
     parser.add_argument("--runs-dir", type=Path, default=Path("runs"))
     options = parser.parse_args()

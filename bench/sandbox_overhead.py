@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness_evo.agent.executor import Executor
-from harness_evo.config import ModelsConfig, RoleModel, SandboxConfig
+from harness_evo.config import ModelsConfig, RoleModel, RunConfig, SandboxConfig
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM, scripted
 from harness_evo.sandbox.docker import DockerBackend
@@ -66,8 +66,10 @@ def rollout_overhead(backend: DockerBackend, suite: Suite, repeat: int) -> None:
         sandboxes = []
         opens.append(timed(lambda: sandboxes.append(backend.open(task))))  # noqa: B023 (called at once)
         closes.append(timed(sandboxes[0].close))
-    print(f"per rollout (median of {repeat}): set-up {statistics.median(opens) * 1000:.0f} ms, "
-          f"tear-down {statistics.median(closes) * 1000:.0f} ms")
+    print(
+        f"per rollout (median of {repeat}): set-up {statistics.median(opens) * 1000:.0f} ms, "
+        f"tear-down {statistics.median(closes) * 1000:.0f} ms"
+    )
 
 
 def rollouts_per_minute(backend: DockerBackend, suite: Suite, rollouts: int, workers: int) -> float:
@@ -79,7 +81,9 @@ def rollouts_per_minute(backend: DockerBackend, suite: Suite, rollouts: int, wor
     with tempfile.TemporaryDirectory() as runs:
         store = RunStore.create(Path(runs), "eval")
         with LLM(models, store=store, cache=False) as llm:
-            executor = Executor(store, backend, suite, llm=llm, workers=workers)
+            executor = Executor.from_config(
+                store, RunConfig(models=models, executor={"workers": workers}), suite, llm, backend
+            )
             started = time.perf_counter()
             rows = executor.run(Harness.load(ROOT / "harnesses" / "bash-agent"), tasks, trials=1)
             elapsed = time.perf_counter() - started
@@ -104,7 +108,9 @@ def main() -> None:
     rollout_overhead(backend, suite, 10)
     print(f"throughput ({args.rollouts} rollouts, instant scripted model, one step + verifier each):")
     for workers in (1, 2, 4):
-        print(f"  {workers} worker{'s' if workers > 1 else ' '}: {rollouts_per_minute(backend, suite, args.rollouts, workers):6.1f} rollouts/min")
+        print(
+            f"  {workers} worker{'s' if workers > 1 else ' '}: {rollouts_per_minute(backend, suite, args.rollouts, workers):6.1f} rollouts/min"
+        )
 
 
 if __name__ == "__main__":

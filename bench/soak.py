@@ -1,8 +1,8 @@
 """The soak (a benchmark, minutes long, not a test): break runs on purpose and count what was lost or left behind.
 
-1. Kills: evolution runs of the tests' small world (scripted models, real Docker) are killed with SIGKILL at random
-   moments, each kill followed by `harness-evo resume` (which may be killed in turn), until each run finishes; each
-   finished run is compared with an uninterrupted run of the same seed. Prints kills survived / tried (a kill survived
+1. Kills: evolution runs of the scripted world (`harness_evo.world`: scripted models, real Docker) are killed with
+   SIGKILL at random moments, each kill followed by `harness-evo resume` (which may be killed in turn), until each run
+   finishes; each finished run is compared with an uninterrupted run of the same seed. Prints kills survived / tried (a kill survived
    when its run finished deciding and paying exactly what the uninterrupted one did), repeats (finished rollouts run
    again, and model calls paid beyond the uninterrupted run's) and the differences found.
 2. Interrupts: `eval` and `evolve` (in turn) get SIGINT, as Ctrl-C sends it, at a random moment; after each, the
@@ -26,18 +26,11 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
-
-import evolve_world as world  # noqa: E402
-
-from harness_evo import stats  # noqa: E402
-from harness_evo.evolve import session  # noqa: E402
-from harness_evo.sandbox.docker import connect, prune  # noqa: E402
-from harness_evo.sandbox.images import LABEL, LOCKS  # noqa: E402
-from harness_evo.store import RunStore  # noqa: E402
-
-WORLD = Path(world.__file__)
+from harness_evo import stats, world
+from harness_evo.evolve import session
+from harness_evo.sandbox.docker import connect, prune
+from harness_evo.sandbox.images import LABEL, LOCKS
+from harness_evo.store import RunStore
 
 
 def config():
@@ -56,7 +49,7 @@ class Kills:
 
 def world_command(args: list[str], env: dict[str, str], **popen) -> subprocess.Popen:
     """`harness-evo ARGS` with the world's scripted models, started in a new process."""
-    return subprocess.Popen([sys.executable, str(WORLD), "cli", *map(str, args)], env=env, stdin=subprocess.DEVNULL,
+    return subprocess.Popen([sys.executable, "-m", world.__name__, "cli", *map(str, args)], env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **popen)
 
 

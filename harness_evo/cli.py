@@ -16,8 +16,12 @@ from harness_evo.config import RunConfig, option_help
 from harness_evo.errors import UserError
 from harness_evo.redaction import redact
 
-app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
-                  help="Evolve an LLM agent's harness (prompts, tools, skills) from its own recurring failures.")
+app = typer.Typer(
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    help="Evolve an LLM agent's harness (prompts, tools, skills) from its own recurring failures.",
+)
 sandbox_app = typer.Typer(no_args_is_help=True, help="Sandbox images and leftover containers.")
 serve_app = typer.Typer(no_args_is_help=True, help="Model servers for open-weight models.")
 import_app = typer.Typer(no_args_is_help=True, help="Turn a harness of another format into a harness folder.")
@@ -32,10 +36,20 @@ INTERRUPTED = 130
 RunsDir = Annotated[Path, typer.Option("--runs", help="Folder that holds the run folders.")]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the facts as JSON (for scripts) instead of the view.")]
 RunArg = Annotated[str, typer.Argument(help="The run folder or its id (a unique prefix will do).")]
-ExecutorBackend = Annotated[str | None, typer.Option("--executor", help=option_help("executor.backend"), show_default=False)]
-RayAddress = Annotated[str | None, typer.Option("--ray-address", help=option_help("executor.address"), show_default=False)]
-BaseHarness = Annotated[Path | None, typer.Option("--base", help="Harness that gives what the source has no place for (prompts, "
-                                                   "settings); default harnesses/bash-agent, not needed for harness-evo's exports.")]
+ExecutorBackend = Annotated[
+    str | None, typer.Option("--executor", help=option_help("executor.backend"), show_default=False)
+]
+RayAddress = Annotated[
+    str | None, typer.Option("--ray-address", help=option_help("executor.address"), show_default=False)
+]
+BaseHarness = Annotated[
+    Path | None,
+    typer.Option(
+        "--base",
+        help="Harness that gives what the source has no place for (prompts, "
+        "settings); default harnesses/bash-agent, not needed for harness-evo's exports.",
+    ),
+]
 
 
 def main() -> None:
@@ -51,17 +65,24 @@ def main() -> None:
         if e.errno != errno.ENOSPC:
             sys.stderr.write(redact(traceback.format_exc()))
             sys.exit(1)
-        err_console.print(f"[red]error:[/red] no space left on the disk (writing {escape(str(e.filename or 'a file'))}); what "
-                          "finished is kept: free some space, then run the command again (`harness-evo resume RUN` continues "
-                          "an evolution run)", markup=True, highlight=False, soft_wrap=True)
+        err_console.print(
+            f"[red]error:[/red] no space left on the disk (writing {escape(str(e.filename or 'a file'))}); what "
+            "finished is kept: free some space, then run the command again (`harness-evo resume RUN` continues "
+            "an evolution run)",
+            markup=True,
+            highlight=False,
+            soft_wrap=True,
+        )
         sys.exit(2)
     except Exception:
         sys.stderr.write(redact(traceback.format_exc()))
         sys.exit(1)
     except SystemExit as e:
         if e.code == INTERRUPTED:  # typer turns Ctrl-C into this exit code
-            err_console.print("interrupted; finished work is kept in the run folder (`harness-evo resume RUN` continues an "
-                              "evolution run; `compare` run again reuses the finished rollouts)")
+            err_console.print(
+                "interrupted; finished work is kept in the run folder (`harness-evo resume RUN` continues an "
+                "evolution run; `compare` run again reuses the finished rollouts)"
+            )
         raise
 
 
@@ -70,40 +91,77 @@ def stop_like_ctrl_c(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+OPTIMIZER_ROLES = ("analyzer", "proposer", "critic")
+"""The roles `--optimizer-model` sets."""
+COMPARE_TRIALS = 3
+"""Trials per task of `compare` when neither `--trials` nor its `--config` says: fewer rarely tell harnesses apart."""
+ConfigFile = Annotated[Path | None, typer.Option("--config", help="A run configuration TOML; options override it.")]
+
+
 def load_config(config_file: Path | None) -> RunConfig:
     """The configuration in `config_file`, or the built-in one."""
     return RunConfig.load(config_file) if config_file else RunConfig()
+
+
+def configured(config: RunConfig, kind: str, options: dict[str, object]) -> RunConfig:
+    """`config` as a run of `kind` with each command-line option given set over it: the one place options meet a
+    configuration. Keys are dotted fields (`executor.workers`); None is an option not given."""
+    return config.with_options({"kind": kind, **options})
+
+
+def optimizer(model: str | None) -> dict[str, object]:
+    """`--optimizer-model` as options: the model of the analyzer, proposer and critic."""
+    return {f"models.{role}.model": model for role in OPTIMIZER_ROLES}
 
 
 @app.command("eval")
 def eval_command(
     harness: Annotated[Path | None, typer.Option(help=option_help("harness"), show_default=False)] = None,
     tasks: Annotated[Path | None, typer.Option(help=option_help("tasks"), show_default=False)] = None,
-    split: Annotated[str | None, typer.Option(help="train, dev, test or all (default: dev).", show_default=False)] = None,
+    split: Annotated[
+        str | None, typer.Option(help="train, dev, test or all (default: dev).", show_default=False)
+    ] = None,
     trials: Annotated[int | None, typer.Option(min=1, help=option_help("executor.trials"), show_default=False)] = None,
     model: Annotated[str | None, typer.Option(help=option_help("models.solver.model"), show_default=False)] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help=option_help("executor.workers"), show_default=False)] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help=option_help("executor.workers"), show_default=False)
+    ] = None,
     sandbox: Annotated[str | None, typer.Option(help=option_help("sandbox.backend"), show_default=False)] = None,
     executor: ExecutorBackend = None,
     ray_address: RayAddress = None,
     agent: Annotated[str | None, typer.Option(help=option_help("agent"), show_default=False)] = None,
     seed: Annotated[int | None, typer.Option(help=option_help("seed"), show_default=False)] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not answer model calls from the response cache.")] = False,
-    config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML; options override it.")] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not answer model calls from the response cache.")
+    ] = False,
+    config_file: ConfigFile = None,
     runs: RunsDir = Path("runs"),
 ) -> None:
     """Score a harness on a split of a task suite; writes a run folder."""
     import time
 
     from harness_evo.agent.evaluate import planned, run_eval
-    from harness_evo.agent.runners import reach
+    from harness_evo.agent.executor import reach
     from harness_evo.views.evaluation import RolloutProgress, eval_table
 
-    config = load_config(config_file).with_options({
-        "kind": "eval", "harness": harness, "tasks": tasks, "split": split, "seed": seed, "agent": agent,
-        "sandbox.backend": sandbox, "executor.workers": workers, "executor.trials": trials, "models.solver.model": model,
-        "executor.backend": executor, "executor.address": ray_address, "models.cache": False if no_cache else None,
-    })
+    config = configured(
+        load_config(config_file),
+        "eval",
+        {
+            "harness": harness,
+            "tasks": tasks,
+            "split": split,
+            "seed": seed,
+            "agent": agent,
+            "sandbox.backend": sandbox,
+            "executor.workers": workers,
+            "executor.trials": trials,
+            "models.solver.model": model,
+            "executor.backend": executor,
+            "executor.address": ray_address,
+            "models.cache": False if no_cache else None,
+        },
+    )
     started = time.time()
     warn_skipped(config)
     reach(config.executor)
@@ -114,18 +172,44 @@ def eval_command(
 
 @app.command("compare")
 def compare_command(
-    harnesses: Annotated[list[str], typer.Argument(help="Harness folders or run nodes (RUN = its best node, RUN:root, RUN:HASH); "
-                                                       "each is compared with the first.", show_default=False)],
-    tasks: Annotated[Path, typer.Option(help="The task suite folder (Harbor format).")] = Path("tasks/core"),
-    split: Annotated[str, typer.Option(help="train, dev, test or all.")] = "dev",
-    trials: Annotated[int, typer.Option(help="Trials per task (the same keys for every harness).")] = 3,
-    model: Annotated[str | None, typer.Option(help="Solver model (litellm name or local/...); default: the embedded model.")] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help=option_help("executor.workers"), show_default=False)] = None,
-    sandbox: Annotated[str, typer.Option(help="docker or local.")] = "docker",
+    harnesses: Annotated[
+        list[str],
+        typer.Argument(
+            help="Harness folders or run nodes (RUN = its best node, RUN:root, RUN:HASH); "
+            "each is compared with the first.",
+            show_default=False,
+        ),
+    ],
+    tasks: Annotated[Path | None, typer.Option(help=option_help("tasks"), show_default=False)] = None,
+    split: Annotated[
+        str | None, typer.Option(help="train, dev, test or all (default: dev).", show_default=False)
+    ] = None,
+    trials: Annotated[
+        int | None,
+        typer.Option(
+            help=f"Trials per task (the same keys for every harness; default: the config's "
+            f"executor.trials if it sets them, else {COMPARE_TRIALS}).",
+            show_default=False,
+        ),
+    ] = None,
+    model: Annotated[str | None, typer.Option(help=option_help("models.solver.model"), show_default=False)] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help=option_help("executor.workers"), show_default=False)
+    ] = None,
+    sandbox: Annotated[str | None, typer.Option(help=option_help("sandbox.backend"), show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the facts as JSON instead of the tables.")] = False,
-    recorded: Annotated[bool, typer.Option("--recorded", help="Run nothing: compare on the keys runs already have for "
-                                           "every harness (an interrupted comparison, so far).")] = False,
-    every_task: Annotated[bool, typer.Option("--all", help="List every task, not only those the harnesses differ on.")] = False,
+    recorded: Annotated[
+        bool,
+        typer.Option(
+            "--recorded",
+            help="Run nothing: compare on the keys runs already have for "
+            "every harness (an interrupted comparison, so far).",
+        ),
+    ] = False,
+    every_task: Annotated[
+        bool, typer.Option("--all", help="List every task, not only those the harnesses differ on.")
+    ] = False,
+    config_file: ConfigFile = None,
     runs: RunsDir = Path("runs"),
 ) -> None:
     """Run harnesses on identical (task, trial) keys and tell, with intervals and a paired test, whether each differs
@@ -134,13 +218,23 @@ def compare_command(
     from harness_evo.views import compare as view
     from harness_evo.views.evaluation import RolloutProgress
 
-    if trials < 1:
+    if trials is not None and trials < 1:
         raise UserError(f"--trials {trials}: pass at least 1 (3 or more tell harnesses apart)")
     found = contenders(harnesses, runs)
-    config = RunConfig().with_options({
-        "kind": "compare", "tasks": tasks, "split": split, "sandbox.backend": sandbox, "executor.workers": workers,
-        "executor.trials": trials, "models.solver.model": model,
-    })
+    base = load_config(config_file)
+    default_trials = base.executor.trials if "trials" in base.executor.model_fields_set else COMPARE_TRIALS
+    config = configured(
+        base,
+        "compare",
+        {
+            "tasks": tasks,
+            "split": split,
+            "sandbox.backend": sandbox,
+            "executor.workers": workers,
+            "executor.trials": trials or default_trials,
+            "models.solver.model": model,
+        },
+    )
     warn_skipped(config)
     with RolloutProgress(planned(config, found), console=err_console if as_json else console) as progress:
         facts = run_compare(config, found, runs, on_progress=progress.update, recorded=recorded)
@@ -168,14 +262,18 @@ def patterns_command(
 @app.command("analyze")
 def analyze_command(
     run: Annotated[str, typer.Argument(help="The eval run folder or its id.")],
-    model: Annotated[str | None, typer.Option(help="Analyzer model (litellm name or local/...); default: the run's.")] = None,
-    all_splits: Annotated[bool, typer.Option("--all-splits", help="Also explain dev and test failures (diagnosis only).")] = False,
+    model: Annotated[
+        str | None, typer.Option(help="Analyzer model (litellm name or local/...); default: the run's.")
+    ] = None,
+    all_splits: Annotated[
+        bool, typer.Option("--all-splits", help="Also explain dev and test failures (diagnosis only).")
+    ] = False,
     runs: RunsDir = Path("runs"),
 ) -> None:
     """Triage, explain and group the failed rollouts of an eval run into failure patterns (written to its run.db)."""
     from rich.progress import Progress
 
-    from harness_evo.failures.explain import analyze_run, eval_rollouts
+    from harness_evo.failures.analysis import analyze_run, eval_rollouts
 
     store = open_run(run, runs)
     rollouts = eval_rollouts(store)
@@ -183,7 +281,9 @@ def analyze_command(
         bar = progress.add_task("analyzing failed rollouts", total=len(rollouts))
         counted = analyze_run(store, rollouts, model, all_splits, on_rollout=lambda _: progress.advance(bar))
     if counted:
-        console.print(f"{counted} failures of dev/test tasks were counted, not explained (`--all-splits` explains them)")
+        console.print(
+            f"{counted} failures of dev/test tasks were counted, not explained (`--all-splits` explains them)"
+        )
     patterns_command(store.id, runs=store.folder.parent)
 
 
@@ -192,36 +292,60 @@ def evolve_command(
     harness: Annotated[Path | None, typer.Option(help=option_help("harness"), show_default=False)] = None,
     tasks: Annotated[Path | None, typer.Option(help=option_help("tasks"), show_default=False)] = None,
     model: Annotated[str | None, typer.Option(help=option_help("models.solver.model"), show_default=False)] = None,
-    optimizer_model: Annotated[str | None, typer.Option(help="Model of the analyzer, proposer and critic; default: the embedded model.")] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help=option_help("executor.workers"), show_default=False)] = None,
-    budget_rollouts: Annotated[int | None, typer.Option(min=1, help=option_help("budget.max_rollouts"), show_default=False)] = None,
-    budget_minutes: Annotated[float | None, typer.Option(min=0.1, help="Stop after this much wall time (default: 15).")] = None,
-    iterations: Annotated[int | None, typer.Option(min=1, help=option_help("budget.max_iterations"), show_default=False)] = None,
-    patience: Annotated[int | None, typer.Option(min=1, help=option_help("budget.patience"), show_default=False)] = None,
+    optimizer_model: Annotated[
+        str | None, typer.Option(help="Model of the analyzer, proposer and critic; default: the embedded model.")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help=option_help("executor.workers"), show_default=False)
+    ] = None,
+    budget_rollouts: Annotated[
+        int | None, typer.Option(min=1, help=option_help("budget.max_rollouts"), show_default=False)
+    ] = None,
+    budget_minutes: Annotated[
+        float | None, typer.Option(min=0.1, help="Stop after this much wall time (default: 15).")
+    ] = None,
+    iterations: Annotated[
+        int | None, typer.Option(min=1, help=option_help("budget.max_iterations"), show_default=False)
+    ] = None,
+    patience: Annotated[
+        int | None, typer.Option(min=1, help=option_help("budget.patience"), show_default=False)
+    ] = None,
     seed: Annotated[int | None, typer.Option(help=option_help("seed"), show_default=False)] = None,
     sandbox: Annotated[str | None, typer.Option(help=option_help("sandbox.backend"), show_default=False)] = None,
     executor: ExecutorBackend = None,
     ray_address: RayAddress = None,
-    source: Annotated[str | None, typer.Option("--from", help="Fork: start from a node of this run (with its settings).")] = None,
+    source: Annotated[
+        str | None, typer.Option("--from", help="Fork: start from a node of this run (with its settings).")
+    ] = None,
     node: Annotated[str | None, typer.Option(help="With --from: the node (a hash prefix, or `best`).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="Plain progress lines instead of the live view.")] = False,
-    config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML; options override it.")] = None,
+    config_file: ConfigFile = None,
     runs: RunsDir = Path("runs"),
 ) -> None:
     """Evolve a harness on the train split of a suite; the best node (by dev score) is the result."""
     from harness_evo.evolve import session
 
-    overrides = dict(harness=harness, tasks=tasks, model=model, optimizer_model=optimizer_model, workers=workers, sandbox=sandbox,
-                     seed=seed, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations,
-                     patience=patience, executor=executor, ray_address=ray_address)
+    options = {
+        "harness": harness,
+        "tasks": tasks,
+        "seed": seed,
+        "models.solver.model": model,
+        "executor.workers": workers,
+        "executor.backend": executor,
+        "executor.address": ray_address,
+        "sandbox.backend": sandbox,
+        **budgets(budget_rollouts, budget_minutes, iterations, patience),
+        **optimizer(optimizer_model),
+    }
     if source:
         origin = session.find_run(source, runs)
-        config = session.configure(session.load_run_config(origin), **overrides)
-        store = session.fork(origin, node or "best", runs, config)
+        store = session.fork(
+            origin, node or "best", runs, configured(session.load_run_config(origin), "evolve", options)
+        )
     elif node:
         raise UserError("--node needs --from RUN (the run whose node to start from)")
     else:
-        store = session.start(session.configure(load_config(config_file), **overrides), runs)
+        store = session.start(configured(load_config(config_file), "evolve", options), runs)
     warn_skipped(session.load_run_config(store))
     with session.owned(store):
         run_evolution(store, quiet)
@@ -231,11 +355,21 @@ def evolve_command(
 def resume_command(
     run: Annotated[str, typer.Argument(help="The run folder or its id.")],
     budget_rollouts: Annotated[int | None, typer.Option(min=1, help="New rollout budget of the whole run.")] = None,
-    budget_minutes: Annotated[float | None, typer.Option(min=0.1, help="New wall-time budget of the whole run, its time so far included.")] = None,
+    budget_minutes: Annotated[
+        float | None, typer.Option(min=0.1, help="New wall-time budget of the whole run, its time so far included.")
+    ] = None,
     iterations: Annotated[int | None, typer.Option(min=1, help="New iteration budget of the whole run.")] = None,
-    patience: Annotated[int | None, typer.Option(min=1, help="New patience: stop after this many iterations without an accepted edit.")] = None,
-    allow_changed_suite: Annotated[bool, typer.Option("--allow-changed-suite", help="Resume even though the run's task suite "
-                                                      "changed since it started (the changed suite becomes the run's).")] = False,
+    patience: Annotated[
+        int | None, typer.Option(min=1, help="New patience: stop after this many iterations without an accepted edit.")
+    ] = None,
+    allow_changed_suite: Annotated[
+        bool,
+        typer.Option(
+            "--allow-changed-suite",
+            help="Resume even though the run's task suite "
+            "changed since it started (the changed suite becomes the run's).",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="Plain progress lines instead of the live view.")] = False,
     runs: RunsDir = Path("runs"),
 ) -> None:
@@ -248,10 +382,21 @@ def resume_command(
         changes = session.check_suite(store, allow_changed=allow_changed_suite)
         if changes:
             console.print(f"resuming on the changed task suite ({changes})", markup=False, highlight=False)
-        session.raise_budget(store, budget_rollouts=budget_rollouts, budget_minutes=budget_minutes, iterations=iterations,
-                             patience=patience)
+        session.raise_budget(store, budgets(budget_rollouts, budget_minutes, iterations, patience))
         preflight.check_resume(store)
         run_evolution(store, quiet)
+
+
+def budgets(
+    rollouts: int | None, minutes: float | None, iterations: int | None, patience: int | None
+) -> dict[str, object]:
+    """The budget options of `evolve` and `resume` as fields of the configuration."""
+    return {
+        "budget.max_rollouts": rollouts,
+        "budget.max_wall_s": minutes * 60 if minutes is not None else None,
+        "budget.max_iterations": iterations,
+        "budget.patience": patience,
+    }
 
 
 def run_evolution(store, quiet: bool) -> None:
@@ -261,10 +406,15 @@ def run_evolution(store, quiet: bool) -> None:
     from harness_evo.views.evolution import EvolutionView, next_steps, summary_panel
 
     config_file = store.folder / "config.toml"
-    if config_file.exists() and RunConfig.load(config_file).sandbox.backend == "local":
-        err_console.print("note: the sandbox is local, so the code of the edits this run tries (the tools it writes) runs on "
-                          "this machine (under bubblewrap, when installed: the host read-only, no network); `--sandbox docker` "
-                          "runs it in containers", markup=False, highlight=False, soft_wrap=True)
+    if config_file.exists() and load_config(config_file).sandbox.backend == "local":
+        err_console.print(
+            "note: the sandbox is local, so the code of the edits this run tries (the tools it writes) runs on "
+            "this machine (under bubblewrap, when installed: the host read-only, no network); `--sandbox docker` "
+            "runs it in containers",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     try:
         with EvolutionView(console, quiet=quiet or not console.is_terminal) as view:
             summary = session.run(store, [view])
@@ -274,15 +424,19 @@ def run_evolution(store, quiet: bool) -> None:
         crash_log = store.folder / "crash.log"
         crash_log.write_text(redact(traceback.format_exc()))
         message = (redact(str(e)).strip().splitlines() or ["no message"])[0][:200]
-        raise UserError(f"the run stopped on an unexpected error ({type(e).__name__}: {message}); what finished is kept, "
-                        f"the traceback is in {crash_log}; `harness-evo resume {store.folder.name}` continues") from e
+        raise UserError(
+            f"the run stopped on an unexpected error ({type(e).__name__}: {message}); what finished is kept, "
+            f"the traceback is in {crash_log}; `harness-evo resume {store.folder.name}` continues"
+        ) from e
     console.print(summary_panel(summary))
     console.print(next_steps(summary, str(store.folder)), soft_wrap=True, markup=False, highlight=False)
 
 
 @app.command("models")
 def models_command(
-    config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML; default: the built-in one.")] = None,
+    config_file: Annotated[
+        Path | None, typer.Option("--config", help="A run configuration TOML; default: the built-in one.")
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Which model serves each role, whether the embedded models are installed, and which model servers run."""
@@ -294,8 +448,12 @@ def models_command(
 @app.command("config")
 def config_command(
     defaults: Annotated[bool, typer.Option("--defaults", help="The built-in configuration.")] = False,
-    config_file: Annotated[Path | None, typer.Option("--config", help="A run configuration TOML: it, with every setting it leaves out.")] = None,
-    markdown: Annotated[bool, typer.Option("--markdown", help="A markdown page (docs/configuration.md) instead of TOML.")] = False,
+    config_file: Annotated[
+        Path | None, typer.Option("--config", help="A run configuration TOML: it, with every setting it leaves out.")
+    ] = None,
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="A markdown page (docs/configuration.md) instead of TOML.")
+    ] = False,
 ) -> None:
     """Print a run configuration with every setting and what it does, as a TOML file to start from."""
     from harness_evo.configdoc import as_markdown, as_toml
@@ -319,7 +477,9 @@ def serve_vllm_command(
     from harness_evo.llm import ModelUnavailable, vllm
 
     config = VllmConfig(
-        gpu_memory_utilization=gpu_memory_utilization, tensor_parallel_size=tensor_parallel_size, max_model_len=max_model_len
+        gpu_memory_utilization=gpu_memory_utilization,
+        tensor_parallel_size=tensor_parallel_size,
+        max_model_len=max_model_len,
     )
     console.print(f"starting vLLM for {model} (loading the weights may take minutes)")
     server = None
@@ -327,7 +487,11 @@ def serve_vllm_command(
         server = vllm.start(model, config, port)
         console.print(f"model: vllm/{model}", highlight=False)
         console.print(f"base URL: {server.url}/v1", highlight=False)
-        console.print(f'in a run configuration: [models.solver] model = "vllm/{model}", params = {{api_base = "{server.url}/v1"}}', highlight=False, markup=False)
+        console.print(
+            f'in a run configuration: [models.solver] model = "vllm/{model}", params = {{api_base = "{server.url}/v1"}}',
+            highlight=False,
+            markup=False,
+        )
         console.print("Ctrl-C stops it.")
         status = server.process.wait()
     except ModelUnavailable as e:
@@ -338,18 +502,30 @@ def serve_vllm_command(
             server.stop()
         console.print("vLLM stopped")
         return
-    err_console.print(f"[red]error:[/red] vLLM exited with status {status}; {server.tail()}", highlight=False, soft_wrap=True)
+    err_console.print(
+        f"[red]error:[/red] vLLM exited with status {status}; {server.tail()}", highlight=False, soft_wrap=True
+    )
     server.stop()
     raise typer.Exit(1)
 
 
 @sandbox_app.command("prune")
 def sandbox_prune_command(
-    run: Annotated[str | None, typer.Option(help="Only the containers of this run id (its process running or not).")] = None,
-    every: Annotated[bool, typer.Option("--all", help="Also the containers of runs whose process is still running here.")] = False,
-    ray_address: Annotated[str | None, typer.Option("--ray-address", help="On every node of this Ray cluster that offers "
-                                                    "`docker` instead of this machine (auto, ray://HOST:PORT or HOST:PORT).",
-                                                    show_default=False)] = None,
+    run: Annotated[
+        str | None, typer.Option(help="Only the containers of this run id (its process running or not).")
+    ] = None,
+    every: Annotated[
+        bool, typer.Option("--all", help="Also the containers of runs whose process is still running here.")
+    ] = False,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="On every node of this Ray cluster that offers "
+            "`docker` instead of this machine (auto, ray://HOST:PORT or HOST:PORT).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Remove the containers harness-evo left behind: those of runs whose process is gone (a run still going here keeps
     its own, unless --all or --run names it). A new run removes the first kind on its own, and a container stops by
@@ -359,7 +535,11 @@ def sandbox_prune_command(
     if ray_address is None:
         client = connect()
         removed = prune(client, **({f"{LABEL}.run": run} if run else {})) if run or every else prune_orphans(client)
-        kept = "" if run or every else f"; kept {len(listed(client, [LABEL]))} of runs still going here (--all removes them too)"
+        kept = (
+            ""
+            if run or every
+            else f"; kept {len(listed(client, [LABEL]))} of runs still going here (--all removes them too)"
+        )
         console.print(f"removed {removed} container{'' if removed == 1 else 's'}{kept}")
         return
     from harness_evo.agent import ray_runner
@@ -396,11 +576,16 @@ def warn_skipped(config: RunConfig) -> None:
 
 
 def print_view(facts, view) -> None:
-    """`view` is a function rendering the facts; with --json the facts are printed instead."""
+    """`view` is a function rendering the facts (a record, or a list of them); with --json their dump is printed instead."""
     import json
 
     if view is None:
-        print(json.dumps(facts, indent=1, default=str))
+        dumped = (
+            [fact.model_dump(mode="json") for fact in facts]
+            if isinstance(facts, list)
+            else facts.model_dump(mode="json")
+        )
+        print(json.dumps(dumped, indent=1, default=str))
     else:
         console.print(view(facts))
 
@@ -438,8 +623,13 @@ def tree_command(run: RunArg, as_json: JsonFlag = False, runs: RunsDir = Path("r
 @app.command("edits")
 def edits_command(
     run: RunArg,
-    edit: Annotated[str | None, typer.Argument(help="One edit's id: show it whole (ops, prediction, reasons, gate).")] = None,
-    status: Annotated[str | None, typer.Option(help="Only edits with this status (accepted, rejected_static, rejected_empirical, invalid).")] = None,
+    edit: Annotated[
+        str | None, typer.Argument(help="One edit's id: show it whole (ops, prediction, reasons, gate).")
+    ] = None,
+    status: Annotated[
+        str | None,
+        typer.Option(help="Only edits with this status (accepted, rejected_static, rejected_empirical, invalid)."),
+    ] = None,
     pattern: Annotated[str | None, typer.Option(help="Only edits against this failure pattern (e.g. P3).")] = None,
     last: Annotated[int, typer.Option(min=0, help="Show only the latest N edits (0: all of them).")] = 100,
     as_json: JsonFlag = False,
@@ -480,7 +670,9 @@ def rollout_command(
     """One rollout step by step: action, output, exit code, time; then the verifier's output and the failure record."""
     from harness_evo.views import rollout as view
 
-    print_view(view.collect(open_run(run, runs), rollout), None if as_json else lambda facts: view.render(facts, full=full))
+    print_view(
+        view.collect(open_run(run, runs), rollout), None if as_json else lambda facts: view.render(facts, full=full)
+    )
 
 
 @app.command("watch")
@@ -525,7 +717,9 @@ def tasks_command(
 def harvest_command(
     run: RunArg,
     out: Annotated[Path, typer.Option("--out", help="The harness folder to write (new or empty).")],
-    node: Annotated[str, typer.Option(help="`best`, `root`, or a node's hash prefix: the harness whose rollouts are harvested.")] = "root",
+    node: Annotated[
+        str, typer.Option(help="`best`, `root`, or a node's hash prefix: the harness whose rollouts are harvested.")
+    ] = "root",
     shown: Annotated[int, typer.Option(min=1, help="`[agent] examples` to set when the harness shows none.")] = 2,
     runs: RunsDir = Path("runs"),
 ) -> None:
@@ -537,17 +731,30 @@ def harvest_command(
     node_id = resolve_node(store, node)
     tasks = load_config(store.folder / "config.toml").tasks
     harvested = harvest_into(store, harness_of(store, node_id), out, tasks, shown)
-    console.print(f"wrote {out} with {len(harvested.sources)} worked example(s), from passed train rollouts of "
-                  f"{', '.join(harvested.sources)}", highlight=False)
+    console.print(
+        f"wrote {out} with {len(harvested.sources)} worked example(s), from passed train rollouts of "
+        f"{', '.join(harvested.sources)}",
+        highlight=False,
+    )
 
 
 @app.command("export")
 def export_command(
-    source: Annotated[str, typer.Argument(help="A harness folder, or a run (its folder or id; a unique prefix will do).")],
-    out: Annotated[Path, typer.Option("--out", help="Folder to write to (new or empty; nothing outside it is written).")],
-    export_format: Annotated[str, typer.Option("--format", help="native, mini-swe-agent, skills or claude-code.")] = "native",
-    node: Annotated[str | None, typer.Option(help="Of a run: `best` (its result, the default), `root`, or a node's hash prefix.",
-                                             show_default=False)] = None,
+    source: Annotated[
+        str, typer.Argument(help="A harness folder, or a run (its folder or id; a unique prefix will do).")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder to write to (new or empty; nothing outside it is written).")
+    ],
+    export_format: Annotated[
+        str, typer.Option("--format", help="native, mini-swe-agent, skills or claude-code.")
+    ] = "native",
+    node: Annotated[
+        str | None,
+        typer.Option(
+            help="Of a run: `best` (its result, the default), `root`, or a node's hash prefix.", show_default=False
+        ),
+    ] = None,
     runs: RunsDir = Path("runs"),
 ) -> None:
     """Write a harness folder, or a harness of a run, in another framework's format, with an EXPORT.md of where it came
@@ -567,10 +774,16 @@ def export_command(
         except UserError as e:
             raise UserError(f"{source!r} is neither a harness folder (with harness.toml) nor a run: {e}") from None
         node_id = resolve_node(store, node or "best")
-        harness, origin, what = harness_of(store, node_id), query.origin(store, node_id), f"node {node_id[:12]} of {store.id}"
+        harness, origin, what = (
+            harness_of(store, node_id),
+            query.origin(store, node_id),
+            f"node {node_id[:12]} of {store.id}",
+        )
     exported = export_harness(harness, export_format, out, origin)
-    console.print(f"exported {what} as {export_format} to {out}"
-                  + (f"; {len(exported.lost)} things could not be carried over, see {out / 'EXPORT.md'}" if exported.lost else ""))
+    console.print(
+        f"exported {what} as {export_format} to {out}"
+        + (f"; {len(exported.lost)} things could not be carried over, see {out / 'EXPORT.md'}" if exported.lost else "")
+    )
 
 
 DEFAULT_BASE = Path("harnesses/bash-agent")
@@ -602,8 +815,12 @@ def import_mini_swe_agent_command(
 
 @import_app.command("skills")
 def import_skills_command(
-    folder: Annotated[Path, typer.Argument(help="A folder of Agent Skills (`<name>/SKILL.md`), one skill's folder, or a "
-                                                "project with `.claude/skills`.")],
+    folder: Annotated[
+        Path,
+        typer.Argument(
+            help="A folder of Agent Skills (`<name>/SKILL.md`), one skill's folder, or a project with `.claude/skills`."
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", help="The harness folder to write (new or empty).")],
     base: BaseHarness = None,
 ) -> None:
@@ -614,7 +831,9 @@ def import_skills_command(
 
 @import_app.command("claude-code")
 def import_claude_code_command(
-    project: Annotated[Path, typer.Argument(help="A Claude Code project: CLAUDE.md, .claude/skills, .claude/agents, .claude/commands.")],
+    project: Annotated[
+        Path, typer.Argument(help="A Claude Code project: CLAUDE.md, .claude/skills, .claude/agents, .claude/commands.")
+    ],
     out: Annotated[Path, typer.Option("--out", help="The harness folder to write (new or empty).")],
     base: BaseHarness = None,
 ) -> None:

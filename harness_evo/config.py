@@ -15,8 +15,6 @@ from harness_evo.redaction import FROM_ENV, SECRET_PARAM
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 SMALL_MODEL = "local/qwen2.5-coder-0.5b"
-EMBEDDED_WORKERS = 3
-"""Rollouts at once with an embedded solver on llama-server, by default."""
 
 
 class Strict(BaseModel):
@@ -45,9 +43,12 @@ class RoleModel(Strict):
     def secrets_from_env(cls, params: dict[str, object]) -> dict[str, object]:
         for name, value in params.items():
             if SECRET_PARAM.search(name) and not (isinstance(value, str) and value.startswith(FROM_ENV)):
-                raise PydanticCustomError("secret_param", "{name} holds a secret, which every run would copy into the config.toml "
-                                          'of its folder; set it in an environment variable and write {name} = "{env}VARIABLE"',
-                                          {"name": name, "env": FROM_ENV})
+                raise PydanticCustomError(
+                    "secret_param",
+                    "{name} holds a secret, which every run would copy into the config.toml "
+                    'of its folder; set it in an environment variable and write {name} = "{env}VARIABLE"',
+                    {"name": name, "env": FROM_ENV},
+                )
         return params
 
 
@@ -144,7 +145,8 @@ class ExecutorConfig(Strict):
     """How rollouts are run."""
 
     workers: int | None = Field(None, ge=1)
-    """Rollouts run in parallel; unset: for an embedded solver as many as fit its server best (see `RunConfig.rollout_workers`), else 2."""
+    """Rollouts run in parallel; unset: for an embedded solver as many as fit its server best (3 on llama-server, 1 on
+    llama-cpp-python's), else 2."""
     trials: int = Field(1, ge=1)
     """Trials per task in `eval`."""
     backend: Literal["local", "ray"] = "local"
@@ -158,8 +160,11 @@ class ExecutorConfig(Strict):
     @classmethod
     def ray_address(cls, address: str) -> str:
         if not re.fullmatch(RAY_ADDRESS, address):
-            raise PydanticCustomError("ray_address", "'{address}' is no Ray address; give auto, ray://HOST:PORT or HOST:PORT",
-                                      {"address": address})
+            raise PydanticCustomError(
+                "ray_address",
+                "'{address}' is no Ray address; give auto, ray://HOST:PORT or HOST:PORT",
+                {"address": address},
+            )
         return address
 
 
@@ -254,10 +259,11 @@ class SearchConfig(Strict):
     is an embedded model (see `RunConfig.reviews_edits`)."""
     dev_trials: int = Field(1, ge=1)
     """Trials per dev task when an accepted node (and the root) is scored on the dev split."""
-    moves: list[Literal["proposer", "harvest", "knob"]] = ["proposer"]
-    """Moves an iteration may make: the `proposer` (a model writes an edit against the targeted pattern), `harvest`
-    (solved episodes of passed train rollouts become examples), `knob` (one setting of `harness.toml` one step up or
-    down, against the targeted pattern); `move_policy` picks among those that have something to do."""
+    moves: list[Literal["proposer", "stand-in", "harvest", "knob"]] = ["proposer"]
+    """Moves an iteration may make: the `proposer` (a model writes an edit against the targeted pattern, after the
+    stand-in step: a tool for a program the pattern's failures missed), `stand-in` (that step alone), `harvest` (solved
+    episodes of passed train rollouts become examples), `knob` (one setting of `harness.toml` one step up or down,
+    against the targeted pattern); `move_policy` picks among those that have something to do."""
     examples_from: list[Literal["rollouts", "solutions"]] = ["rollouts"]
     """Where a harvest takes its episodes: the node's passed train rollouts, and/or the train tasks' reference solutions
     (`solution/solve.sh` run one command per step, once per run, in the run folder's `solutions/`; not counted as
@@ -290,8 +296,11 @@ class BudgetConfig(Strict):
         """A cap on a name that is no role would leave the role meant uncapped: refuse it."""
         unknown = sorted(set(caps) - set(ROLES))
         if unknown:
-            raise PydanticCustomError("unknown_role", "{unknown} is not a role; the roles are {roles}",
-                                      {"unknown": ", ".join(map(repr, unknown)), "roles": ", ".join(ROLES)})
+            raise PydanticCustomError(
+                "unknown_role",
+                "{unknown} is not a role; the roles are {roles}",
+                {"unknown": ", ".join(map(repr, unknown)), "roles": ", ".join(ROLES)},
+            )
         return caps
 
 
@@ -343,13 +352,20 @@ class RunConfig(Strict):
         if self.executor.backend != "ray":
             return self
         if self.sandbox.backend != "docker":
-            raise PydanticCustomError("ray_sandbox", 'executor.backend = "ray" runs rollouts in Docker on the cluster\'s nodes; '
-                                      'set sandbox.backend = "docker"')
+            raise PydanticCustomError(
+                "ray_sandbox",
+                'executor.backend = "ray" runs rollouts in Docker on the cluster\'s nodes; '
+                'set sandbox.backend = "docker"',
+            )
         solver = self.models.solver.model
         if self.agent == "model" and solver.split("/", 1)[0] in ("local", "vllm"):
-            raise PydanticCustomError("ray_solver", "the solver {solver} is served on this machine only; with the ray executor "
-                                      "serve it yourself and name it as an OpenAI-compatible model every node can reach "
-                                      "(openai/NAME with models.solver.params.api_base = http://HOST:PORT/v1)", {"solver": solver})
+            raise PydanticCustomError(
+                "ray_solver",
+                "the solver {solver} is served on this machine only; with the ray executor "
+                "serve it yourself and name it as an OpenAI-compatible model every node can reach "
+                "(openai/NAME with models.solver.params.api_base = http://HOST:PORT/v1)",
+                {"solver": solver},
+            )
         return self
 
     def with_options(self, options: dict[str, object]) -> "RunConfig":
@@ -365,23 +381,12 @@ class RunConfig(Strict):
         except ValidationError as e:
             raise ConfigError(one_line(e)) from None
 
-    def rollout_workers(self) -> int:
-        """`executor.workers`, or its default. An embedded solver on llama-server: EMBEDDED_WORKERS, one slot each (what
-        bench/embedded_throughput.py measured fastest); on llama-cpp-python's server, which answers one call at a time
-        and keeps only the last conversation's prompt evaluated, 1. Any other solver: 2."""
-        if self.executor.workers:
-            return self.executor.workers
-        if self.agent == "model" and self.models.solver.model.startswith("local/"):
-            from harness_evo.llm.llama import server_kind  # the llm package builds on this module
-
-            return EMBEDDED_WORKERS if server_kind(self.models.embedded) == "llama-server" else 1
-        return 2
-
-    def run_models(self) -> ModelsConfig:
-        """The models as this run calls them: llama-server's slots, when unset, are the run's rollout workers."""
+    def run_models(self, workers: int) -> ModelsConfig:
+        """The models as a run with `workers` rollouts at once calls them: llama-server's slots, when unset, are
+        `workers`."""
         if self.models.embedded.slots:
             return self.models
-        embedded = self.models.embedded.model_copy(update={"slots": self.rollout_workers()})
+        embedded = self.models.embedded.model_copy(update={"slots": workers})
         return self.models.model_copy(update={"embedded": embedded})
 
     def reviews_edits(self) -> bool:
@@ -398,7 +403,9 @@ class RunConfig(Strict):
     def save_in_run(self, folder: Path) -> None:
         """Write the configuration into a run folder as config.toml, the harness and suite paths made absolute, so that
         the run's later commands (resume, harvest, compare) find them from any folder."""
-        self.model_copy(update={"harness": self.harness.resolve(), "tasks": self.tasks.resolve()}).save(folder / "config.toml")
+        self.model_copy(update={"harness": self.harness.resolve(), "tasks": self.tasks.resolve()}).save(
+            folder / "config.toml"
+        )
 
 
 def one_line(error: ValidationError) -> str:

@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from pydantic import BaseModel
 from scipy.stats import binomtest, norm
 
 CONFIDENCE = 0.95
@@ -19,6 +20,22 @@ CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 4000
 MIN_DETECTABLE = 0.10
 """The difference a sample-size hint speaks of when no difference was seen (10 percentage points)."""
+
+
+class Score(BaseModel):
+    """A pass rate as every view's facts and `--json` give it: the share, passed of n, and the 95% interval (None when
+    nothing was scored)."""
+
+    score: float | None = None
+    passed: int = 0
+    n: int = 0
+    low: float | None = None
+    high: float | None = None
+
+    def __str__(self) -> str:
+        if not self.n:
+            return "- (n=0)"
+        return f"{self.score:.0%} [{self.low:.0%}, {self.high:.0%}] (n={self.n})"
 
 
 @dataclass(frozen=True)
@@ -34,16 +51,19 @@ class Rate:
     def value(self) -> float | None:
         return self.passed / self.n if self.n else None
 
-    def facts(self) -> dict[str, float | int | None]:
-        """As every `--json` gives a pass rate: score, passed, n and the interval (None when nothing was scored)."""
+    def facts(self) -> Score:
+        """As every `--json` gives a pass rate (see `Score`)."""
         scored = bool(self.n)
-        return {"score": self.value, "passed": self.passed, "n": self.n,
-                "low": self.low if scored else None, "high": self.high if scored else None}
+        return Score(
+            score=self.value,
+            passed=self.passed,
+            n=self.n,
+            low=self.low if scored else None,
+            high=self.high if scored else None,
+        )
 
     def __str__(self) -> str:
-        if not self.n:
-            return "- (n=0)"
-        return f"{self.value:.0%} [{self.low:.0%}, {self.high:.0%}] (n={self.n})"
+        return str(self.facts())
 
 
 def rate(passed: int, n: int) -> Rate:
@@ -62,8 +82,9 @@ def rate_of(value: float | None, n: int | None) -> Rate | None:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """Both sides' reward on one (task, trial) key; a pass is 1.0."""
+class Pair:
+    """Two harnesses' rewards on one (task, trial) key, a pass being 1.0: `a` the first (in a gate, the parent), `b` the
+    other (the child)."""
 
     task_id: str
     trial: int
@@ -104,13 +125,13 @@ def pp(value: float, sign: bool = True) -> str:
     return f"{value * 100:+.1f} pp" if sign else f"{value * 100:.1f} pp"
 
 
-def paired(outcomes: Sequence[Outcome], seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES) -> Difference:
+def paired(pairs: Sequence[Pair], seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES) -> Difference:
     """The paired difference of B over A: bootstrap over tasks (trials kept together) and an exact sign test."""
-    if not outcomes:
+    if not pairs:
         return Difference(0, 0, 0.0, 0.0, 0.0, 0.0, 0, 0, None)
-    by_task: dict[str, list[Outcome]] = defaultdict(list)
-    for outcome in outcomes:
-        by_task[outcome.task_id].append(outcome)
+    by_task: dict[str, list[Pair]] = defaultdict(list)
+    for pair in pairs:
+        by_task[pair.task_id].append(pair)
     sums = [(sum(o.b - o.a for o in group), len(group)) for group in by_task.values()]
     rng = random.Random(seed)
     diffs = []
@@ -120,18 +141,27 @@ def paired(outcomes: Sequence[Outcome], seed: int = 0, resamples: int = BOOTSTRA
     diffs.sort()
     tail = (1 - CONFIDENCE) / 2
     low, high = diffs[int(tail * resamples)], diffs[min(resamples - 1, int((1 - tail) * resamples))]
-    b_better = sum(o.b > o.a for o in outcomes)
-    a_better = sum(o.a > o.b for o in outcomes)
+    b_better = sum(o.b > o.a for o in pairs)
+    a_better = sum(o.a > o.b for o in pairs)
     discordant = a_better + b_better
     p_value = binomtest(b_better, discordant, 0.5).pvalue if discordant else None
-    n = len(outcomes)
-    return Difference(n, len(by_task), sum(o.a for o in outcomes) / n, sum(o.b for o in outcomes) / n, low, high,
-                      b_better, a_better, p_value)
+    n = len(pairs)
+    return Difference(
+        n,
+        len(by_task),
+        sum(o.a for o in pairs) / n,
+        sum(o.b for o in pairs) / n,
+        low,
+        high,
+        b_better,
+        a_better,
+        p_value,
+    )
 
 
 def paired_on(a: Mapping[tuple[str, int], float], b: Mapping[tuple[str, int], float]) -> Difference:
-    """`paired` over the (task, trial) keys both outcome maps have, in key order."""
-    return paired([Outcome(task, trial, a[task, trial], b[task, trial]) for task, trial in sorted(a.keys() & b.keys())])
+    """`paired` over the (task, trial) keys both reward maps have, in key order."""
+    return paired([Pair(task, trial, a[task, trial], b[task, trial]) for task, trial in sorted(a.keys() & b.keys())])
 
 
 def trials_to_resolve(difference: Difference, alpha: float = 0.05, power: float = 0.8) -> tuple[int, float]:
@@ -144,7 +174,9 @@ def trials_to_resolve(difference: Difference, alpha: float = 0.05, power: float 
     discordant_share = max((difference.a_better + difference.b_better) / difference.n, target)
     winning = min(0.999, 0.5 + target / (2 * discordant_share))
     z_alpha, z_power = norm.ppf(1 - alpha / 2), norm.ppf(power)
-    pairs_needed = ((z_alpha * 0.5 + z_power * math.sqrt(winning * (1 - winning))) / (winning - 0.5)) ** 2 / discordant_share
+    pairs_needed = (
+        (z_alpha * 0.5 + z_power * math.sqrt(winning * (1 - winning))) / (winning - 0.5)
+    ) ** 2 / discordant_share
     return math.ceil(pairs_needed / max(1, difference.tasks)), target
 
 
@@ -152,16 +184,24 @@ def verdict(a: str, b: str, difference: Difference, alpha: float = 0.05) -> str:
     """One line: whether B is better or worse than A, or that this sample cannot tell."""
     if not difference.n:
         return f"{b} and {a} share no scored (task, trial) key: nothing to compare"
-    tests = f"{difference.interval()}, p = {difference.p_value:.3g}" if difference.p_value is not None else difference.interval()
+    tests = (
+        f"{difference.interval()}, p = {difference.p_value:.3g}"
+        if difference.p_value is not None
+        else difference.interval()
+    )
     if difference.significant(alpha):
         return f"{b} is {'better' if difference.diff > 0 else 'worse'} than {a}: {tests}"
     trials, target = trials_to_resolve(difference, alpha)
     more = trials - math.floor(difference.n / max(1, difference.tasks))
     if more <= 0:
-        return (f"no measurable difference between {b} and {a} ({tests}); this sample would find a difference of "
-                f"{pp(target, sign=False)} 4 times in 5, so any difference is likely smaller")
-    return (f"no measurable difference between {b} and {a} at this sample size ({tests}); about {more} more "
-            f"trial{'s' * (more != 1)} per task would resolve a difference of {pp(target, sign=False)}")
+        return (
+            f"no measurable difference between {b} and {a} ({tests}); this sample would find a difference of "
+            f"{pp(target, sign=False)} 4 times in 5, so any difference is likely smaller"
+        )
+    return (
+        f"no measurable difference between {b} and {a} at this sample size ({tests}); about {more} more "
+        f"trial{'s' * (more != 1)} per task would resolve a difference of {pp(target, sign=False)}"
+    )
 
 
 def expected_false_accepts(alphas: Iterable[float]) -> float:

@@ -12,7 +12,8 @@ from scipy.stats import binomtest
 from typer.testing import CliRunner
 
 from harness_evo.cli import app
-from harness_evo.compare import Contender, resolve, summarize
+from harness_evo.compare import CompareFacts, Contender, resolve, summarize
+from harness_evo.config import RunConfig
 from harness_evo.errors import UserError
 from harness_evo.harness import Harness
 from harness_evo.llm import scripted
@@ -47,12 +48,34 @@ def world(tmp_path: Path) -> dict[str, Path | str]:
     toml.write_text(toml.read_text().replace('description = "', 'description = "A copy. ', 1))
     name = f"compare-{time.monotonic_ns()}"
     scripted.register(name, solver)
-    return {"suite": suite, "weak": weak, "twin": twin, "runs": tmp_path / "runs", "model": f"scripted/{name}", "name": name}
+    return {
+        "suite": suite,
+        "weak": weak,
+        "twin": twin,
+        "runs": tmp_path / "runs",
+        "model": f"scripted/{name}",
+        "name": name,
+    }
 
 
-def compare(world, *harnesses, trials: int = 6, json_out: bool = True, split: str = "train", extra: tuple[str, ...] = ()):
-    args = ["compare", *map(str, harnesses), "--tasks", str(world["suite"]), "--split", split, "--trials", str(trials),
-            "--model", world["model"], "--runs", str(world["runs"]), *extra] + (["--json"] if json_out else [])
+def compare(
+    world, *harnesses, trials: int = 6, json_out: bool = True, split: str = "train", extra: tuple[str, ...] = ()
+):
+    args = [
+        "compare",
+        *map(str, harnesses),
+        "--tasks",
+        str(world["suite"]),
+        "--split",
+        split,
+        "--trials",
+        str(trials),
+        "--model",
+        world["model"],
+        "--runs",
+        str(world["runs"]),
+        *extra,
+    ] + (["--json"] if json_out else [])
     return CliRunner().invoke(app, args)
 
 
@@ -68,21 +91,27 @@ def test_a_harness_that_solves_a_task_is_better_than_one_that_cannot_and_nothing
     assert weak["paid"] == strong["paid"] == 6
     [comparison] = facts["comparisons"]
     assert (comparison["b_better"], comparison["a_better"], comparison["diff"]) == (6, 0, 1.0)
-    assert comparison["p_value"] == pytest.approx(2 * 0.5 ** 6)
+    assert comparison["p_value"] == pytest.approx(2 * 0.5**6)
     assert comparison["significant"]
     assert comparison["verdict"].startswith(f"B ({HARNESS}) is better than A ({world['weak']}): +100.0 pp")
-    assert facts["per_task"] == [{"task_id": "greeting", "category": facts["per_task"][0]["category"], "differs": True,
-                                  "cells": [{"passed": 0, "scored": 6}, {"passed": 6, "scored": 6}]}]
+    assert facts["per_task"] == [
+        {
+            "task_id": "greeting",
+            "category": facts["per_task"][0]["category"],
+            "differs": True,
+            "cells": [{"passed": 0, "scored": 6}, {"passed": 6, "scored": 6}],
+        }
+    ]
     calls = scripted.calls(world["name"])
 
     again = compare(world, world["weak"], HARNESS, json_out=False)
     assert again.exit_code == 0, again.output
     assert "is better than" in again.stdout and "greeting" in again.stdout
-    second = max((RunStore(path) for path in world["runs"].iterdir()), key=lambda store: store.info["started"])
+    second = max((RunStore(path) for path in world["runs"].iterdir()), key=lambda store: store.info.started)
     rows = second.rows("rollouts")
     assert len(rows) == 12 and all(row["reused_from"] == facts["run"] for row in rows)
     assert scripted.calls(world["name"]) == calls and not second.rows("llm_calls")
-    assert second.info["status"] == "finished"
+    assert second.info.status == "finished"
 
 
 @pytest.mark.docker
@@ -90,7 +119,12 @@ def test_two_harnesses_that_behave_alike_show_no_measurable_difference(world):
     result = compare(world, HARNESS, world["twin"], trials=3)
     assert result.exit_code == 0, result.output
     [comparison] = json.loads(result.stdout)["comparisons"]
-    assert (comparison["b_better"], comparison["a_better"], comparison["p_value"], comparison["significant"]) == (0, 0, None, False)
+    assert (comparison["b_better"], comparison["a_better"], comparison["p_value"], comparison["significant"]) == (
+        0,
+        0,
+        None,
+        False,
+    )
     assert comparison["verdict"].startswith("no measurable difference between B")
     assert "more trials per task would resolve a difference of 10.0 pp" in comparison["verdict"]
 
@@ -98,8 +132,24 @@ def test_two_harnesses_that_behave_alike_show_no_measurable_difference(world):
 @pytest.mark.docker
 def test_recorded_compares_what_an_interrupted_comparison_has_on_the_keys_every_harness_has_and_runs_nothing(world):
     for harness, trials in ((world["weak"], 6), (HARNESS, 2)):  # one run each, as if the comparison had been cut off
-        result = CliRunner().invoke(app, ["eval", "--harness", str(harness), "--tasks", str(world["suite"]), "--split", "train",
-                                          "--trials", str(trials), "--model", world["model"], "--runs", str(world["runs"])])
+        result = CliRunner().invoke(
+            app,
+            [
+                "eval",
+                "--harness",
+                str(harness),
+                "--tasks",
+                str(world["suite"]),
+                "--split",
+                "train",
+                "--trials",
+                str(trials),
+                "--model",
+                world["model"],
+                "--runs",
+                str(world["runs"]),
+            ],
+        )
         assert result.exit_code == 0, result.output
     calls = scripted.calls(world["name"])
 
@@ -112,9 +162,27 @@ def test_recorded_compares_what_an_interrupted_comparison_has_on_the_keys_every_
 
 
 @pytest.mark.docker
-def test_rollouts_are_reused_from_the_same_suite_under_another_path_and_paid_again_for_a_task_edited_since(world, tmp_path: Path):
-    result = CliRunner().invoke(app, ["eval", "--harness", str(HARNESS), "--tasks", str(world["suite"]), "--split", "train",
-                                      "--trials", "2", "--model", world["model"], "--runs", str(world["runs"])])
+def test_rollouts_are_reused_from_the_same_suite_under_another_path_and_paid_again_for_a_task_edited_since(
+    world, tmp_path: Path
+):
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--harness",
+            str(HARNESS),
+            "--tasks",
+            str(world["suite"]),
+            "--split",
+            "train",
+            "--trials",
+            "2",
+            "--model",
+            world["model"],
+            "--runs",
+            str(world["runs"]),
+        ],
+    )
     assert result.exit_code == 0, result.output
     copy = tmp_path / "copy"
     shutil.copytree(world["suite"], copy)
@@ -135,17 +203,29 @@ def test_rollouts_are_reused_from_the_same_suite_under_another_path_and_paid_aga
 def test_the_difference_is_of_passes_as_the_pass_rates_are_so_a_partial_reward_is_no_better_pair(tmp_path: Path):
     task = load_task(GREETING)
     base = Harness.load(HARNESS)
-    rows = {letter: [Rollout(id=f"{letter}{trial}", task_id=task.id, split="train", trial=trial, reward=reward, passed=reward >= 1.0,
-                             exit_reason="done") for trial, reward in enumerate(rewards)]
-            for letter, rewards in (("A", [0.0, 0.0, 1.0, 0.0]), ("B", [0.5, 0.5, 1.0, 1.0]))}
+    rows = {
+        letter: [
+            Rollout(
+                id=f"{letter}{trial}",
+                task_id=task.id,
+                split="train",
+                trial=trial,
+                reward=reward,
+                passed=reward >= 1.0,
+                exit_reason="done",
+            )
+            for trial, reward in enumerate(rewards)
+        ]
+        for letter, rewards in (("A", [0.0, 0.0, 1.0, 0.0]), ("B", [0.5, 0.5, 1.0, 1.0]))
+    }
     found = [Contender("A", "a", base, rows=rows["A"]), Contender("B", "b", variants(2)[1], rows=rows["B"])]
 
     facts = summarize(RunStore.create(tmp_path, "compare"), found, [task], 4, {})
 
-    assert [h["pass_at_1"]["passed"] for h in facts["harnesses"]] == [1, 2]
-    [comparison] = facts["comparisons"]
-    assert comparison["diff"] == pytest.approx(0.25), "2 of 4 against 1 of 4: +25 pp, not the +50 pp of the mean rewards"
-    assert (comparison["b_better"], comparison["a_better"]) == (1, 0), "0 -> 0.5 is a fail on both sides"
+    assert [h.pass_at_1.passed for h in facts.harnesses] == [1, 2]
+    [comparison] = facts.comparisons
+    assert comparison.diff == pytest.approx(0.25), "2 of 4 against 1 of 4: +25 pp, not the +50 pp of the mean rewards"
+    assert (comparison.b_better, comparison.a_better) == (1, 0), "0 -> 0.5 is a fail on both sides"
 
 
 def evolve_run(runs: Path, harnesses: list[Harness], best: Harness) -> RunStore:
@@ -153,14 +233,23 @@ def evolve_run(runs: Path, harnesses: list[Harness], best: Harness) -> RunStore:
     store = RunStore.create(runs, "evolve")
     for i, harness in enumerate(harnesses):
         harness.save(store.folder / "harnesses" / harness.hash)
-        store.emit("node", id=harness.hash, parent_id=harnesses[0].hash if i else None, iteration=i - 1, status="root" if not i else "accepted")
-    store.emit("run", id=store.id, root=harnesses[0].hash, best_node=best.hash)
+        store.emit(
+            "node",
+            id=harness.hash,
+            parent_id=harnesses[0].hash if i else None,
+            iteration=i - 1,
+            status="root" if not i else "accepted",
+        )
+    store.update_info(root=harnesses[0].hash, best_node=best.hash)
     return store
 
 
 def variants(n: int) -> list[Harness]:
     base = Harness.load(HARNESS)
-    return [Harness({**base.components, "prompts/system.md.j2": base.components["prompts/system.md.j2"] + "\n" * k}) for k in range(n)]
+    return [
+        Harness({**base.components, "prompts/system.md.j2": base.components["prompts/system.md.j2"] + "\n" * k})
+        for k in range(n)
+    ]
 
 
 def test_a_run_names_its_best_node_its_root_or_a_node_by_hash_prefix(tmp_path: Path):
@@ -182,11 +271,14 @@ def test_a_hash_prefix_of_two_nodes_is_refused(tmp_path: Path):
         resolve(f"{store.id}:{first.hash[0]}", tmp_path)
 
 
-@pytest.mark.parametrize("args, message", [
-    ([str(HARNESS), "nowhere"], "'nowhere' is neither a harness folder (with harness.toml) nor a run"),
-    ([str(HARNESS), str(HARNESS)], "are the same harness"),
-    ([str(HARNESS)], "compare needs at least two harnesses"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([str(HARNESS), "nowhere"], "'nowhere' is neither a harness folder (with harness.toml) nor a run"),
+        ([str(HARNESS), str(HARNESS)], "are the same harness"),
+        ([str(HARNESS)], "compare needs at least two harnesses"),
+    ],
+)
 def test_harnesses_that_cannot_be_compared_are_refused_in_one_line(world, args, message):
     result = compare(world, *args)
     assert isinstance(result.exception, UserError) and message in str(result.exception)
@@ -204,18 +296,86 @@ def test_zero_trials_and_a_split_without_tasks_are_refused_before_a_run_folder_i
     assert not world["runs"].exists() or not any(world["runs"].iterdir())
 
 
+@pytest.mark.docker
+def test_compare_takes_its_settings_from_a_config_file_and_its_options_override_it(world, tmp_path: Path):
+    config = RunConfig(tasks=world["suite"], split="train", executor={"trials": 2})
+    config.models.solver.model = world["model"]
+    config.save(tmp_path / "compare.toml")
+
+    def compare_with(*options: str) -> dict:
+        args = ["compare", str(world["weak"]), str(HARNESS), "--config", str(tmp_path / "compare.toml"), *options]
+        result = CliRunner().invoke(app, [*args, "--runs", str(world["runs"]), "--json"])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    facts = compare_with()
+    assert (facts["split"], facts["trials"]) == ("train", 2), "the file's split and trials"
+    assert [(h["pass_at_1"]["passed"], h["pass_at_1"]["n"]) for h in facts["harnesses"]] == [(0, 2), (2, 2)], (
+        "the file's solver"
+    )
+    again = compare_with("--trials", "1")
+    assert again["trials"] == 1 and [(h["reused"], h["paid"]) for h in again["harnesses"]] == [(1, 0), (1, 0)]
+
+
 def test_on_a_large_suite_only_the_tasks_that_differ_are_listed_with_a_count_of_the_rest():
     def harness(letter: str, passed: int) -> dict:
-        return {"letter": letter, "spec": f"h{letter}", "hash": letter * 12, "infra": 0, "paid": 138, "reused": 0,
-                "pass_at_1": {"passed": passed, "n": 138, "low": 0.0, "high": 0.1}}
+        return {
+            "letter": letter,
+            "spec": f"h{letter}",
+            "hash": letter * 12,
+            "infra": 0,
+            "paid": 138,
+            "reused": 0,
+            "pass_at_1": {"passed": passed, "n": 138, "score": passed / 138, "low": 0.0, "high": 0.1},
+        }
 
-    per_task = [{"task_id": "sqlite-join", "category": "sqlite", "differs": True, "cells": [{"passed": 0, "scored": 1}, {"passed": 1, "scored": 1}]},
-                {"task_id": "git-tag", "category": "git", "differs": False, "cells": [{"passed": 0, "scored": 1}, {"passed": 0, "scored": 0}]}]
-    per_task += [{"task_id": f"task-{k:03d}", "category": "files", "differs": False,
-                  "cells": [{"passed": 0, "scored": 1}, {"passed": 0, "scored": 1}]} for k in range(136)]
-    facts = {"harnesses": [harness("A", 0), harness("B", 1)], "tasks": 138, "split": "dev", "trials": 1, "per_task": per_task,
-             "comparisons": [{"verdict": "no measurable difference", "significant": False, "diff": 0.007, "b_better": 1, "a_better": 0,
-                              "n": 137, "tasks": 137}], "folder": "runs/compare-1"}
+    per_task = [
+        {
+            "task_id": "sqlite-join",
+            "category": "sqlite",
+            "differs": True,
+            "cells": [{"passed": 0, "scored": 1}, {"passed": 1, "scored": 1}],
+        },
+        {
+            "task_id": "git-tag",
+            "category": "git",
+            "differs": False,
+            "cells": [{"passed": 0, "scored": 1}, {"passed": 0, "scored": 0}],
+        },
+    ]
+    per_task += [
+        {
+            "task_id": f"task-{k:03d}",
+            "category": "files",
+            "differs": False,
+            "cells": [{"passed": 0, "scored": 1}, {"passed": 0, "scored": 1}],
+        }
+        for k in range(136)
+    ]
+    facts = CompareFacts.model_validate(
+        {
+            "run": "compare-1",
+            "harnesses": [harness("A", 0), harness("B", 1)],
+            "tasks": 138,
+            "split": "dev",
+            "trials": 1,
+            "per_task": per_task,
+            "comparisons": [
+                {
+                    "verdict": "no measurable difference",
+                    "significant": False,
+                    "diff": 0.007,
+                    "b_better": 1,
+                    "a_better": 0,
+                    "n": 137,
+                    "tasks": 137,
+                    "a": "A",
+                    "b": "B",
+                }
+            ],
+            "folder": "runs/compare-1",
+        }
+    )
 
     def shown(every_task: bool) -> str:
         screen = Console(width=160, record=True, file=io.StringIO())
@@ -225,5 +385,8 @@ def test_on_a_large_suite_only_the_tasks_that_differ_are_listed_with_a_count_of_
     few = shown(every_task=False)
     assert "sqlite-join" in few and "git-tag" in few, "a task some harness did not score is listed"
     assert "task-0" not in few
-    assert "136 of 137 tasks score the same on every harness (not listed; --all lists every task, --json gives every row)" in few
+    assert (
+        "136 of 137 tasks score the same on every harness (not listed; --all lists every task, --json gives every row)"
+        in few
+    )
     assert all(f"task-{k:03d}" in shown(every_task=True) for k in range(136))

@@ -7,22 +7,25 @@ import re
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
 
+from harness_evo import world
 from harness_evo.agent.actions import programs
 from harness_evo.agent.trajectory import Step, Trajectory
 from harness_evo.config import RunConfig
 from harness_evo.evolve import session
-from harness_evo.failures.conditioning import gauge
+from harness_evo.failures.gauge import gauge
 from harness_evo.llm import scripted
 from harness_evo.store import Edit, EditStatus, RunStore
+from harness_evo.store.gauge import NodeGauge
 
 DEFAULT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
 
 CATEGORIES = {"sales": "csv", "stock": "csv", "events": "json", "users": "json", "errors": "logs", "visits": "logs"}
-READS = {"csv": ("python3 -c 'import csv' {task}.csv", "head -3 /app/{task}.out"),
-         "json": ("jq '.[] | .id' {task}.json", "jq . /app/{task}.out"),
-         "logs": ("grep -c ERROR {task}.log", "tail -3 /app/{task}.out")}
+READS = {
+    "csv": ("python3 -c 'import csv' {task}.csv", "head -3 /app/{task}.out"),
+    "json": ("jq '.[] | .id' {task}.json", "jq . /app/{task}.out"),
+    "logs": ("grep -c ERROR {task}.log", "tail -3 /app/{task}.out"),
+}
 
 
 def rollout(task_id: str, trial: int, *commands: str) -> Trajectory:
@@ -31,14 +34,16 @@ def rollout(task_id: str, trial: int, *commands: str) -> Trajectory:
 
 
 def test_programs_are_read_past_operators_keywords_and_redirections():
-    assert programs("cd /app && python3 -c \"import x; print(1)\" | head -3") == ["cd", "python3", "head"]
+    assert programs('cd /app && python3 -c "import x; print(1)" | head -3') == ["cd", "python3", "head"]
     assert programs("for f in *.csv; do wc -l $f; done > out.txt 2>&1") == ["wc"]
     assert programs("sudo /usr/bin/sqlite3 db 'select 1' < q.sql") == ["sqlite3"]
     assert programs("cat > a.py <<EOF\nimport os\nprint(1)\nEOF\npython3 a.py") == ["cat", "python3"]
 
 
 def test_an_agent_that_runs_the_same_commands_on_every_task_scores_chance():
-    same = [rollout(task, trial, "ls /app", "lure --all", "echo TASK_DONE") for task in CATEGORIES for trial in range(3)]
+    same = [
+        rollout(task, trial, "ls /app", "lure --all", "echo TASK_DONE") for task in CATEGORIES for trial in range(3)
+    ]
 
     found = gauge(same, CATEGORIES)
 
@@ -48,8 +53,11 @@ def test_an_agent_that_runs_the_same_commands_on_every_task_scores_chance():
 
 
 def test_an_agent_that_reads_the_task_scores_high():
-    reading = [rollout(task, trial, *(command.format(task=task) for command in READS[category]), "echo TASK_DONE")
-               for task, category in CATEGORIES.items() for trial in range(3)]
+    reading = [
+        rollout(task, trial, *(command.format(task=task) for command in READS[category]), "echo TASK_DONE")
+        for task, category in CATEGORIES.items()
+        for trial in range(3)
+    ]
 
     found = gauge(reading, CATEGORIES)
 
@@ -69,12 +77,20 @@ def test_only_tasks_with_two_rollouts_count_and_one_category_has_no_dependence()
 # End to end: the lure. A tool that does the task from a file every task's sandbox has; once the harness lists it, the
 # scripted agent runs it on every task and nothing else, and passes them all.
 
-LURE_TASKS = {"vault": ("hidden", "train"), "safe": ("hidden", "train"), "sun": ("text", "train"), "seven": ("numbers", "train"),
-              "star": ("text", "dev"), "eight": ("numbers", "dev")}
+LURE_TASKS = {
+    "vault": ("hidden", "train"),
+    "safe": ("hidden", "train"),
+    "sun": ("text", "train"),
+    "seven": ("numbers", "train"),
+    "star": ("text", "dev"),
+    "eight": ("numbers", "dev"),
+}
 NUMBERS = {"seven": 7, "eight": 8}
 TOOL_TOML = 'description = "autosolve: does the task for you."\ncommand = "sh $TOOL_DIR/autosolve.sh"\n'
-TOOL_SCRIPT = ('if [ "$1" = "--help" ]; then echo "usage: autosolve (does the task written in /app/TASK)"; exit 0; fi\n'
-               'read path word < /app/TASK\nprintf "%s\\n" "$word" > "$path"\ncat "$path"\n')
+TOOL_SCRIPT = (
+    'if [ "$1" = "--help" ]; then echo "usage: autosolve (does the task written in /app/TASK)"; exit 0; fi\n'
+    'read path word < /app/TASK\nprintf "%s\\n" "$word" > "$path"\ncat "$path"\n'
+)
 LURE_LINE = re.compile(r"Write the (word|number) (\S+) into (/\S+)\.")
 
 
@@ -83,19 +99,29 @@ def lure_suite(root: Path) -> Path:
         folder = root / name
         (folder / "environment").mkdir(parents=True)
         (folder / "tests").mkdir()
-        (folder / "task.toml").write_text(f'[metadata]\ncategory = "{category}"\ndifficulty = "easy"\n[agent]\ntimeout_sec = 60\n'
-                                          "[verifier]\ntimeout_sec = 30\n")
+        (folder / "task.toml").write_text(
+            f'[metadata]\ncategory = "{category}"\ndifficulty = "easy"\n[agent]\ntimeout_sec = 60\n'
+            "[verifier]\ntimeout_sec = 30\n"
+        )
         answer = f"secret-{name}" if category == "hidden" else str(NUMBERS.get(name, name))
         path = "/app/answer.txt" if category == "hidden" else f"/app/{name}.txt"
-        instruction = {"hidden": "Write the word kept in /app/secret into /app/answer.txt.",
-                       "text": f"Write the word {name} into {path}.", "numbers": f"Write the number {answer} into {path}."}[category]
+        instruction = {
+            "hidden": "Write the word kept in /app/secret into /app/answer.txt.",
+            "text": f"Write the word {name} into {path}.",
+            "numbers": f"Write the number {answer} into {path}.",
+        }[category]
         (folder / "instruction.md").write_text(instruction + "\n")
         (folder / "environment" / "Dockerfile").write_text(
-            f"FROM python:3.11-slim-bookworm\nWORKDIR /app\nRUN echo '{path} {answer}' > /app/TASK && echo {answer} > /app/secret\n")
-        (folder / "tests" / "test.sh").write_text(f'#!/bin/bash\nif [ "$(cat {path} 2>/dev/null)" = "{answer}" ]; then echo 1 > '
-                                                  "/logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n")
+            f"FROM python:3.11-slim-bookworm\nWORKDIR /app\nRUN echo '{path} {answer}' > /app/TASK && echo {answer} > /app/secret\n"
+        )
+        (folder / "tests" / "test.sh").write_text(
+            f'#!/bin/bash\nif [ "$(cat {path} 2>/dev/null)" = "{answer}" ]; then echo 1 > '
+            "/logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n"
+        )
     splits = {split: [name for name, (_, each) in LURE_TASKS.items() if each == split] for split in ("train", "dev")}
-    (root / "suite.toml").write_text(f"[splits]\ntrain = {json.dumps(splits['train'])}\ndev = {json.dumps(splits['dev'])}\ntest = []\n")
+    (root / "suite.toml").write_text(
+        f"[splits]\ntrain = {json.dumps(splits['train'])}\ndev = {json.dumps(splits['dev'])}\ntest = []\n"
+    )
     return root
 
 
@@ -110,13 +136,20 @@ def lured(messages: list[dict]) -> str:
     if found is None:
         return world.bash("ls /app")
     kind, value, path = found.groups()
-    return world.bash(f"printf '%s\\n' {value} > {path}" if kind == "word" else f"seq {value} {value} > {path} && wc -l {path}")
+    return world.bash(
+        f"printf '%s\\n' {value} > {path}" if kind == "word" else f"seq {value} {value} > {path} && wc -l {path}"
+    )
 
 
 def lure_proposer(messages: list[dict]) -> str:
-    edit = {"rationale": "a tool that finishes tasks", "prediction": "hidden words are found",
-            "ops": [{"op": "write", "path": "tools/autosolve/tool.toml", "text": TOOL_TOML},
-                    {"op": "write", "path": "tools/autosolve/autosolve.sh", "text": TOOL_SCRIPT}]}
+    edit = {
+        "rationale": "a tool that finishes tasks",
+        "prediction": "hidden words are found",
+        "ops": [
+            {"op": "write", "path": "tools/autosolve/tool.toml", "text": TOOL_TOML},
+            {"op": "write", "path": "tools/autosolve/autosolve.sh", "text": TOOL_SCRIPT},
+        ],
+    }
     return json.dumps({"edits": [edit]})
 
 
@@ -149,16 +182,18 @@ def test_the_lure_is_accepted_with_a_warning_in_the_ledger_and_the_views(cli, tm
 
     [edit] = store.records(Edit)
     assert edit.status is EditStatus.ACCEPTED and edit.gate.fixed == 6 and edit.gate.broken == 0, edit.gate
-    assert edit.gate.warning.startswith("the agent reads the task less: task identifiability 0.70 -> 0.18 (chance 0.18)")
+    assert edit.gate.warning.startswith(
+        "the agent reads the task less: task identifiability 0.70 -> 0.18 (chance 0.18)"
+    )
     assert "category dependence" in edit.gate.warning and "no significant gain on dev" in edit.gate.warning
     assert "; warning: the agent reads the task less" in edit.gate.reason
-    assert [row["edit"] for row in summary["conditioning"]["reads_less"]] == [edit.id]
+    assert [row.edit for row in summary.conditioning.reads_less] == [edit.id]
     shown = plain(cli("edits", store.folder, edit.id).output)
     assert "warning: the agent reads the task less" in shown, shown
     tree = plain(cli("tree", store.folder).output)
     assert "⚠ reads the task less (task identifiability 0.70 -> 0.18" in tree and "reads id " in tree, tree
-    child = store.get("conditioning", f"{edit.child_id}/train")
-    assert child["template"]["value"] == 1.0 and child["dependence"]["value"] < 0.05
+    child = store.record(NodeGauge, f"{edit.child_id}/train")
+    assert child.template.value == 1.0 and child.dependence.value < 0.05
     show = plain(cli("show", store.folder).output)
     assert f"⚠ edit {edit.id} (accepted): the agent reads the task less" in show and "reads the task" in show, show
 
@@ -170,8 +205,10 @@ def test_with_refuse_the_lure_is_rejected_with_the_reason(cli, tmp_path: Path):
 
     [edit] = store.records(Edit)
     assert edit.status is EditStatus.REJECTED_EMPIRICAL and edit.gate.accepted is False
-    assert edit.gate.reason.startswith("refused: the agent reads the task less: task identifiability 0.70 -> 0.18 (chance 0.18)")
+    assert edit.gate.reason.startswith(
+        "refused: the agent reads the task less: task identifiability 0.70 -> 0.18 (chance 0.18)"
+    )
     assert "(the gate alone: 6 fixed vs 0 broken" in edit.gate.reason
-    assert summary["best_node"] == summary["root"] and summary["nodes"] == 1
+    assert summary.best_node == summary.root and summary.nodes == 1
     assert "refused: the agent reads the task less" in plain(cli("edits", store.folder, edit.id).output)
     assert "1 rejected (1 by gate)" in plain(cli("tree", store.folder).output)

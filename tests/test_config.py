@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from harness_evo.cli import main
 from harness_evo.config import RunConfig
 from harness_evo.store import RunStore
 
@@ -47,16 +46,6 @@ def eval_run(tmp_path: Path, cli, only_run):
     return run
 
 
-def one_line_error(monkeypatch, capsys, *argv: str) -> str:
-    """Run the command as the `harness-evo` entry point does; the error it printed, which must be one line."""
-    monkeypatch.setattr("sys.argv", ["harness-evo", *argv])
-    with pytest.raises(SystemExit) as exit_:
-        main()
-    error = capsys.readouterr().err.strip()
-    assert exit_.value.code == 2 and "\n" not in error and "Traceback" not in error
-    return error
-
-
 def test_eval_runs_as_its_config_file_says_when_no_option_is_given(tmp_path: Path, eval_run):
     settings = dict(harness=str(HARNESS), tasks=str(local_only_suite(tmp_path)), split="train", agent="oracle",
                     sandbox={"backend": "local"}, executor={"trials": 2})
@@ -81,10 +70,10 @@ def test_an_option_given_on_the_command_line_wins_over_the_config_file(tmp_path:
     assert [row["passed"] for row in store.rows("rollouts")] == [1]
 
 
-def test_a_dollar_cap_on_a_misspelt_role_is_refused_in_one_line_that_names_the_roles(tmp_path: Path, monkeypatch, capsys):
+def test_a_dollar_cap_on_a_misspelt_role_is_refused_in_one_line_that_names_the_roles(tmp_path: Path, one_line_error):
     path = config_file(tmp_path, "[budget.max_dollars]\npropser = 2.0\n")
 
-    error = one_line_error(monkeypatch, capsys, "evolve", "--config", str(path), "--runs", str(tmp_path / "runs"))
+    error = one_line_error("evolve", "--config", str(path), "--runs", str(tmp_path / "runs"))
 
     assert f"{path}: budget.max_dollars: 'propser' is not a role; the roles are solver, analyzer, proposer, critic" in error
     assert not (tmp_path / "runs").exists()
@@ -100,18 +89,18 @@ def test_a_dollar_cap_on_a_misspelt_role_is_refused_in_one_line_that_names_the_r
      'models.critic.params: api_key holds a secret, which every run would copy into the config.toml of its folder; set it in an '
      'environment variable and write api_key = "env:VARIABLE"'),
 ])
-def test_a_setting_out_of_its_bounds_is_one_line_naming_the_field_and_the_file(tmp_path: Path, monkeypatch, capsys,
-                                                                               text: str, field: str):
+def test_a_setting_out_of_its_bounds_is_one_line_naming_the_field_and_the_file(tmp_path: Path, text: str, field: str,
+                                                                               one_line_error):
     path = config_file(tmp_path, text)
 
-    error = one_line_error(monkeypatch, capsys, "eval", "--config", str(path), "--runs", str(tmp_path / "runs"))
+    error = one_line_error("eval", "--config", str(path), "--runs", str(tmp_path / "runs"))
 
     assert f"{path}: {field}" in error
     assert not (tmp_path / "runs").exists()
 
 
-def test_an_option_out_of_its_bounds_is_one_line_naming_the_field(tmp_path: Path, monkeypatch, capsys):
-    error = one_line_error(monkeypatch, capsys, "eval", "--sandbox", "dockr", "--runs", str(tmp_path / "runs"))
+def test_an_option_out_of_its_bounds_is_one_line_naming_the_field(tmp_path: Path, one_line_error):
+    error = one_line_error("eval", "--sandbox", "dockr", "--runs", str(tmp_path / "runs"))
 
     assert "sandbox.backend: Input should be 'docker' or 'local'" in error
 
@@ -121,17 +110,18 @@ def test_an_option_out_of_its_bounds_is_one_line_naming_the_field(tmp_path: Path
     (["--executor", "ray", "--agent", "oracle", "--sandbox", "local"], 'set sandbox.backend = "docker"'),
     (["--executor", "ray", "--agent", "oracle", "--ray-address", "head.example"], "executor.address: 'head.example' is no Ray address"),
     (["--executor", "slurm"], "executor.backend: Input should be 'local' or 'ray'"),
+    (["--executor", "ray", "--agent", "oracle", "--ray-address", "127.0.0.1:1"], "cannot reach the Ray cluster at 127.0.0.1:1"),
 ])
-def test_a_ray_executor_that_could_not_run_the_rollouts_is_one_line_before_any_work(tmp_path: Path, monkeypatch, capsys,
-                                                                                   argv: list[str], says: str):
-    error = one_line_error(monkeypatch, capsys, "eval", *argv, "--runs", str(tmp_path / "runs"))
+def test_a_ray_executor_that_could_not_run_the_rollouts_is_one_line_before_any_work(tmp_path: Path, argv: list[str], says: str,
+                                                                                   one_line_error):
+    error = one_line_error("eval", *argv, "--runs", str(tmp_path / "runs"))
 
     assert says in error
     assert not (tmp_path / "runs").exists()
 
 
 def test_resuming_a_run_whose_task_suite_changed_is_refused_unless_allowed_and_then_the_new_suite_is_the_runs(
-        tmp_path: Path, monkeypatch, capsys):
+        tmp_path: Path, one_line_error):
     from harness_evo.evolve import session
 
     suite = local_only_suite(tmp_path)
@@ -139,7 +129,7 @@ def test_resuming_a_run_whose_task_suite_changed_is_refused_unless_allowed_and_t
     events = len(list(store.events()))
     (suite / "note" / "instruction.md").write_text("Write the word noted into /app/notes.txt.\n")
 
-    error = one_line_error(monkeypatch, capsys, "resume", store.id, "--runs", str(tmp_path / "runs"))
+    error = one_line_error("resume", store.id, "--runs", str(tmp_path / "runs"))
 
     assert f"the task suite {suite} changed since run {store.id} started (changed: note)" in error
     assert "--allow-changed-suite" in error and len(list(store.events())) == events, "a refused resume records nothing"

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
 
+from harness_evo import world
 from harness_evo.evolve import session
 from harness_evo.sandbox.docker import connect, prune
 from harness_evo.sandbox.images import LABEL
@@ -43,8 +43,13 @@ def reference(tmp_path_factory) -> RunStore:
 def killed_at(moment: str, runs: Path, cache: Path) -> RunStore:
     """A new run continued in another process until `moment`, where it is killed with SIGKILL."""
     store = session.start(config(), runs)
-    process = subprocess.Popen([sys.executable, world.__file__, str(store.folder), moment], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, text=True, env=os.environ | {"HARNESS_EVO_CACHE": str(cache)})
+    process = subprocess.Popen(
+        [sys.executable, "-m", world.__name__, str(store.folder), moment],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=os.environ | {"HARNESS_EVO_CACHE": str(cache)},
+    )
     try:
         reached = any(line.strip() == "KILL-ME" for line in process.stdout)  # stops reading at the first
     finally:
@@ -59,17 +64,20 @@ def assert_same_run(store: RunStore, reference: RunStore) -> None:
     """`store` finished as the uninterrupted `reference` did, each rollout and model call paid once."""
     assert store.db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     facts = world.facts(store)
-    assert facts["status"] == "finished" and len(facts["nodes"]) == 2 and facts["best node"] != store.info["root"]
+    assert facts["status"] == "finished" and len(facts["nodes"]) == 2 and facts["best node"] != store.info.root
     assert any(edit[1] == "accepted" for edit in facts["edits"])
-    assert world.differences(store, reference) == {}, "the resumed run decided or paid otherwise than the uninterrupted one"
+    assert world.differences(store, reference) == {}, (
+        "the resumed run decided or paid otherwise than the uninterrupted one"
+    )
     assert world.repeats(store) == 0, "a finished rollout was run again"
 
 
 @pytest.mark.parametrize("moment", world.MOMENTS)
-def test_a_run_killed_at_any_moment_resumes_to_the_uninterrupted_run_paying_nothing_twice(moment: str, reference: RunStore,
-                                                                                           tmp_path: Path, monkeypatch, cli):
+def test_a_run_killed_at_any_moment_resumes_to_the_uninterrupted_run_paying_nothing_twice(
+    moment: str, reference: RunStore, tmp_path: Path, monkeypatch, cli
+):
     store = killed_at(moment, tmp_path / "runs", tmp_path / "cache")
-    assert store.info["status"] == "running", "killed: nobody marked the run"
+    assert store.info.status == "running", "killed: nobody marked the run"
     assert 0 < len(store.rows("rollouts")) <= len(reference.rows("rollouts"))
 
     monkeypatch.setenv("HARNESS_EVO_CACHE", str(tmp_path / "cache"))
@@ -85,16 +93,22 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A folder on a tmpfs of 32 MB of its own (skipped where mounting one is not permitted)."""
     folder = tmp_path / "disk"
     folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", str(folder)], capture_output=True, text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", str(folder)], capture_output=True, text=True
+    )
     if mounted.returncode:
-        pytest.skip(f"cannot mount a tmpfs here ({mounted.stderr.strip() or mounted.returncode}); the disk-full test needs root")
+        pytest.skip(
+            f"cannot mount a tmpfs here ({mounted.stderr.strip() or mounted.returncode}); the disk-full test needs root"
+        )
     yield folder
     subprocess.run(["umount", "--lazy", str(folder)], check=True)
 
 
 def world_cli(*args, env: dict[str, str]) -> subprocess.CompletedProcess:
     """`harness-evo ARGS` with the world's scripted models, in a new process."""
-    return subprocess.run([sys.executable, world.__file__, "cli", *map(str, args)], capture_output=True, text=True, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", world.__name__, "cli", *map(str, args)], capture_output=True, text=True, env=env
+    )
 
 
 FILL_AFTER = 12
@@ -102,19 +116,30 @@ FILL_AFTER = 12
 
 
 def test_a_disk_that_fills_mid_run_stops_it_with_one_line_and_resume_finishes_it_once_space_is_freed(
-        reference: RunStore, small_disk: Path, tmp_path: Path):
+    reference: RunStore, small_disk: Path, tmp_path: Path
+):
     config_file = tmp_path / "evolve.toml"
     config().save(config_file)
     runs, ballast = small_disk / "runs", small_disk / "ballast"
     env = os.environ | {"HARNESS_EVO_CACHE": str(tmp_path / "cache")}
 
-    full = world_cli("evolve", "--config", config_file, "--runs", runs, "--quiet", env=env | {"WORLD_FILL_DISK": f"{FILL_AFTER}:{ballast}"})
+    full = world_cli(
+        "evolve",
+        "--config",
+        config_file,
+        "--runs",
+        runs,
+        "--quiet",
+        env=env | {"WORLD_FILL_DISK": f"{FILL_AFTER}:{ballast}"},
+    )
 
     [folder] = runs.iterdir()
     prune(connect(), **{f"{LABEL}.run": folder.name})
     assert full.returncode == 2, full.stderr
     lines = full.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error:") and f"harness-evo resume {folder.name}" in lines[0], full.stderr
+    assert len(lines) == 1 and lines[0].startswith("error:") and f"harness-evo resume {folder.name}" in lines[0], (
+        full.stderr
+    )
     assert "space" in lines[0] or "full" in lines[0], lines[0]
     with sqlite3.connect(f"file:{folder / 'run.db'}?mode=ro", uri=True) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from harness_evo import world
 from harness_evo.config import ModelsConfig, RoleModel, RunConfig, SandboxConfig, SearchConfig
 from harness_evo.evolve.critic import Critic
 from harness_evo.evolve.leakage import LeakIndex
@@ -13,9 +14,8 @@ from harness_evo.harness import Delete, Edit, Harness, Replace, Write
 from harness_evo.llm import LLM, scripted
 from harness_evo.taskset import Task, load_suite
 
-FIXTURES = Path(__file__).parent / "fixtures"
-HARNESS = Harness.load(FIXTURES / "wrong-folder-harness")
-TRAIN = load_suite(FIXTURES / "evolve-tasks").split("train")
+HARNESS = Harness.load(world.HARNESS)
+TRAIN = load_suite(world.TASKS).split("train")
 DEFECT = "Save every file you create under /tmp/work/ (the shared output folder)."
 PATTERN = Target(id="P1", support=2, description="saves its output files in a folder other than the working directory")
 

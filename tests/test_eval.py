@@ -10,14 +10,14 @@ from pathlib import Path
 
 import docker
 import pytest
-from fixtures import reporting
 from rich.console import Console
 from scipy.stats import binomtest
 
 from harness_evo.agent.evaluate import evaluate
+from harness_evo.agent.session import session
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.config import RunConfig
-from harness_evo.llm import LLM, scripted
+from harness_evo.llm import scripted
 from harness_evo.store import RunStore
 from harness_evo.views.evaluation import eval_table
 
@@ -33,14 +33,16 @@ def bash(command: str) -> str:
     return f"```bash\n{command}\n```"
 
 
-def run_eval(tmp_path: Path, replies, split: str = "train", tasks: Path = FIXTURES, harness: Path = HARNESS, **overrides) -> RunStore:
+def run_eval(
+    tmp_path: Path, replies, split: str = "train", tasks: Path = FIXTURES, harness: Path = HARNESS, **overrides
+) -> RunStore:
     name = f"test-{time.monotonic_ns()}"
     scripted.register(name, replies)
     config = RunConfig(harness=harness, tasks=tasks, split=split, **overrides)
     config.models.solver.model = f"scripted/{name}"
     store = RunStore.create(tmp_path, "eval")
-    with LLM(config.models, store=store) as llm:
-        evaluate(config, store, llm=llm)
+    with session(store, config) as run:
+        evaluate(run)
     return store
 
 
@@ -53,7 +55,11 @@ def greeting_suite(tmp_path: Path) -> Path:
 
 
 def test_scripted_model_solves_a_task_through_the_default_harness(tmp_path: Path):
-    replies = [bash("ls"), bash("echo 'hello harness' > /app/greeting.txt"), bash("cat /app/greeting.txt && echo TASK_DONE")]
+    replies = [
+        bash("ls"),
+        bash("echo 'hello harness' > /app/greeting.txt"),
+        bash("cat /app/greeting.txt && echo TASK_DONE"),
+    ]
     store = run_eval(tmp_path, replies, tasks=greeting_suite(tmp_path))
     [row] = store.rows("rollouts")
     assert row["passed"] and row["reward"] == 1.0 and row["exit_reason"] == "done" and row["steps"] == 3
@@ -63,7 +69,7 @@ def test_scripted_model_solves_a_task_through_the_default_harness(tmp_path: Path
     assert trajectory.steps[2].finished
     assert len(store.rows("llm_calls")) == 3
     assert (store.folder / "harnesses" / row["harness_hash"] / "harness.toml").is_file()
-    assert store.info["status"] == "finished" and store.info["summary"]["pass_at_1"] == 1.0
+    assert store.info.status == "finished" and store.info.summary.pass_at_1 == 1.0
 
 
 def test_eval_gives_pass_at_1_with_its_n_and_wilson_interval(tmp_path: Path):
@@ -71,19 +77,24 @@ def test_eval_gives_pass_at_1_with_its_n_and_wilson_interval(tmp_path: Path):
     write, done = bash("echo 'hello harness' > /app/greeting.txt"), bash("echo TASK_DONE")
     name = f"test-interval-{time.monotonic_ns()}"
     scripted.register(name, [write, done, done, write, done])
-    config = RunConfig(harness=HARNESS, tasks=greeting_suite(tmp_path), split="train", executor={"trials": 3, "workers": 1})
+    config = RunConfig(
+        harness=HARNESS, tasks=greeting_suite(tmp_path), split="train", executor={"trials": 3, "workers": 1}
+    )
     config.models.solver.model = f"scripted/{name}"
     store = RunStore.create(tmp_path, "eval")
-    with LLM(config.models, store=store) as llm:
-        result = evaluate(config, store, llm=llm)
+    with session(store, config) as run:
+        result = evaluate(run)
     wilson = binomtest(2, 3).proportion_ci(confidence_level=0.95, method="wilson")
-    summary = store.info["summary"]
-    assert (summary["pass_at_1"], summary["passed"], summary["n"]) == (pytest.approx(2 / 3), 2, 3)
-    assert (summary["low"], summary["high"]) == (pytest.approx(wilson.low), pytest.approx(wilson.high))
+    summary = store.info.summary
+    assert (summary.pass_at_1, summary.passed, summary.n) == (pytest.approx(2 / 3), 2, 3)
+    assert (summary.low, summary.high) == (pytest.approx(wilson.low), pytest.approx(wilson.high))
     console = Console(record=True, width=400, color_system=None, file=io.StringIO())
     console.print(eval_table(result, time.time()))
     screen = console.export_text()
-    assert f"pass@1 67% [{wilson.low:.0%}, {wilson.high:.0%}] (n=3) over scored rollouts" in screen and "[21%, 94%]" in screen
+    assert (
+        f"pass@1 67% [{wilson.low:.0%}, {wilson.high:.0%}] (n=3) over scored rollouts" in screen
+        and "[21%, 94%]" in screen
+    )
     assert "2/3" in next(line for line in screen.splitlines() if "greeting" in line)
 
 
@@ -98,8 +109,9 @@ def test_skills_a_task_brings_are_listed_beside_the_harnesss_and_readable_in_the
     suite = greeting_suite(tmp_path)
     skill = suite / "greeting" / "environment" / "skills" / "greeting-style"
     skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: greeting-style\ndescription: How greetings are written here.\n---\n"
-                                    "Write exactly: hello harness\n")
+    (skill / "SKILL.md").write_text(
+        "---\nname: greeting-style\ndescription: How greetings are written here.\n---\nWrite exactly: hello harness\n"
+    )
 
     def solver(messages: list[dict]) -> str:
         listed = [line for line in messages[0]["content"].splitlines() if "greeting-style" in line]
@@ -110,7 +122,9 @@ def test_skills_a_task_brings_are_listed_beside_the_harnesss_and_readable_in_the
 
     store = run_eval(tmp_path, solver, tasks=suite)
     trajectory = Trajectory.model_validate(store.read_json(store.rows("rollouts")[0]["trajectory"]))
-    assert "python-instead-of-missing-tools" in trajectory.messages[0]["content"]  # the harness's own skill is still there
+    assert (
+        "python-instead-of-missing-tools" in trajectory.messages[0]["content"]
+    )  # the harness's own skill is still there
     assert "Write exactly: hello harness" in trajectory.steps[0].output
 
 
@@ -118,16 +132,22 @@ def test_skills_a_task_brings_are_listed_beside_the_harnesss_and_readable_in_the
 def test_claude_skill_dir_in_a_skill_is_the_folder_the_skill_is_installed_in(brought_by: str, tmp_path: Path):
     suite = greeting_suite(tmp_path)
     harness = shutil.copytree(HARNESS, tmp_path / "harness")
-    skill = (harness / "skills" if brought_by == "harness" else suite / "greeting" / "environment" / "skills") / "greeter"
+    skill = (
+        harness / "skills" if brought_by == "harness" else suite / "greeting" / "environment" / "skills"
+    ) / "greeter"
     (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: greeter\ndescription: Writes the greeting.\n---\n"
-                                    "Run `sh ${CLAUDE_SKILL_DIR}/scripts/greet.sh` to write it.\n")
+    (skill / "SKILL.md").write_text(
+        "---\nname: greeter\ndescription: Writes the greeting.\n---\n"
+        "Run `sh ${CLAUDE_SKILL_DIR}/scripts/greet.sh` to write it.\n"
+    )
     (skill / "scripts" / "greet.sh").write_text("echo 'hello harness' > /app/greeting.txt\n")
 
     def solver(messages: list[dict]) -> str:
         if len(messages) == 2:
             listed = next(line for line in messages[0]["content"].splitlines() if "greeter" in line)
-            return bash(f"cat {next(word.strip('():') for word in listed.split() if word.strip('():').endswith('SKILL.md'))}")
+            return bash(
+                f"cat {next(word.strip('():') for word in listed.split() if word.strip('():').endswith('SKILL.md'))}"
+            )
         command = messages[-1]["content"].split("Run `", 1)[1].split("`", 1)[0]
         return bash(f"{command} && echo TASK_DONE")
 
@@ -139,7 +159,9 @@ def test_claude_skill_dir_in_a_skill_is_the_folder_the_skill_is_installed_in(bro
 
 
 def test_an_agent_that_never_acts_fails_with_format_errors(tmp_path: Path):
-    store = run_eval(tmp_path, lambda messages: "I have completed the task successfully.", tasks=greeting_suite(tmp_path))
+    store = run_eval(
+        tmp_path, lambda messages: "I have completed the task successfully.", tasks=greeting_suite(tmp_path)
+    )
     [row] = store.rows("rollouts")
     assert (row["exit_reason"], row["reward"], row["passed"], row["format_errors"]) == ("format_errors", 0.0, False, 3)
 
@@ -154,7 +176,9 @@ def test_a_command_past_its_timeout_is_killed_and_recorded(tmp_path: Path):
     harness = shutil.copytree(HARNESS, tmp_path / "harness")
     toml = harness / "harness.toml"
     toml.write_text(toml.read_text().replace("command_timeout_s = 30", "command_timeout_s = 2"))
-    store = run_eval(tmp_path, [bash("sleep 60; echo woke"), bash("echo TASK_DONE")], tasks=greeting_suite(tmp_path), harness=harness)
+    store = run_eval(
+        tmp_path, [bash("sleep 60; echo woke"), bash("echo TASK_DONE")], tasks=greeting_suite(tmp_path), harness=harness
+    )
     trajectory = Trajectory.model_validate(store.read_json(store.rows("rollouts")[0]["trajectory"]))
     assert trajectory.steps[0].timed_out and "woke" not in trajectory.steps[0].output
     assert "timed out" in trajectory.messages[3]["content"]
@@ -168,9 +192,9 @@ def test_second_eval_of_the_same_keys_pays_nothing(tmp_path: Path):
     config = RunConfig(harness=HARNESS, tasks=suite, split="train")
     config.models.solver.model = f"scripted/{name}"
     store = RunStore.create(tmp_path, "eval")
-    with LLM(config.models, store=store) as llm:
-        evaluate(config, store, llm=llm)
-        evaluate(config, store, llm=llm)
+    with session(store, config) as run:
+        evaluate(run)
+        evaluate(run)
     assert len(store.rows("rollouts")) == 1 and scripted.calls(name) == 2
 
 
@@ -181,20 +205,31 @@ def test_infrastructure_failure_is_recorded_as_such_and_the_others_go_on(tmp_pat
     for name in ("greeting", "broken-image"):
         shutil.copytree(FIXTURES / name, suite / name)
     config.tasks = suite
-    evaluate(config, store)
+    with session(store, config) as run:
+        evaluate(run)
     rows = {row["task_id"]: row for row in store.rows("rollouts")}
     assert rows["greeting"]["passed"]
-    assert rows["broken-image"]["exit_reason"] == "infra_error" and "registry.example.invalid" in rows["broken-image"]["error"]
+    assert (
+        rows["broken-image"]["exit_reason"] == "infra_error"
+        and "registry.example.invalid" in rows["broken-image"]["error"]
+    )
 
 
 def harness_evo(*args: str, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "harness_evo.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness_evo.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
 
 
-def test_ctrl_c_during_eval_removes_every_container_and_keeps_finished_rollouts(tmp_path: Path):
-    process, reports = reporting.start("eval", "--agent", "oracle", "--tasks", FIXTURES, "--split", "train", "--workers", "2",
-                                       "--runs", tmp_path)
+def test_ctrl_c_during_eval_removes_every_container_and_keeps_finished_rollouts(tmp_path: Path, reporting):
+    process, reports = reporting.start(
+        "eval", "--agent", "oracle", "--tasks", FIXTURES, "--split", "train", "--workers", "2", "--runs", tmp_path
+    )
     with reports:
         folder = reporting.first_stored(reports, 120)  # the quick rollout, stored while the slow one runs
         assert folder, "the quick rollout never finished"
@@ -203,7 +238,7 @@ def test_ctrl_c_during_eval_removes_every_container_and_keeps_finished_rollouts(
         reporting.ctrl_c(process, within_s=30)
     [row] = db.rows("rollouts")
     assert row["task_id"] == "greeting" and row["passed"]
-    assert db.info["status"] == "stopped"
+    assert db.info.status == "stopped"
     assert docker.from_env().containers.list(all=True, filters={"label": f"{LABEL}.run={db.id}"}) == []
 
 
@@ -223,8 +258,18 @@ def test_eval_runs_on_the_embedded_model_with_no_configuration_at_all(tmp_path: 
     toml = harness / "harness.toml"
     toml.write_text(toml.read_text().replace("step_limit = 12", "step_limit = 3"))
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    process = harness_evo("eval", "--harness", str(harness), "--tasks", str(greeting_suite(tmp_path)), "--split", "train",
-                          "--runs", str(tmp_path / "runs"), env=env)
+    process = harness_evo(
+        "eval",
+        "--harness",
+        str(harness),
+        "--tasks",
+        str(greeting_suite(tmp_path)),
+        "--split",
+        "train",
+        "--runs",
+        str(tmp_path / "runs"),
+        env=env,
+    )
     stdout, stderr = process.communicate(timeout=900)
     assert process.returncode == 0, stderr
     assert "pass@1" in stdout

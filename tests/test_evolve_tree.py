@@ -4,16 +4,24 @@ import random
 from pathlib import Path
 
 from harness_evo.config import SearchConfig
-from harness_evo.evolve.gate import across_categories, pattern_sample, same_category
+from harness_evo.evolve.plan import across_categories, pattern_sample, same_category
 from harness_evo.evolve.target import Target
-from harness_evo.evolve.tree import UCB, Greedy, SearchTree, confirmed_best, node_selector
+from harness_evo.evolve.tree import UCB, Greedy, SearchTree, name_best, node_selector
 from harness_evo.store import Node, Rollout, RunStore
 from harness_evo.taskset import Task
 
 
 def node(id: str, parent: str | None = None, train=None, dev=None, tokens=100.0, expansions=0, created=0.0) -> Node:
-    return Node(id=id, parent_id=parent, train_score=train, dev_score=dev, tokens_per_rollout=tokens, expansions=expansions, created=created,
-                iteration=-1 if parent is None else 0)
+    return Node(
+        id=id,
+        parent_id=parent,
+        train_score=train,
+        dev_score=dev,
+        tokens_per_rollout=tokens,
+        expansions=expansions,
+        created=created,
+        iteration=-1 if parent is None else 0,
+    )
 
 
 def test_the_tree_is_rebuilt_from_the_nodes_table(tmp_path):
@@ -25,11 +33,17 @@ def test_the_tree_is_rebuilt_from_the_nodes_table(tmp_path):
     assert tree.lineage("b") == ["root", "a", "b"]
 
 
-def test_the_best_node_has_the_best_dev_score_and_ties_go_to_fewer_tokens():
-    tree = SearchTree([node("root", dev=0.5), node("long", "root", dev=0.75, tokens=900.0), node("short", "root", dev=0.75, tokens=300.0),
-                       node("unscored", "root")])
-    assert tree.best() == "short"
-    assert SearchTree([node("root")]).best() == "root", "with no dev score yet, the root"
+def test_the_highest_dev_node_has_the_best_dev_score_and_ties_go_to_fewer_tokens():
+    tree = SearchTree(
+        [
+            node("root", dev=0.5),
+            node("long", "root", dev=0.75, tokens=900.0),
+            node("short", "root", dev=0.75, tokens=300.0),
+            node("unscored", "root"),
+        ]
+    )
+    assert tree.highest_dev() == "short"
+    assert SearchTree([node("root")]).highest_dev() == "root", "with no dev score yet, the root"
 
 
 def test_ucb_expands_an_unscored_node_first_then_trades_score_for_novelty():
@@ -57,7 +71,9 @@ def test_a_child_is_gated_on_at_most_n_of_its_patterns_train_tasks_the_easiest_f
         [extra] = set(drawn) - {"b", "d", "e"}
         return extra
 
-    assert len(drawn) == 4 and {"b", "d", "e"} < set(drawn) and drawn == sorted(drawn), "the three easy ones and a medium one"
+    assert len(drawn) == 4 and {"b", "d", "e"} < set(drawn) and drawn == sorted(drawn), (
+        "the three easy ones and a medium one"
+    )
     assert {medium(pattern_sample(pattern, train, 4, random.Random(seed))) for seed in range(20)} == {"c", "f"}
     assert drawn == pattern_sample(pattern, train, 4, random.Random("0:3")), "a resumed run gates on the same tasks"
     assert pattern_sample(pattern, train, 10, random.Random(1)) == list("abcdef")
@@ -68,9 +84,13 @@ def test_a_task_no_rollout_ever_passed_is_left_out_of_the_gate_unless_the_patter
     train = [Task(id=name, folder=Path(name), instruction="", difficulty=level) for name, level in difficulty.items()]
     pattern = Target(description="", task_ids=list(difficulty))
 
-    assert pattern_sample(pattern, train, 2, random.Random(0), unsolved={"a", "b"}) == ["c", "d"], "solvable ones, even harder"
+    assert pattern_sample(pattern, train, 2, random.Random(0), unsolved={"a", "b"}) == ["c", "d"], (
+        "solvable ones, even harder"
+    )
     assert pattern_sample(pattern, train, 4, random.Random(0), unsolved={"b"}) == ["a", "c", "d"]
-    assert pattern_sample(pattern, train, 4, random.Random(0), unsolved=set(difficulty)) in (["a"], ["b"]), "one easy one is kept"
+    assert pattern_sample(pattern, train, 4, random.Random(0), unsolved=set(difficulty)) in (["a"], ["b"]), (
+        "one easy one is kept"
+    )
 
 
 def test_the_tasks_an_edit_supplies_a_missing_program_for_are_gated_first_even_if_never_solved():
@@ -80,8 +100,15 @@ def test_the_tasks_an_edit_supplies_a_missing_program_for_are_gated_first_even_i
 
     assert pattern_sample(pattern, train, 2, random.Random(0), unsolved={"c", "d"}, targeted={"c", "d"}) == ["c", "d"]
     assert pattern_sample(pattern, train, 3, random.Random(0), targeted={"d"}) in (["a", "b", "d"],), "then the easiest"
-    assert pattern_sample(Target(description="", task_ids=["a"]), train, 3, random.Random(0), unsolved={"d"}, targeted={"a"}, related={"c", "d"}) == ["a", "c", "d"], \
-        "tasks alike the targeted ones come next, though not the pattern's"
+    assert pattern_sample(
+        Target(description="", task_ids=["a"]),
+        train,
+        3,
+        random.Random(0),
+        unsolved={"d"},
+        targeted={"a"},
+        related={"c", "d"},
+    ) == ["a", "c", "d"], "tasks alike the targeted ones come next, though not the pattern's"
 
 
 def test_a_tool_for_a_program_one_sqlite_task_missed_is_for_every_sqlite_task():
@@ -98,8 +125,12 @@ def test_the_regression_sample_spans_as_many_categories_as_it_has_tasks():
     for seed in range(20):
         drawn = across_categories(list(category), train, 3, random.Random(seed))
         assert len(drawn) == 3 and {category[task] for task in drawn} == {"sqlite", "text", "log"}, drawn
-        assert drawn == across_categories(list(category), train, 3, random.Random(seed)), "a resumed run gates on the same tasks"
-    assert len({tuple(across_categories(list(category), train, 3, random.Random(seed))) for seed in range(20)}) > 1, "still at random"
+        assert drawn == across_categories(list(category), train, 3, random.Random(seed)), (
+            "a resumed run gates on the same tasks"
+        )
+    assert len({tuple(across_categories(list(category), train, 3, random.Random(seed))) for seed in range(20)}) > 1, (
+        "still at random"
+    )
     assert across_categories(list(category), train, 10, random.Random(0)) == sorted(category)
     assert across_categories([], train, 4, random.Random(0)) == []
 
@@ -131,7 +162,7 @@ def dev_of(passes: list[int], trials: int = 1) -> dict[tuple[str, int], float]:
 def test_the_root_stays_best_when_no_node_beats_it_on_dev_by_the_paired_test():
     root = dev_of([1] * 4 + [0] * 24)
     edge = dev_of([1] * 6 + [0] * 22)
-    best = confirmed_best("root", {"root": root, "edge": edge}, {}, alpha=0.1)
+    best = name_best("root", {"root": root, "edge": edge}, {}, alpha=0.1)
     assert best.node == "root", "2 more passes in 28 pairs is no evidence"
     assert best.challenger == "edge" and best.versus_root.b_better == 2 and best.versus_root.a_better == 0
 
@@ -139,10 +170,12 @@ def test_the_root_stays_best_when_no_node_beats_it_on_dev_by_the_paired_test():
 def test_a_node_that_beats_the_root_on_dev_by_the_paired_test_is_best_and_ties_go_to_fewer_tokens():
     root = dev_of([1] * 4 + [0] * 24)
     strong = dev_of([1] * 14 + [0] * 14)
-    best = confirmed_best("root", {"root": root, "strong": strong}, {}, alpha=0.1)
+    best = name_best("root", {"root": root, "strong": strong}, {}, alpha=0.1)
     assert best.node == "strong" and best.versus_root.b_better == 10 and best.versus_root.p_value < 0.01
 
-    twins = confirmed_best("root", {"root": root, "long": strong, "short": dict(strong)}, {"long": 900.0, "short": 300.0}, alpha=0.1)
+    twins = name_best(
+        "root", {"root": root, "long": strong, "short": dict(strong)}, {"long": 900.0, "short": 300.0}, alpha=0.1
+    )
     assert twins.node == "short"
     assert twins.alpha == 0.05, "naming one of two nodes best is a test at the run's alpha, split over both"
 
@@ -150,14 +183,18 @@ def test_a_node_that_beats_the_root_on_dev_by_the_paired_test_is_best_and_ties_g
 def test_a_node_must_beat_the_root_on_the_keys_both_ran_and_the_root_alone_is_best():
     root = dev_of([1] * 4 + [0] * 24)
     elsewhere = {(f"other{i}", 0): 1.0 for i in range(28)}
-    assert confirmed_best("root", {"root": root, "elsewhere": elsewhere}, {}, alpha=0.1).node == "root", "no shared key, no evidence"
-    alone = confirmed_best("root", {"root": root}, {}, alpha=0.1)
+    assert name_best("root", {"root": root, "elsewhere": elsewhere}, {}, alpha=0.1).node == "root", (
+        "no shared key, no evidence"
+    )
+    alone = name_best("root", {"root": root}, {}, alpha=0.1)
     assert alone.node == "root" and alone.versus_root is None and alone.challenger is None
 
 
 def test_with_many_nodes_compared_a_single_borderline_win_is_not_enough():
     root = dev_of([0] * 28)
     borderline = dev_of([1] * 6 + [0] * 22)
-    assert confirmed_best("root", {"root": root, "n0": borderline}, {}, alpha=0.1).node == "n0", "6 of 6 differing pairs: p = 0.03"
+    assert name_best("root", {"root": root, "n0": borderline}, {}, alpha=0.1).node == "n0", (
+        "6 of 6 differing pairs: p = 0.03"
+    )
     crowd = {"root": root, "n0": borderline} | {f"n{i}": dict(root) for i in range(1, 10)}
-    assert confirmed_best("root", crowd, {}, alpha=0.1).node == "root", "p = 0.03 is above 0.1 / 10"
+    assert name_best("root", crowd, {}, alpha=0.1).node == "root", "p = 0.03 is above 0.1 / 10"

@@ -22,16 +22,29 @@ from harness_evo.llm import LLM, scripted
 from harness_evo.standins.missing import missed_calls, missing_programs, pattern_missing_programs, scriptable
 from harness_evo.store import Failure, Pattern, Rollout, RunStore
 
-VERIFIED_NOTHING = {"category": "no-verification", "pattern": "finishes without looking at the file it wrote", "blame": "harness"}
-NEAR_DUPLICATE = {"category": "no-verification", "pattern": "finishes without ever checking the output file it wrote", "blame": "harness"}
+VERIFIED_NOTHING = {
+    "category": "no-verification",
+    "pattern": "finishes without looking at the file it wrote",
+    "blame": "harness",
+}
+NEAR_DUPLICATE = {
+    "category": "no-verification",
+    "pattern": "finishes without ever checking the output file it wrote",
+    "blame": "harness",
+}
 OTHER = {"category": "misread-instruction", "pattern": "sorts by the wrong column of the table", "blame": "model"}
 
 
 class Analyst:
     """The scripted analyzer: answers each kind of question the failures package asks, and counts them."""
 
-    def __init__(self, causes: dict[str, dict] | None = None, same: bool = True, keep: list[int] | None = None,
-                 stop_at: int | None = None):
+    def __init__(
+        self,
+        causes: dict[str, dict] | None = None,
+        same: bool = True,
+        keep: list[int] | None = None,
+        stop_at: int | None = None,
+    ):
         self.causes = causes or {}
         self.same = same
         self.keep = keep
@@ -48,8 +61,15 @@ class Analyst:
         if kind == "Failed rollout":
             task = re.search(r"Task (\S+)\.", prompt).group(1)
             cause = self.causes.get(task, VERIFIED_NOTHING)
-            return json.dumps({**cause, "root_cause": f"It never checked its result for {task}.", "critical_step": 2,
-                               "evidence": "echo done", "confidence": 0.8})
+            return json.dumps(
+                {
+                    **cause,
+                    "root_cause": f"It never checked its result for {task}.",
+                    "critical_step": 2,
+                    "evidence": "echo done",
+                    "confidence": 0.8,
+                }
+            )
         if kind == "Same defect?":
             return json.dumps({"same": self.same, "reason": "scripted"})
         if kind == "One defect or several?":
@@ -72,36 +92,74 @@ def analysis(store: RunStore, analyst: Analyst, **config) -> FailureAnalysis:
 
 
 def steps(*commands: str, done: bool = True) -> list[Step]:
-    made = [Step(index=i + 1, reply=f"```bash\n{c}\n```", action=c, output=f"output of {c}", exit_code=0)
-            for i, c in enumerate(commands)]
+    made = [
+        Step(index=i + 1, reply=f"```bash\n{c}\n```", action=c, output=f"output of {c}", exit_code=0)
+        for i, c in enumerate(commands)
+    ]
     if done:
         made.append(Step(index=len(made) + 1, reply="The task is done.", action="", finished=True))
     return made
 
 
-def rollout(store: RunStore, task: str, *, trial: int = 0, split: str = "train", node: str = "n0",
-            commands: tuple[str, ...] = ("cat notes.txt", "echo done > out.txt"), exit_reason: str = "done",
-            reward: float | None = 0.0, error: str | None = None, step_list: list[Step] | None = None) -> Rollout:
+def rollout(
+    store: RunStore,
+    task: str,
+    *,
+    trial: int = 0,
+    split: str = "train",
+    node: str = "n0",
+    commands: tuple[str, ...] = ("cat notes.txt", "echo done > out.txt"),
+    exit_reason: str = "done",
+    reward: float | None = 0.0,
+    error: str | None = None,
+    step_list: list[Step] | None = None,
+) -> Rollout:
     """A finished rollout in the store: its trajectory file and its row, as the executor writes them."""
     trajectory = Trajectory(
-        task_id=task, trial=trial, harness_hash=node, model="scripted/solver",
-        messages=[{"role": "system", "content": "You are an agent."}, {"role": "user", "content": f"Task {task}. Fix it."}],
-        steps=step_list if step_list is not None else steps(*commands), exit_reason=exit_reason, error=error,
-        reward=reward, verifier_output="FAILED test_output" if reward is not None else "")
+        task_id=task,
+        trial=trial,
+        harness_hash=node,
+        model="scripted/solver",
+        messages=[
+            {"role": "system", "content": "You are an agent."},
+            {"role": "user", "content": f"Task {task}. Fix it."},
+        ],
+        steps=step_list if step_list is not None else steps(*commands),
+        exit_reason=exit_reason,
+        error=error,
+        reward=reward,
+        verifier_output="FAILED test_output" if reward is not None else "",
+    )
     rollout_id = f"{node}-{task}-{trial}"
     path = f"rollouts/{rollout_id}.json"
     store.write_json(path, trajectory.model_dump())
-    row = Rollout(id=rollout_id, node_id=node, harness_hash=node, task_id=task, split=split, trial=trial,
-                  model="scripted/solver", reward=reward, passed=reward is not None and reward >= 1.0,
-                  exit_reason=exit_reason, error=error, steps=len(trajectory.steps), format_errors=0,
-                  started=1000.0 + trial, finished=1010.0 + trial, trajectory=path)
+    row = Rollout(
+        id=rollout_id,
+        node_id=node,
+        harness_hash=node,
+        task_id=task,
+        split=split,
+        trial=trial,
+        model="scripted/solver",
+        reward=reward,
+        passed=reward is not None and reward >= 1.0,
+        exit_reason=exit_reason,
+        error=error,
+        steps=len(trajectory.steps),
+        format_errors=0,
+        started=1000.0 + trial,
+        finished=1010.0 + trial,
+        trajectory=path,
+    )
     store.put(row)
     return row
 
 
 def failure_of(task: str, root_cause: str) -> Failure:
     """A failure row of `task` with `root_cause` (as the triage writes it)."""
-    return Failure(id=f"{task}-{root_cause[:20]}", rollout_id=task, task_id=task, source="triage", root_cause=root_cause)
+    return Failure(
+        id=f"{task}-{root_cause[:20]}", rollout_id=task, task_id=task, source="triage", root_cause=root_cause
+    )
 
 
 def live(store: RunStore) -> list[Pattern]:
@@ -144,8 +202,17 @@ def test_a_pattern_blamed_mostly_on_the_model_is_not_promoted(store):
 
 
 def test_an_infrastructure_failure_never_becomes_a_harness_pattern(store):
-    rows = [rollout(store, task, exit_reason="infra_error", reward=None, step_list=[],
-                    error=f"image build failed for {task}: apt-get exited 100") for task in ("csv-sum", "log-grep", "json-merge")]
+    rows = [
+        rollout(
+            store,
+            task,
+            exit_reason="infra_error",
+            reward=None,
+            step_list=[],
+            error=f"image build failed for {task}: apt-get exited 100",
+        )
+        for task in ("csv-sum", "log-grep", "json-merge")
+    ]
     analyst = Analyst()
 
     analysis(store, analyst).process(rows)
@@ -171,7 +238,9 @@ def test_a_dev_failure_is_counted_and_leaves_no_pattern(store):
 
 
 def test_a_command_loop_is_explained_by_the_rules_alone(store):
-    row = rollout(store, "csv-sum", exit_reason="step_limit", commands=("ls", "cat a.csv", "cat a.csv", "cat a.csv", "cat a.csv"))
+    row = rollout(
+        store, "csv-sum", exit_reason="step_limit", commands=("ls", "cat a.csv", "cat a.csv", "cat a.csv", "cat a.csv")
+    )
     analyst = Analyst()
 
     analysis(store, analyst).process([row])
@@ -183,7 +252,14 @@ def test_a_command_loop_is_explained_by_the_rules_alone(store):
 
 
 def test_declared_success_that_the_verifier_rejects_goes_to_the_analyzer():
-    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=steps("cat in.txt", "sort in.txt > out.txt"), reward=0.0)
+    trajectory = Trajectory(
+        task_id="t",
+        trial=0,
+        harness_hash="h",
+        model="m",
+        steps=steps("cat in.txt", "sort in.txt > out.txt"),
+        reward=0.0,
+    )
 
     found = triage(trajectory, loop_repeats=3)
 
@@ -191,59 +267,101 @@ def test_declared_success_that_the_verifier_rejects_goes_to_the_analyzer():
 
 
 def test_success_claimed_right_after_a_failed_command_is_explained_by_the_rules_alone():
-    failed = [*steps("ls", done=False), Step(index=2, reply="", action="sed -i 's/a/b' app.ini", output="sed: unterminated `s' command", exit_code=1),
-              Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)]
+    failed = [
+        *steps("ls", done=False),
+        Step(index=2, reply="", action="sed -i 's/a/b' app.ini", output="sed: unterminated `s' command", exit_code=1),
+        Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True),
+    ]
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=failed, reward=0.0)
 
     found = triage(trajectory, loop_repeats=3)
 
-    assert (found.final, found.record.category, found.record.blame, found.record.critical_step) == (True, "premature-success", "harness", 3)
+    assert (found.final, found.record.category, found.record.blame, found.record.critical_step) == (
+        True,
+        "premature-success",
+        "harness",
+        3,
+    )
     assert "sed -i" in found.record.root_cause and "exited 1" in found.record.root_cause
 
 
-@pytest.mark.parametrize("output, exit_code", [("bash: line 2: sqlite3: command not found", 127),
-                                               ("sh: 1: sqlite3: not found\n", 0)])  # a pipe hides the exit code
+@pytest.mark.parametrize(
+    "output, exit_code", [("bash: line 2: sqlite3: command not found", 127), ("sh: 1: sqlite3: not found\n", 0)]
+)  # a pipe hides the exit code
 def test_a_last_command_whose_program_is_missing_is_the_root_cause_whatever_followed(output, exit_code):
     missing = Step(index=2, reply="", action="sqlite3 shop.db '.tables' | sort", output=output, exit_code=exit_code)
-    pleas = [Step(index=i, reply="You need to install sqlite3 first.", format_error="no fenced bash block found") for i in (3, 4)]
-    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[*steps("ls", done=False), missing, *pleas],
-                            exit_reason="format_errors", reward=0.0)
+    pleas = [
+        Step(index=i, reply="You need to install sqlite3 first.", format_error="no fenced bash block found")
+        for i in (3, 4)
+    ]
+    trajectory = Trajectory(
+        task_id="t",
+        trial=0,
+        harness_hash="h",
+        model="m",
+        steps=[*steps("ls", done=False), missing, *pleas],
+        exit_reason="format_errors",
+        reward=0.0,
+    )
 
     found = triage(trajectory, loop_repeats=3)
 
-    assert (found.final, found.record.category, found.record.blame, found.record.critical_step) == (True, "wrong-tool-missing-binary", "harness", 2)
+    assert (found.final, found.record.category, found.record.blame, found.record.critical_step) == (
+        True,
+        "wrong-tool-missing-binary",
+        "harness",
+        2,
+    )
     assert "`sqlite3`, which is not installed" in found.record.root_cause
 
 
 def test_a_harness_tool_that_crashed_on_the_agent_s_call_is_the_root_cause_not_the_claim_that_followed():
-    crash = ('Traceback (most recent call last):\n  File "/opt/harness/tools/sqlite3/tool.py", line 24, in main\n'
-             '    cursor.execute(args[1:])\nTypeError: execute() argument 1 must be str, not list\n')
-    crashed = Step(index=1, reply="", action="cd /app\nsqlite3 orders.db 'SELECT count(*) FROM orders' > count.txt", output=crash, exit_code=1)
+    crash = (
+        'Traceback (most recent call last):\n  File "/opt/harness/tools/sqlite3/tool.py", line 24, in main\n'
+        "    cursor.execute(args[1:])\nTypeError: execute() argument 1 must be str, not list\n"
+    )
+    crashed = Step(
+        index=1,
+        reply="",
+        action="cd /app\nsqlite3 orders.db 'SELECT count(*) FROM orders' > count.txt",
+        output=crash,
+        exit_code=1,
+    )
     claim = Step(index=2, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)
-    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[crashed, claim], exit_reason="done", reward=0.0)
+    trajectory = Trajectory(
+        task_id="t", trial=0, harness_hash="h", model="m", steps=[crashed, claim], exit_reason="done", reward=0.0
+    )
 
     record = triage(trajectory, loop_repeats=3).record
 
     assert (record.category, record.blame, record.critical_step) == ("broken-harness-tool", "harness", 1)
-    assert "`sqlite3`, whose tool in the harness crashed (TypeError: execute() argument 1 must be str" in record.root_cause
+    assert (
+        "`sqlite3`, whose tool in the harness crashed (TypeError: execute() argument 1 must be str" in record.root_cause
+    )
     missing = missing_programs([failure_of("t", record.root_cause)])["sqlite3"]
     assert missing.broken and missing.calls == {"sqlite3 orders.db 'SELECT count(*) FROM orders' > count.txt": "t"}
     assert missed_calls(trajectory) == {"sqlite3": "sqlite3 orders.db 'SELECT count(*) FROM orders' > count.txt"}
 
 
 def test_a_traceback_of_the_agent_s_own_script_blames_no_tool():
-    crash = 'Traceback (most recent call last):\n  File "/app/count.py", line 3, in <module>\nKeyError: \'id\'\n'
+    crash = "Traceback (most recent call last):\n  File \"/app/count.py\", line 3, in <module>\nKeyError: 'id'\n"
     ran = Step(index=1, reply="", action="python3 /app/count.py", output=crash, exit_code=1)
     claim = Step(index=2, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)
-    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[ran, claim], exit_reason="done", reward=0.0)
+    trajectory = Trajectory(
+        task_id="t", trial=0, harness_hash="h", model="m", steps=[ran, claim], exit_reason="done", reward=0.0
+    )
 
     assert triage(trajectory, loop_repeats=3).record.category == "premature-success"
 
 
 def test_a_missing_program_s_call_is_the_line_that_runs_it():
     action = "# first look at the tables\ncd /app\napt-get install -y sqlite3\nsqlite3 shop.db .tables  # list them\necho checked"
-    missing = Step(index=1, reply="", action=action, output="bash: line 3: sqlite3: command not found\nchecked", exit_code=0)
-    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[missing], exit_reason="step_limit", reward=0.0)
+    missing = Step(
+        index=1, reply="", action=action, output="bash: line 3: sqlite3: command not found\nchecked", exit_code=0
+    )
+    trajectory = Trajectory(
+        task_id="t", trial=0, harness_hash="h", model="m", steps=[missing], exit_reason="step_limit", reward=0.0
+    )
 
     record = triage(trajectory, loop_repeats=3).record
 
@@ -255,18 +373,44 @@ def test_a_missing_program_keeps_one_call_per_task_and_knows_the_task_of_each():
     def cause(call: str) -> str:
         return f"The agent's command `{call}` needs `sqlite3`, which is not installed here, and no later command of the agent succeeded."
 
-    failures = [failure_of("a", cause("sqlite3 a.db .tables")), failure_of("a", cause("sqlite3 a.db 'SELECT 1'")),
-                failure_of("b", cause("sqlite3 a.db .tables")), failure_of("c", cause("sqlite3 c.db .schema"))]
+    failures = [
+        failure_of("a", cause("sqlite3 a.db .tables")),
+        failure_of("a", cause("sqlite3 a.db 'SELECT 1'")),
+        failure_of("b", cause("sqlite3 a.db .tables")),
+        failure_of("c", cause("sqlite3 c.db .schema")),
+    ]
     found = missing_programs(failures)["sqlite3"]
     assert found.tasks == ["a", "b", "c"]
-    assert found.calls == {"sqlite3 a.db .tables": "a", "sqlite3 c.db .schema": "c"}, "the toolsmith sees different tasks' calls"
+    assert found.calls == {"sqlite3 a.db .tables": "a", "sqlite3 c.db .schema": "c"}, (
+        "the toolsmith sees different tasks' calls"
+    )
 
 
 def test_a_missing_program_is_the_root_cause_when_every_command_after_it_failed():
-    missing = Step(index=1, reply="", action="sqlite3 shop.db .tables", output="bash: line 1: sqlite3: command not found", exit_code=127)
-    install = Step(index=2, reply="", action="apt-get install -y sqlite3", output="E: Unable to locate package sqlite3", exit_code=100)
+    missing = Step(
+        index=1,
+        reply="",
+        action="sqlite3 shop.db .tables",
+        output="bash: line 1: sqlite3: command not found",
+        exit_code=127,
+    )
+    install = Step(
+        index=2,
+        reply="",
+        action="apt-get install -y sqlite3",
+        output="E: Unable to locate package sqlite3",
+        exit_code=100,
+    )
     claim = Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)
-    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[missing, install, claim], exit_reason="done", reward=0.0)
+    trajectory = Trajectory(
+        task_id="t",
+        trial=0,
+        harness_hash="h",
+        model="m",
+        steps=[missing, install, claim],
+        exit_reason="done",
+        reward=0.0,
+    )
 
     found = triage(trajectory, loop_repeats=3)
 
@@ -274,24 +418,33 @@ def test_a_missing_program_is_the_root_cause_when_every_command_after_it_failed(
     assert "no later command of the agent succeeded" in found.record.root_cause
 
 
-@pytest.mark.parametrize("output", ["bash: line 1: Exit: command not found", "bash: line 1: 2026-03-05: command not found"])
+@pytest.mark.parametrize(
+    "output", ["bash: line 1: Exit: command not found", "bash: line 1: 2026-03-05: command not found"]
+)
 def test_output_run_as_a_command_is_not_a_missing_program(output):
     wrong = Step(index=1, reply="", action="Exit", output=output, exit_code=127)
-    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[wrong], exit_reason="step_limit", reward=0.0)
+    trajectory = Trajectory(
+        task_id="t", trial=0, harness_hash="h", model="m", steps=[wrong], exit_reason="step_limit", reward=0.0
+    )
 
     assert triage(trajectory, loop_repeats=3).record.category != "wrong-tool-missing-binary"
 
 
 def test_a_not_found_message_that_is_not_the_shell_s_does_not_blame_a_missing_program():
     lookup = Step(index=1, reply="", action="python3 lookup.py key", output="Error: not found", exit_code=1)
-    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=[lookup], exit_reason="step_limit", reward=0.0)
+    trajectory = Trajectory(
+        task_id="t", trial=0, harness_hash="h", model="m", steps=[lookup], exit_reason="step_limit", reward=0.0
+    )
 
     assert triage(trajectory, loop_repeats=3).record.category != "wrong-tool-missing-binary"
 
 
 def test_a_missing_program_the_agent_worked_around_is_not_blamed():
-    worked = [*steps("jq .name a.json", done=False), Step(index=2, reply="", action="python3 -c 'print(1)' > out.txt", output="", exit_code=0),
-              Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)]
+    worked = [
+        *steps("jq .name a.json", done=False),
+        Step(index=2, reply="", action="python3 -c 'print(1)' > out.txt", output="", exit_code=0),
+        Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True),
+    ]
     worked[0].output, worked[0].exit_code = "bash: line 1: jq: command not found", 127
     trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=worked, reward=0.0)
 
@@ -301,9 +454,23 @@ def test_a_missing_program_the_agent_worked_around_is_not_blamed():
 
 
 def test_different_missing_programs_on_different_tasks_are_one_pattern(store):
-    rows = [rollout(store, task, step_list=[Step(index=1, reply="", action=f"{program} data", output=f"bash: line 1: {program}: command not found", exit_code=127),
-                                            Step(index=2, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)])
-            for task, program in (("db-count", "sqlite3"), ("json-field", "jq"), ("db-sum", "sqlite3"))]
+    rows = [
+        rollout(
+            store,
+            task,
+            step_list=[
+                Step(
+                    index=1,
+                    reply="",
+                    action=f"{program} data",
+                    output=f"bash: line 1: {program}: command not found",
+                    exit_code=127,
+                ),
+                Step(index=2, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True),
+            ],
+        )
+        for task, program in (("db-count", "sqlite3"), ("json-field", "jq"), ("db-sum", "sqlite3"))
+    ]
     analyst = Analyst()
 
     analysis(store, analyst).process(rows)
@@ -314,13 +481,21 @@ def test_different_missing_programs_on_different_tasks_are_one_pattern(store):
     assert "`sqlite3`" in causes["db-count"] and "`jq`" in causes["json-field"]
     missing = missing_programs(store.records(Failure))
     assert list(missing) == ["sqlite3", "jq"], "the program most tasks missed comes first"
-    assert (missing["sqlite3"].tasks, missing["sqlite3"].calls) == (["db-count", "db-sum"], {"sqlite3 data": "db-count"})
+    assert (missing["sqlite3"].tasks, missing["sqlite3"].calls) == (
+        ["db-count", "db-sum"],
+        {"sqlite3 data": "db-count"},
+    )
     assert "Failed rollout" not in analyst.asked
 
 
 def test_success_claimed_after_one_command_on_different_tasks_is_one_pattern(store):
-    rows = [rollout(store, task, commands=(command,)) for task, command in (("csv-sum", "awk -F, '{s+=$2} END {print s}' a.csv > sum.txt"),
-                                                                           ("log-grep", "grep -c ERROR app.log > errors.txt"))]
+    rows = [
+        rollout(store, task, commands=(command,))
+        for task, command in (
+            ("csv-sum", "awk -F, '{s+=$2} END {print s}' a.csv > sum.txt"),
+            ("log-grep", "grep -c ERROR app.log > errors.txt"),
+        )
+    ]
     analyst = Analyst()
 
     analysis(store, analyst).process(rows)
@@ -330,10 +505,19 @@ def test_success_claimed_after_one_command_on_different_tasks_is_one_pattern(sto
     assert "Failed rollout" not in analyst.asked
 
 
-@pytest.mark.parametrize("exit_reason, blame", [("step_limit", "model"), ("time_limit", "model"), ("context_limit", "harness")])
+@pytest.mark.parametrize(
+    "exit_reason, blame", [("step_limit", "model"), ("time_limit", "model"), ("context_limit", "harness")]
+)
 def test_an_exhausted_limit_goes_to_the_analyzer_with_a_fallback_blame(exit_reason, blame):
-    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=steps("ls", "cat a", done=False),
-                            exit_reason=exit_reason, reward=0.0)
+    trajectory = Trajectory(
+        task_id="t",
+        trial=0,
+        harness_hash="h",
+        model="m",
+        steps=steps("ls", "cat a", done=False),
+        exit_reason=exit_reason,
+        reward=0.0,
+    )
 
     found = triage(trajectory, loop_repeats=3)
 
@@ -341,8 +525,16 @@ def test_an_exhausted_limit_goes_to_the_analyzer_with_a_fallback_blame(exit_reas
 
 
 def test_a_wall_time_limit_spent_waiting_for_the_model_is_infrastructure():
-    slow = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=steps("ls", done=False),
-                      exit_reason="time_limit", reward=0.0, duration_s=900.0)
+    slow = Trajectory(
+        task_id="t",
+        trial=0,
+        harness_hash="h",
+        model="m",
+        steps=steps("ls", done=False),
+        exit_reason="time_limit",
+        reward=0.0,
+        duration_s=900.0,
+    )
     busy = slow.model_copy(update={"steps": [Step(index=1, reply="", action="make", duration_s=800.0)]})
 
     found, worked = triage(slow, loop_repeats=3), triage(busy, loop_repeats=3)
@@ -394,7 +586,9 @@ def test_two_near_duplicate_patterns_are_merged_by_adjudication(store):
 def test_near_duplicates_the_adjudicator_keeps_apart_stay_two_patterns(store):
     rows = [rollout(store, "csv-sum"), rollout(store, "log-grep"), rollout(store, "json-merge")]
 
-    analysis(store, Analyst(causes={"log-grep": NEAR_DUPLICATE, "json-merge": NEAR_DUPLICATE}, same=False)).process(rows)
+    analysis(store, Analyst(causes={"log-grep": NEAR_DUPLICATE, "json-merge": NEAR_DUPLICATE}, same=False)).process(
+        rows
+    )
 
     assert sorted(p.support for p in live(store)) == [1, 2]
 
@@ -449,7 +643,9 @@ def test_expanding_a_node_also_explains_the_failures_its_earlier_gates_ran_on_it
 
     Patterns(store, LLM(config.models, store=store), config, None).analyze(minibatch, "n0")
 
-    assert sorted(row["rollout_id"] for row in store.rows("failures")) == sorted(row.id for row in [*gated, minibatch[0]])
+    assert sorted(row["rollout_id"] for row in store.rows("failures")) == sorted(
+        row.id for row in [*gated, minibatch[0]]
+    )
     [pattern] = live(store)
     assert pattern.task_ids == ["csv-sum", "log-grep", "yaml-fix"] and pattern.status == "promoted"
 
@@ -481,12 +677,24 @@ def test_the_patterns_are_rebuilt_from_the_event_log(store):
 
 
 def test_a_500_step_trajectory_is_digested_under_the_token_budget():
-    looping = [Step(index=i, reply="try again", action="python3 solve.py", output="Traceback ...\n" + "x" * 3000, exit_code=1)
-               for i in range(1, 401)]
-    wandering = [Step(index=i, reply="look", action=f"grep -n pattern{i} /var/log/app.log", output="line\n" * 400, exit_code=0)
-                 for i in range(401, 501)]
-    trajectory = Trajectory(task_id="t", trial=0, harness_hash="h", model="m", steps=looping + wandering,
-                            exit_reason="step_limit", reward=0.0, verifier_output="E" * 20000)
+    looping = [
+        Step(index=i, reply="try again", action="python3 solve.py", output="Traceback ...\n" + "x" * 3000, exit_code=1)
+        for i in range(1, 401)
+    ]
+    wandering = [
+        Step(index=i, reply="look", action=f"grep -n pattern{i} /var/log/app.log", output="line\n" * 400, exit_code=0)
+        for i in range(401, 501)
+    ]
+    trajectory = Trajectory(
+        task_id="t",
+        trial=0,
+        harness_hash="h",
+        model="m",
+        steps=looping + wandering,
+        exit_reason="step_limit",
+        reward=0.0,
+        verifier_output="E" * 20000,
+    )
 
     text = digest(trajectory, budget=2500)
 
@@ -518,15 +726,22 @@ def snapshot(store: RunStore) -> list[tuple]:
     members = {}
     for member in store.rows("pattern_members"):
         members.setdefault(member["pattern_id"], []).append(member["failure_id"])
-    return [(p.id, p.status, p.support, p.merged_into, sorted(members.get(p.id, [])))
-            for p in patterns(store, retired=True)]
+    return [
+        (p.id, p.status, p.support, p.merged_into, sorted(members.get(p.id, []))) for p in patterns(store, retired=True)
+    ]
 
 
 def run_worker(folder: Path, stop_at: int | None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, __file__, str(folder), str(stop_at or 0)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+    return subprocess.Popen(
+        [sys.executable, __file__, str(folder), str(stop_at or 0)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stop_at", [3, 4, 6])
 def test_killing_the_analysis_and_resuming_gives_the_same_patterns_as_an_uninterrupted_run(tmp_path, stop_at):
     uninterrupted = RunStore.create(tmp_path / "runs", "eval", run_id="whole")
@@ -550,7 +765,9 @@ def test_killing_the_analysis_and_resuming_gives_the_same_patterns_as_an_uninter
 def work(folder: Path, stop_at: int) -> None:
     """The worker: analyze every rollout of the run, stopping (to be killed) at the `stop_at`-th question."""
     store = RunStore(folder)
-    analysis(store, Analyst(causes=CRASH_CAUSES, stop_at=stop_at or None)).process(store.records(Rollout, order_by="rowid"))
+    analysis(store, Analyst(causes=CRASH_CAUSES, stop_at=stop_at or None)).process(
+        store.records(Rollout, order_by="rowid")
+    )
 
 
 # the commands
@@ -587,23 +804,38 @@ if __name__ == "__main__":
 
 def test_a_script_can_stand_in_for_a_data_tool_but_not_for_an_editor_an_installer_python_run_as_shell_or_the_done_marker():
     assert [scriptable(program) for program in ("sqlite3", "jq", "dos2unix")] == [True, True, True]
-    assert [scriptable(program) for program in ("nano", "systemctl", "pip3", "wget", "import", "from", "task_done")] == [False] * 7
+    assert [
+        scriptable(program) for program in ("nano", "systemctl", "pip3", "wget", "import", "from", "task_done")
+    ] == [False] * 7
 
 
 def test_a_rollout_that_got_by_another_command_still_shows_how_the_agent_calls_a_missing_program(store):
     def missed(command: str, then: str) -> list[Step]:
-        return [Step(index=1, reply="", action=command, output="bash: line 1: sqlite3: command not found", exit_code=127),
-                Step(index=2, reply="", action=then, output="", exit_code=0), Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True)]
+        return [
+            Step(index=1, reply="", action=command, output="bash: line 1: sqlite3: command not found", exit_code=127),
+            Step(index=2, reply="", action=then, output="", exit_code=0),
+            Step(index=3, reply="", action="echo TASK_DONE", output="TASK_DONE", exit_code=0, finished=True),
+        ]
 
-    rows = [rollout(store, "db-tables", step_list=missed("sqlite3 shop.db .tables", "")[:1]),
-            rollout(store, "db-count", step_list=missed("sqlite3 shop.db 'SELECT count(*) FROM orders'", "python3 count.py")),
-            rollout(store, "db-sum", step_list=missed("sqlite3 shop.db 'SELECT sum(total) FROM orders'", "python3 sum.py"))]
+    rows = [
+        rollout(store, "db-tables", step_list=missed("sqlite3 shop.db .tables", "")[:1]),
+        rollout(
+            store, "db-count", step_list=missed("sqlite3 shop.db 'SELECT count(*) FROM orders'", "python3 count.py")
+        ),
+        rollout(store, "db-sum", step_list=missed("sqlite3 shop.db 'SELECT sum(total) FROM orders'", "python3 sum.py")),
+    ]
     analysis(store, Analyst()).process(rows)
-    [pattern_id] = [row["pattern_id"] for row in store.rows("pattern_members")
-                    if store.get("failures", row["failure_id"])["category"] == "wrong-tool-missing-binary"]
+    [pattern_id] = [
+        row["pattern_id"]
+        for row in store.rows("pattern_members")
+        if store.record(Failure, row["failure_id"]).category == "wrong-tool-missing-binary"
+    ]
 
     [sqlite3] = pattern_missing_programs(store, pattern_id).values()
 
     assert sqlite3.tasks == ["db-count", "db-sum", "db-tables"]
-    assert sqlite3.calls == {"sqlite3 shop.db .tables": "db-tables", "sqlite3 shop.db 'SELECT count(*) FROM orders'": "db-count",
-                             "sqlite3 shop.db 'SELECT sum(total) FROM orders'": "db-sum"}
+    assert sqlite3.calls == {
+        "sqlite3 shop.db .tables": "db-tables",
+        "sqlite3 shop.db 'SELECT count(*) FROM orders'": "db-count",
+        "sqlite3 shop.db 'SELECT sum(total) FROM orders'": "db-sum",
+    }

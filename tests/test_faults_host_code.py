@@ -4,8 +4,8 @@ on this machine; with `--sandbox local` they run on this machine, and the run sa
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
 
+from harness_evo import world
 from harness_evo.evolve import session
 
 pytestmark = pytest.mark.usefixtures("user_cache")
@@ -25,11 +25,9 @@ def test_a_run_on_the_local_sandbox_says_once_that_edits_code_runs_on_this_machi
 
 
 @pytest.mark.docker
-def test_with_the_docker_sandbox_the_toolsmith_s_scripts_run_in_the_task_s_containers_never_here(tmp_path: Path):
+def test_with_the_docker_sandbox_the_toolsmith_s_scripts_run_in_the_task_s_containers_never_here(tmp_path: Path, run_putword_world):
     """Each script the toolsmith writes first writes a file at a path of this machine's; the first then crashes on the
     agent's call, so its traceback reaching the toolsmith shows it ran. Neither left its file here."""
-    from test_evolve import run_putword_world
-
     here = tmp_path / "host"
     prompts = []
 

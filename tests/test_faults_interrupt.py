@@ -11,8 +11,8 @@ from pathlib import Path
 
 import docker
 import pytest
-from fixtures import evolve_world as world
 
+from harness_evo import world
 from harness_evo.store import RunStore
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("user_cache")]
@@ -25,8 +25,7 @@ KEPT = {"harness-evo-locks"}
 
 WAITING = """
 import sys
-sys.path.insert(0, sys.argv.pop(1))
-from fixtures import evolve_world as world
+from harness_evo import world
 from harness_evo.cli import main
 from harness_evo.llm import scripted
 
@@ -49,13 +48,21 @@ main()
 a harness with the fix (`fixed`), says NOW and waits for a line on stdin: a model call in flight."""
 
 
-def interrupted(args: list, stdin_hook: list[str], tmp_path: Path, when_ready) -> tuple[subprocess.CompletedProcess, list]:
+def interrupted(
+    args: list, stdin_hook: list[str], tmp_path: Path, when_ready
+) -> tuple[subprocess.CompletedProcess, list]:
     """Run the command until it says NOW, take `when_ready()`, send SIGINT; return what it did and what was taken."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    process = subprocess.Popen([sys.executable, "-c", *stdin_hook, *map(str, args)], cwd=ROOT, text=True,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env={**os.environ, "TMPDIR": str(temporary)})
+    process = subprocess.Popen(
+        [sys.executable, "-c", *stdin_hook, *map(str, args)],
+        cwd=ROOT,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(temporary)},
+    )
     try:
         for line in process.stdout:
             if line.startswith("NOW"):
@@ -81,8 +88,11 @@ def finished(store: RunStore) -> dict[str, str]:
     return {row["id"]: row["trajectory"] for row in store.rows("rollouts")}
 
 
-@pytest.mark.parametrize(("role", "moment"), [("solver", "first"), ("analyzer", "first"), ("solver", "fixed")],
-                         ids=["during-a-rollout", "during-analysis", "during-the-gate"])
+@pytest.mark.parametrize(
+    ("role", "moment"),
+    [("solver", "first"), ("analyzer", "first"), ("solver", "fixed")],
+    ids=["during-a-rollout", "during-analysis", "during-the-gate"],
+)
 def test_ctrl_c_of_evolve_leaves_nothing_behind_and_keeps_every_finished_rollout(tmp_path: Path, role, moment):
     config_file = tmp_path / "evolve.toml"
     world.config().save(config_file)
@@ -93,11 +103,13 @@ def test_ctrl_c_of_evolve_leaves_nothing_behind_and_keeps_every_finished_rollout
         return finished(RunStore(folder))
 
     args = ["evolve", "--config", config_file, "--runs", runs, "--quiet"]
-    result, kept = interrupted(args, [WAITING, str(ROOT / "tests"), role, moment], tmp_path, before)
-    assert result.returncode == 130 and "interrupted" in result.stderr and "Traceback" not in result.stderr, result.stderr
+    result, kept = interrupted(args, [WAITING, role, moment], tmp_path, before)
+    assert result.returncode == 130 and "interrupted" in result.stderr and "Traceback" not in result.stderr, (
+        result.stderr
+    )
     [folder] = runs.iterdir()
     store = RunStore(folder)
-    assert store.info["status"] == "stopped"
+    assert store.info.status == "stopped"
     after = finished(store)
     assert kept.items() <= after.items(), "every rollout finished before Ctrl-C is kept"
     assert all((folder / path).is_file() for path in after.values()), "with its trajectory"
@@ -113,12 +125,15 @@ from harness_evo.cli import main
 
 evaluate = evaluation.evaluate
 
-def reporting(config, store, on_progress=None, **kwargs):
+def reporting(run):
+    store, on_progress = run.store, run.executor.on_progress
+
     def progress(kind, row):
         on_progress(kind, row)
         if kind == "finished":
             print("NOW", store.folder, flush=True)
-    return evaluate(config, store, on_progress=progress, **kwargs)
+    run.executor.on_progress = progress
+    return evaluate(run)
 
 evaluation.evaluate = reporting
 main()
@@ -132,29 +147,46 @@ def test_ctrl_c_of_eval_while_a_rollout_runs_leaves_nothing_behind_and_keeps_the
     if sandbox == "local" and not shutil.which("bwrap"):
         pytest.skip("the local sandbox without bubblewrap would write the task's files on this machine")
     runs = tmp_path / "runs"
-    args = ["eval", "--agent", "oracle", "--tasks", EVAL_TASKS, "--split", "train", "--workers", "2", "--sandbox", sandbox,
-            "--runs", runs]
+    args = [
+        "eval",
+        "--agent",
+        "oracle",
+        "--tasks",
+        EVAL_TASKS,
+        "--split",
+        "train",
+        "--workers",
+        "2",
+        "--sandbox",
+        sandbox,
+        "--runs",
+        runs,
+    ]
     result, _ = interrupted(args, [REPORTING], tmp_path, lambda: None)  # within 120 s: not waiting for the 300 s sleep
-    assert result.returncode == 130 and "interrupted" in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 130 and "interrupted" in result.stderr and "Traceback" not in result.stderr, (
+        result.stderr
+    )
     [folder] = runs.iterdir()
     store = RunStore(folder)
     [row] = store.rows("rollouts")
     assert row["task_id"] == "greeting" and row["passed"] and (folder / row["trajectory"]).is_file()
-    assert store.info["status"] == "stopped"
+    assert store.info.status == "stopped"
     assert leftovers(store, tmp_path) == ([], set())
 
 
 def test_ctrl_c_while_the_command_is_still_importing_is_one_line_not_a_traceback():
     """The `harness-evo` entry point: a Ctrl-C that lands during the imports (before the CLI handles it) is one line."""
-    interrupt_the_import = ("import builtins, sys\n"
-                            "real = builtins.__import__\n"
-                            "def imported(name, *args, **kwargs):\n"
-                            "    if name == 'harness_evo.cli':\n"
-                            "        raise KeyboardInterrupt\n"
-                            "    return real(name, *args, **kwargs)\n"
-                            "builtins.__import__ = imported\n"
-                            "from harness_evo.entry import main\n"
-                            "main()\n")
+    interrupt_the_import = (
+        "import builtins, sys\n"
+        "real = builtins.__import__\n"
+        "def imported(name, *args, **kwargs):\n"
+        "    if name == 'harness_evo.cli':\n"
+        "        raise KeyboardInterrupt\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = imported\n"
+        "from harness_evo.entry import main\n"
+        "main()\n"
+    )
     process = subprocess.run([sys.executable, "-c", interrupt_the_import], capture_output=True, text=True, timeout=60)
     assert process.returncode == 130
     assert process.stderr.strip().splitlines() == ["interrupted before anything started; nothing was recorded"]

@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
-from fixtures.openai_stub import serving
 
+from harness_evo import world
 from harness_evo.config import RunConfig, SandboxConfig
 from harness_evo.evolve import session
 from harness_evo.redaction import redact
@@ -22,7 +21,10 @@ from harness_evo.store import RunStore
 ROOT = Path(__file__).parents[1]
 HARNESS = ROOT / "harnesses" / "bash-agent"
 GREETING = ROOT / "tests" / "fixtures" / "eval-tasks" / "greeting"
-KEYS = {"OPENAI_API_KEY": f"sk-fake-{secrets.token_hex(16)}", "ANTHROPIC_API_KEY": f"sk-ant-fake-{secrets.token_hex(16)}"}
+KEYS = {
+    "OPENAI_API_KEY": f"sk-fake-{secrets.token_hex(16)}",
+    "ANTHROPIC_API_KEY": f"sk-ant-fake-{secrets.token_hex(16)}",
+}
 
 
 def bash(command: str) -> str:
@@ -38,15 +40,25 @@ def solver(messages: list[dict]) -> str:
 
 def leaks(folder: Path, *texts: str) -> list[str]:
     """The files under `folder` (SQLite's journals included) and the `texts` that hold a key."""
-    found = [str(path) for path in folder.rglob("*") if path.is_file() and any(key.encode() in path.read_bytes() for key in KEYS.values())]
+    found = [
+        str(path)
+        for path in folder.rglob("*")
+        if path.is_file() and any(key.encode() in path.read_bytes() for key in KEYS.values())
+    ]
     return found + [text[:200] for text in texts if any(key in text for key in KEYS.values())]
 
 
 def harness_evo(*args, cwd: Path) -> subprocess.CompletedProcess:
     """The command, with the keys and a cache folder of the test's own in its environment."""
     env = {**os.environ, "HARNESS_EVO_CACHE": str(cwd / "cache"), **KEYS}
-    return subprocess.run([sys.executable, "-m", "harness_evo.cli", *map(str, args)], cwd=ROOT, env=env, text=True,
-                          capture_output=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "harness_evo.cli", *map(str, args)],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=300,
+    )
 
 
 def eval_config(tmp_path: Path, url: str) -> Path:
@@ -62,16 +74,29 @@ def eval_config(tmp_path: Path, url: str) -> Path:
 
 
 @pytest.mark.docker
-def test_the_key_reaches_the_model_server_and_no_file_output_or_container(tmp_path: Path):
-    with serving(solver) as stub:
+def test_the_key_reaches_the_model_server_and_no_file_output_or_container(tmp_path: Path, openai_stub):
+    with openai_stub(solver) as stub:
         config = eval_config(tmp_path, stub.url)
         evaluated = harness_evo("eval", "--config", config, "--runs", tmp_path / "runs", cwd=tmp_path)
     assert evaluated.returncode == 0, evaluated.stderr
-    assert len(stub.keys) >= 2 and set(stub.keys) == {f"Bearer {KEYS['OPENAI_API_KEY']}"}, "each reply was paid with the key"
+    assert len(stub.keys) >= 2 and set(stub.keys) == {f"Bearer {KEYS['OPENAI_API_KEY']}"}, (
+        "each reply was paid with the key"
+    )
     assert list((tmp_path / "cache").glob("responses.sqlite*")), "the replies are in the response cache"
     run = next(folder for folder in (tmp_path / "runs").iterdir())
-    exported = harness_evo("export", run.name, "--out", tmp_path / "export", "--format", "mini-swe-agent", "--node", "best",
-                           "--runs", tmp_path / "runs", cwd=tmp_path)
+    exported = harness_evo(
+        "export",
+        run.name,
+        "--out",
+        tmp_path / "export",
+        "--format",
+        "mini-swe-agent",
+        "--node",
+        "best",
+        "--runs",
+        tmp_path / "runs",
+        cwd=tmp_path,
+    )
     assert exported.returncode == 0, exported.stderr
     [trajectory] = (run / "rollouts").iterdir()
     assert "HOME=" in trajectory.read_text(), "the sandbox's environment was shown to the model, and recorded"
@@ -79,15 +104,23 @@ def test_the_key_reaches_the_model_server_and_no_file_output_or_container(tmp_pa
 
 
 @pytest.mark.docker
-def test_a_server_that_quotes_the_key_in_its_error_gets_it_out_of_the_error_line_and_the_run(tmp_path: Path):
-    with serving(solver, status=401) as stub:
-        evaluated = harness_evo("eval", "--config", eval_config(tmp_path, stub.url), "--runs", tmp_path / "runs", cwd=tmp_path)
+def test_a_server_that_quotes_the_key_in_its_error_gets_it_out_of_the_error_line_and_the_run(
+    tmp_path: Path, openai_stub
+):
+    with openai_stub(solver, status=401) as stub:
+        evaluated = harness_evo(
+            "eval", "--config", eval_config(tmp_path, stub.url), "--runs", tmp_path / "runs", cwd=tmp_path
+        )
     assert stub.keys, "the model server was called"
-    assert evaluated.returncode == 2 and "authentication failed" in evaluated.stderr and "[OPENAI_API_KEY]" in evaluated.stderr
+    assert (
+        evaluated.returncode == 2
+        and "authentication failed" in evaluated.stderr
+        and "[OPENAI_API_KEY]" in evaluated.stderr
+    )
     assert "Traceback" not in evaluated.stderr
     [run] = (tmp_path / "runs").iterdir()
     store = RunStore(run)
-    assert store.info["status"] == "failed" and "[OPENAI_API_KEY]" in store.rows("llm_calls")[0]["error"]
+    assert store.info.status == "failed" and "[OPENAI_API_KEY]" in store.rows("llm_calls")[0]["error"]
     assert leaks(tmp_path, evaluated.stdout, evaluated.stderr) == []
 
 
@@ -124,5 +157,7 @@ def test_redaction_names_the_secret_s_variable_and_leaves_other_values_alone(mon
     monkeypatch.setenv("PROXY_PASSWORD", "hf_abcdefgh12345-and-more")
     monkeypatch.setenv("DEBUG_KEY", "1")
     monkeypatch.setenv("WORK_DIR", "/home/someone/work")
-    assert (redact("hf_abcdefgh12345-and-more then hf_abcdefgh12345 in /home/someone/work, 1 time")
-            == "[PROXY_PASSWORD] then [HF_TOKEN] in /home/someone/work, 1 time")
+    assert (
+        redact("hf_abcdefgh12345-and-more then hf_abcdefgh12345 in /home/someone/work, 1 time")
+        == "[PROXY_PASSWORD] then [HF_TOKEN] in /home/someone/work, 1 time"
+    )

@@ -7,9 +7,11 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from harness_evo import world
 from harness_evo.agent.actions import programs, runs_program, says_done
 from harness_evo.errors import TaskError, UserError
 from harness_evo.evolve.critic import Review
@@ -21,7 +23,7 @@ from harness_evo.taskset import load_suite, load_task
 
 ROOT = Path(__file__).parents[1]
 HARNESS = Harness.load(ROOT / "harnesses" / "bash-agent")
-TASK = ROOT / "tests" / "fixtures" / "evolve-tasks" / "color"
+TASK = world.TASKS / "color"
 SUITE = TASK.parent
 FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -136,6 +138,7 @@ def suite_toml(draw) -> bytes:
         [b"splits = 3\n", b"[splits]\ntrain = 3\n", b"suite = \"x\"\n", b"[splits]\ntrain = [1, 2]\n", b"[suite]\nname = 1\n"])))
 
 
+@pytest.mark.slow
 @FAST
 @given(suite_toml())
 def test_a_mutated_suite_toml_loads_or_is_refused_with_one_line(data: bytes):

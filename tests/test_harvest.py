@@ -2,26 +2,24 @@
 solver that needs a similar solved example is lifted on dev by the harvest the gate accepted."""
 
 import contextlib
-import json
 import random
 import re
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
 
+from harness_evo import world
 from harness_evo.agent.script_steps import script_steps
 from harness_evo.agent.trajectory import Step, Trajectory
-from harness_evo.config import AcceptanceConfig, RunConfig, SearchConfig
+from harness_evo.config import AcceptanceConfig, SearchConfig
 from harness_evo.errors import UserError
 from harness_evo.evolve import session
 from harness_evo.evolve.critic import Critic
-from harness_evo.evolve.gate import PatternAndRegression
 from harness_evo.evolve.harvest import choose_episodes, harmful_examples, harvest, retrieving_tasks
+from harness_evo.evolve.plan import PatternAndRegression
 from harness_evo.evolve.proposer import shown_components
 from harness_evo.evolve.target import Target
 from harness_evo.harness import Edit, Harness, Write
-from harness_evo.llm import scripted
 from harness_evo.store import RunStore
 from harness_evo.taskset import Task
 
@@ -30,16 +28,38 @@ INSTRUCTION = "Write the word {word} into /app/{word}.txt."
 
 
 def task(word: str) -> Task:
-    return Task(id=word, folder=Path("/nowhere"), instruction=INSTRUCTION.format(word=word), category="files", tags=["fixture"])
+    return Task(
+        id=word, folder=Path("/nowhere"), instruction=INSTRUCTION.format(word=word), category="files", tags=["fixture"]
+    )
 
 
-def rollout(task_id: str, *commands: str, trial: int = 0, passed: bool = True, examples: tuple[str, ...] = ()) -> Trajectory:
+def rollout(
+    task_id: str, *commands: str, trial: int = 0, passed: bool = True, examples: tuple[str, ...] = ()
+) -> Trajectory:
     """A rollout running `commands`, then the done marker."""
-    steps = [Step(index=k, reply=f"```bash\n{command}\n```", action=command, output="ok\n", exit_code=0) for k, command in enumerate(commands)]
-    steps.append(Step(index=len(steps), reply="```bash\necho TASK_DONE\n```", action="echo TASK_DONE", output="TASK_DONE\n",
-                      exit_code=0, finished=True))
-    return Trajectory(task_id=task_id, trial=trial, harness_hash="h", model="scripted/x", steps=steps,
-                      reward=1.0 if passed else 0.0, examples=list(examples))
+    steps = [
+        Step(index=k, reply=f"```bash\n{command}\n```", action=command, output="ok\n", exit_code=0)
+        for k, command in enumerate(commands)
+    ]
+    steps.append(
+        Step(
+            index=len(steps),
+            reply="```bash\necho TASK_DONE\n```",
+            action="echo TASK_DONE",
+            output="TASK_DONE\n",
+            exit_code=0,
+            finished=True,
+        )
+    )
+    return Trajectory(
+        task_id=task_id,
+        trial=trial,
+        harness_hash="h",
+        model="scripted/x",
+        steps=steps,
+        reward=1.0 if passed else 0.0,
+        examples=list(examples),
+    )
 
 
 def test_the_episode_kept_per_task_is_the_shortest_that_looked_and_checked_and_never_a_dev_or_test_task():
@@ -52,14 +72,19 @@ def test_the_episode_kept_per_task_is_the_shortest_that_looked_and_checked_and_n
 
     chosen = choose_episodes([blind, long, short, unchecked, failed, dev], train={"sun", "moon", "star"})
 
-    assert [(t.task_id, t.trial) for t in chosen] == [("moon", 0), ("sun", 2)], "one per task; an unchecked one only when it is all"
+    assert [(t.task_id, t.trial) for t in chosen] == [("moon", 0), ("sun", 2)], (
+        "one per task; an unchecked one only when it is all"
+    )
     assert choose_episodes([short, unchecked], train={"sun", "moon"}, taken={"sun"}) == [unchecked]
 
 
 def test_a_harvest_adds_an_example_per_solved_train_task_and_shows_two_when_the_parent_showed_none():
     parent = Harness.load(DEFAULT)
     tasks = {word: task(word) for word in ("sun", "moon", "rain")}
-    trajectories = [rollout("sun", "ls /app", "echo sun > /app/sun.txt", "cat /app/sun.txt"), rollout("rain", "echo rain > /app/rain.txt")]
+    trajectories = [
+        rollout("sun", "ls /app", "echo sun > /app/sun.txt", "cat /app/sun.txt"),
+        rollout("rain", "echo rain > /app/rain.txt"),
+    ]
 
     harvested = harvest(parent, trajectories, tasks, train={"sun", "moon"})
     child = parent.apply(harvested.edit)
@@ -73,7 +98,9 @@ def test_a_harvest_adds_an_example_per_solved_train_task_and_shows_two_when_the_
 def test_a_harvest_takes_only_the_examples_that_fit_the_size_budget_and_the_tasks_its_limit_picks():
     parent = Harness.load(DEFAULT)
     tasks = {word: task(word) for word in ("moon", "star", "sun")}
-    trajectories = [rollout(word, "ls /app", f"echo {word} > /app/{word}.txt", f"cat /app/{word}.txt") for word in tasks]
+    trajectories = [
+        rollout(word, "ls /app", f"echo {word} > /app/{word}.txt", f"cat /app/{word}.txt") for word in tasks
+    ]
     every = parent.apply(harvest(parent, trajectories, tasks, train=set(tasks)).edit)
     one_example = len(every.components["examples/moon.md"])
 
@@ -92,30 +119,44 @@ def test_the_proposer_sees_many_long_examples_as_one_line_each():
     long = [rollout(word, "ls /app", "cat /app/" + "x" * 1200, f"cat /app/{word}.txt") for word in tasks]
     many = parent.apply(harvest(parent, long, tasks, train=set(tasks)).edit)
     shown = shown_components(many)
-    assert shown["examples/sun.md"].startswith("[a worked example of train task sun (rollout),") and len(shown["examples/sun.md"]) < 120
+    assert (
+        shown["examples/sun.md"].startswith("[a worked example of train task sun (rollout),")
+        and len(shown["examples/sun.md"]) < 120
+    )
     assert shown["harness.toml"] == many.components["harness.toml"]
 
 
 def test_examples_that_only_failed_rollouts_retrieved_are_removed():
-    trajectories = [rollout("moon", passed=False, examples=("sun", "tide")), rollout("star", passed=False, examples=("sun", "tide")),
-                    rollout("moon", trial=1, examples=("tide",))]
+    trajectories = [
+        rollout("moon", passed=False, examples=("sun", "tide")),
+        rollout("star", passed=False, examples=("sun", "tide")),
+        rollout("moon", trial=1, examples=("tide",)),
+    ]
     assert harmful_examples(trajectories, ["sun", "tide", "unused"]) == ["sun"]
 
 
 def test_the_leakage_check_lets_an_example_quote_its_train_task_and_nothing_else(tmp_path: Path):
     folder = tmp_path / "sun"
     (folder / "tests").mkdir(parents=True)
-    (folder / "tests" / "test.sh").write_text("test \"$(cat /app/sun.txt)\" = \"bright-sun-on-the-hill\"\n")
-    train = Task(id="sun", folder=folder, instruction="Write the words bright-sun-on-the-hill into /app/sun.txt now please.")
+    (folder / "tests" / "test.sh").write_text('test "$(cat /app/sun.txt)" = "bright-sun-on-the-hill"\n')
+    train = Task(
+        id="sun", folder=folder, instruction="Write the words bright-sun-on-the-hill into /app/sun.txt now please."
+    )
     parent = Harness.load(DEFAULT)
-    example = harvest(parent, [rollout("sun", "ls /app", "echo bright-sun-on-the-hill > /app/sun.txt", "cat /app/sun.txt")],
-                      {"sun": train}, train={"sun"}).edit
+    example = harvest(
+        parent,
+        [rollout("sun", "ls /app", "echo bright-sun-on-the-hill > /app/sun.txt", "cat /app/sun.txt")],
+        {"sun": train},
+        train={"sun"},
+    ).edit
     critic = Critic(SearchConfig(), [train])
     quoting_prompt = Edit(ops=[Write(path="prompts/confirm_done.md.j2", text=f"Remember: {train.instruction}")])
 
     assert critic.judge(parent, example, {}).status == "passed"
     refused = critic.judge(parent, quoting_prompt, Target(description="worked examples"))
-    assert refused.status == "rejected_static" and any("instruction of training task sun" in reason for reason in refused.reasons)
+    assert refused.status == "rejected_static" and any(
+        "instruction of training task sun" in reason for reason in refused.reasons
+    )
 
 
 def test_the_gate_never_measures_an_example_on_the_task_it_came_from():
@@ -131,7 +172,6 @@ def test_the_gate_never_measures_an_example_on_the_task_it_came_from():
 
 # End to end: a solver that solves a task only when shown a solved one like it, or when told to go step by step.
 
-WORDS = {"train": ["sun", "moon", "star"], "dev": ["rain", "snow"]}
 TASK_LINE = re.compile(r"Write the word (\S+) into (/\S+\.txt)")
 
 
@@ -151,61 +191,29 @@ def idle(messages: list[dict]) -> str:
     return world.bash("echo TASK_DONE")
 
 
-def suite(root: Path) -> Path:
-    for word in WORDS["train"] + WORDS["dev"]:
-        folder = root / word
-        (folder / "environment").mkdir(parents=True)
-        (folder / "tests").mkdir()
-        (folder / "task.toml").write_text('[metadata]\ncategory = "files"\ndifficulty = "easy"\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 30\n')
-        hint = " Go step by step." if word == "sun" else ""
-        (folder / "instruction.md").write_text(INSTRUCTION.format(word=word) + hint + "\n")
-        (folder / "environment" / "Dockerfile").write_text("FROM python:3.11-slim-bookworm\nWORKDIR /app\n")
-        (folder / "solution").mkdir()
-        (folder / "solution" / "solve.sh").write_text(f"#!/bin/bash\nset -euo pipefail\n# write it, then show it\necho {word} > /app/{word}.txt\n"
-                                                      f"cat /app/{word}.txt\n")
-        (folder / "tests" / "test.sh").write_text(
-            f'#!/bin/bash\nif [ "$(cat /app/{word}.txt 2>/dev/null)" = "{word}" ]; then echo 1 > /logs/verifier/reward.txt; '
-            "else echo 0 > /logs/verifier/reward.txt; fi\n")
-    (root / "suite.toml").write_text(f"[splits]\ntrain = {json.dumps(WORDS['train'])}\ndev = {json.dumps(WORDS['dev'])}\ntest = []\n")
-    return root
-
-
-def harvest_config(tmp_path: Path, solver, moves: list[str]) -> RunConfig:
-    """One iteration of evolving the default harness on the words suite with these `moves`; `solver` is the scripted
-    solver, the other roles are the evolve world's."""
-    world.register("harvest-world")
-    name = f"harvest-{solver.__name__}-{tmp_path.name}"
-    scripted.register(name, solver, token=name)
-    config = RunConfig(kind="evolve", harness=DEFAULT, tasks=suite(tmp_path / "tasks"))
-    config.search = config.search.model_copy(update={"moves": moves, "dev_trials": 3})
-    for role in world.ROLES:
-        config.models.role(role).model = f"scripted/world-{role}"
-    config.models.solver.model = f"scripted/{name}"
-    config.executor.workers = 2
-    config.budget = config.budget.model_copy(update={"max_iterations": 1})
-    return config
-
-
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_a_harvest_accepted_by_the_gate_lifts_dev(tmp_path: Path):
+def test_a_harvest_accepted_by_the_gate_lifts_dev(tmp_path: Path, harvest_config):
     store = session.start(harvest_config(tmp_path, imitator, ["harvest", "proposer"]), tmp_path / "runs")
     summary = session.run(store)
 
     [edit] = store.rows("edits")
     assert edit["move"] == "harvest" and edit["status"] == "accepted" and edit["sources"] == ["sun"]
     assert edit["gate"]["left_out"] == ["sun"] and "sun" not in edit["gate"]["tasks"], "the gate never measured sun"
-    assert sorted(edit["gate"]["tasks"]) == ["moon", "star"] and (edit["gate"]["fixed"], edit["gate"]["broken"]) == (6, 0)
+    assert sorted(edit["gate"]["tasks"]) == ["moon", "star"] and (edit["gate"]["fixed"], edit["gate"]["broken"]) == (
+        6,
+        0,
+    )
     child = store.folder / "harnesses" / edit["child_id"]
     assert (child / "examples" / "sun.md").is_file() and "examples = 2" in (child / "harness.toml").read_text()
-    assert (summary["start_dev"], summary["best_dev"]) == (0.0, 1.0) and summary["best_node"] == edit["child_id"]
+    assert (summary.start_dev, summary.best_dev) == (0.0, 1.0) and summary.best_node == edit["child_id"]
     [iteration] = store.rows("iterations")
     assert iteration["outcome"].startswith(f"edit {edit['id']} accepted")
 
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_a_harvest_that_finds_no_passed_rollout_says_so(tmp_path: Path):
+def test_a_harvest_that_finds_no_passed_rollout_says_so(tmp_path: Path, harvest_config):
     store = session.start(harvest_config(tmp_path, idle, ["harvest"]), tmp_path / "runs")
     session.run(store)
 
@@ -214,25 +222,9 @@ def test_a_harvest_that_finds_no_passed_rollout_says_so(tmp_path: Path):
     assert iteration["outcome"].startswith("harvest: no passed train rollout")
 
 
-def eval_words(cli, tmp_path: Path, solver, split: str, harness: Path = DEFAULT, agent: str = "model") -> str:
-    """`harness-evo eval` of `harness` on a split of the words suite with the scripted `solver` (or `agent`), run from
-    `tmp_path` with the suite's relative path; the run's id."""
-    name = f"harvest-cli-{solver.__name__}-{tmp_path.name}"
-    scripted.register(name, solver, token=name)
-    if not (tmp_path / "tasks").exists():
-        suite(tmp_path / "tasks")
-    before = set((tmp_path / "runs").glob("*")) if (tmp_path / "runs").exists() else set()
-    with contextlib.chdir(tmp_path):
-        result = cli("eval", "--harness", harness, "--tasks", "tasks", "--split", split, "--trials", 2, "--model", f"scripted/{name}",
-                     "--agent", agent, "--runs", tmp_path / "runs")
-    assert result.exit_code == 0, result.output
-    [run] = set((tmp_path / "runs").glob("*")) - before
-    return run.name
-
-
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_harvest_writes_a_harness_whose_examples_from_a_train_eval_lift_dev(cli, tmp_path: Path):
+def test_harvest_writes_a_harness_whose_examples_from_a_train_eval_lift_dev(cli, tmp_path: Path, eval_words):
     train_run = eval_words(cli, tmp_path, imitator, "train")
     out = tmp_path / "harvested"
     (tmp_path / "elsewhere").mkdir()
@@ -246,12 +238,14 @@ def test_harvest_writes_a_harness_whose_examples_from_a_train_eval_lift_dev(cli,
     assert "examples = 2" in (out / "harness.toml").read_text()
     dev_run = eval_words(cli, tmp_path, imitator, "dev", harness=out)
     rollouts = RunStore.find(dev_run, tmp_path / "runs").rows("rollouts")
-    assert len(rollouts) == 4 and all(row["passed"] for row in rollouts), "shown the sun example, every dev rollout passes"
+    assert len(rollouts) == 4 and all(row["passed"] for row in rollouts), (
+        "shown the sun example, every dev rollout passes"
+    )
 
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_harvest_of_a_run_with_no_passed_train_rollout_says_so_and_writes_nothing(cli, tmp_path: Path):
+def test_harvest_of_a_run_with_no_passed_train_rollout_says_so_and_writes_nothing(cli, tmp_path: Path, eval_words):
     train_run = eval_words(cli, tmp_path, idle, "train")
     out = tmp_path / "harvested"
 
@@ -264,7 +258,9 @@ def test_harvest_of_a_run_with_no_passed_train_rollout_says_so_and_writes_nothin
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_the_reference_solutions_run_a_command_per_step_and_become_examples_of_source_solution(cli, tmp_path: Path):
+def test_the_reference_solutions_run_a_command_per_step_and_become_examples_of_source_solution(
+    cli, tmp_path: Path, eval_words
+):
     train_run = eval_words(cli, tmp_path, idle, "train", agent="solution")
     rollouts = RunStore.find(train_run, tmp_path / "runs").rows("rollouts")
     assert len(rollouts) == 6 and all(row["passed"] and row["steps"] == 3 for row in rollouts), rollouts
@@ -276,27 +272,42 @@ def test_the_reference_solutions_run_a_command_per_step_and_become_examples_of_s
     assert sorted(example.task for example in harness.examples) == ["moon", "star", "sun"]
     moon = next(example for example in harness.examples if example.task == "moon")
     assert moon.source == "solution"
-    assert [turn.reply for turn in moon.turns] == [world.bash("echo moon > /app/moon.txt"), world.bash("cat /app/moon.txt"),
-                                                   world.bash("echo TASK_DONE")]
+    assert [turn.reply for turn in moon.turns] == [
+        world.bash("echo moon > /app/moon.txt"),
+        world.bash("cat /app/moon.txt"),
+        world.bash("echo TASK_DONE"),
+    ]
     assert "moon" in moon.turns[1].observation, "the observation is what the command really printed"
 
 
-@pytest.mark.parametrize("script, steps", [
-    ("#!/bin/bash\nset -e\n\n# make it\nmkdir -p /out\nprintf 'a\\n' > /out/a\n", ["mkdir -p /out", "printf 'a\\n' > /out/a"]),
-    ("cat > /app/x.sh <<'SH'\n#!/bin/sh\n# kept: part of the file\necho hi\nSH\nchmod +x /app/x.sh\n",
-     ["cat > /app/x.sh <<'SH'\n#!/bin/sh\n# kept: part of the file\necho hi\nSH", "chmod +x /app/x.sh"]),
-    ("for f in /app/*.txt; do\n  wc -l \"$f\"\ndone\n", ['for f in /app/*.txt; do\n  wc -l "$f"\ndone']),
-    ("#!/bin/bash\nset -euo pipefail\ncd /app\nls\n", ["cd /app\nls"]),
-    ("name=world\necho $name\n", ["name=world\necho $name"]),
-    ("# nothing but a comment\n", []),
-])
-def test_a_solution_script_splits_into_one_complete_command_per_step_unless_they_share_shell_state(script: str, steps: list[str]):
+@pytest.mark.parametrize(
+    "script, steps",
+    [
+        (
+            "#!/bin/bash\nset -e\n\n# make it\nmkdir -p /out\nprintf 'a\\n' > /out/a\n",
+            ["mkdir -p /out", "printf 'a\\n' > /out/a"],
+        ),
+        (
+            "cat > /app/x.sh <<'SH'\n#!/bin/sh\n# kept: part of the file\necho hi\nSH\nchmod +x /app/x.sh\n",
+            ["cat > /app/x.sh <<'SH'\n#!/bin/sh\n# kept: part of the file\necho hi\nSH", "chmod +x /app/x.sh"],
+        ),
+        ('for f in /app/*.txt; do\n  wc -l "$f"\ndone\n', ['for f in /app/*.txt; do\n  wc -l "$f"\ndone']),
+        ("#!/bin/bash\nset -euo pipefail\ncd /app\nls\n", ["cd /app\nls"]),
+        ("name=world\necho $name\n", ["name=world\necho $name"]),
+        ("# nothing but a comment\n", []),
+    ],
+)
+def test_a_solution_script_splits_into_one_complete_command_per_step_unless_they_share_shell_state(
+    script: str, steps: list[str]
+):
     assert script_steps(script) == steps
 
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_a_harvest_of_reference_solutions_takes_half_the_train_tasks_and_is_gated_on_the_others(tmp_path: Path):
+def test_a_harvest_of_reference_solutions_takes_half_the_train_tasks_and_is_gated_on_the_others(
+    tmp_path: Path, harvest_config
+):
     config = harvest_config(tmp_path, imitator, ["harvest"])
     config.search = config.search.model_copy(update={"examples_from": ["solutions"]})
     store = session.start(config, tmp_path / "runs")
@@ -305,10 +316,13 @@ def test_a_harvest_of_reference_solutions_takes_half_the_train_tasks_and_is_gate
     [edit] = store.rows("edits")
     assert edit["move"] == "harvest" and edit["status"] == "accepted" and len(edit["sources"]) == 1, edit
     [source] = edit["sources"]
-    assert sorted(edit["gate"]["tasks"]) == sorted({"sun", "moon", "star"} - {source}), "gated on the train tasks it did not quote"
+    assert sorted(edit["gate"]["tasks"]) == sorted({"sun", "moon", "star"} - {source}), (
+        "gated on the train tasks it did not quote"
+    )
     child = Harness.load(store.folder / "harnesses" / edit["child_id"])
     assert [(example.task, example.source) for example in child.examples] == [(source, "solution")]
     assert (store.folder / "solutions" / "run.db").is_file()
-    assert summary["rollouts"] == len(store.rows("rollouts")) and all(row["model"] != "solution" for row in store.rows("rollouts")), \
-        "the solutions' episodes are no rollouts of the run"
-    assert (summary["start_dev"], summary["best_dev"]) == (0.0, 1.0)
+    assert summary.rollouts == len(store.rows("rollouts")) and all(
+        row["model"] != "solution" for row in store.rows("rollouts")
+    ), "the solutions' episodes are no rollouts of the run"
+    assert (summary.start_dev, summary.best_dev) == (0.0, 1.0)

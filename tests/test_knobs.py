@@ -2,12 +2,12 @@
 category it addresses, within its bounds; end to end, a solver that checks its work only when asked to confirm is lifted
 on dev by the `confirm_done` step the gate accepted; the move bandit tries each kind, then follows accepted gain."""
 
+import re
 from pathlib import Path
 
 import pytest
-from fixtures import evolve_world as world
-from test_harvest import DEFAULT, TASK_LINE, eval_words, harvest_config
 
+from harness_evo import world
 from harness_evo.agent.agents import CONFIRM_QUESTION
 from harness_evo.config import RoleModel
 from harness_evo.errors import HarnessError
@@ -20,6 +20,8 @@ from harness_evo.llm import scripted
 from harness_evo.store import Edit, EditStatus
 
 SOLVER = RoleModel(temperature=0.7)
+DEFAULT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
+TASK_LINE = re.compile(r"Write the word (\S+) into (/\S+\.txt)")
 
 
 def harness_with(toml_extra: str = "", agent_extra: str = "") -> Harness:
@@ -34,7 +36,10 @@ def test_a_knob_step_moves_one_setting_one_step_toward_what_the_pattern_needs():
     assert (loop.knob, loop.before, loop.after) == ("model.temperature", 0.7, 0.5), "unset: the run's own temperature"
     [confirm] = knob_steps(parent, "no-verification", SOLVER)
     assert (confirm.knob, confirm.before, confirm.after) == ("agent.confirm_done", False, True)
-    assert [step.knob for step in knob_steps(parent, "incomplete-solution", SOLVER)] == ["agent.confirm_done", "agent.step_limit"]
+    assert [step.knob for step in knob_steps(parent, "incomplete-solution", SOLVER)] == [
+        "agent.confirm_done",
+        "agent.step_limit",
+    ]
     assert knob_steps(parent, "misread-instruction", SOLVER) == [], "no setting addresses a misread instruction"
 
     child = parent.apply(knob_edit(parent, loop, "command-loop"))
@@ -47,7 +52,9 @@ def test_a_knob_at_its_bound_offers_no_step():
     assert knob_steps(cold, "command-loop", SOLVER) == [], "0.1 - 0.2 leaves the bounds"
     confirming = harness_with(agent_extra="confirm_done = true\n")
     assert knob_steps(confirming, "no-verification", SOLVER) == []
-    longest = harness_with().apply(knob_edit(harness_with(), knob_steps(harness_with(), "step-limit", SOLVER)[0], "step-limit"))
+    longest = harness_with().apply(
+        knob_edit(harness_with(), knob_steps(harness_with(), "step-limit", SOLVER)[0], "step-limit")
+    )
     assert longest.agent.step_limit == 18 and KNOBS["agent.step_limit"].high == 60
 
 
@@ -58,20 +65,37 @@ def test_set_setting_keeps_the_rest_of_the_file():
     assert set_setting(toml, "model", "temperature", 0.3).endswith("[model]\ntemperature = 0.3\n")
 
 
-@pytest.mark.parametrize("section, line, key", [("model", "temperature = 3.0", "temperature"),
-                                                 ("model", "max_tokens = 4", "max_tokens"),
-                                                 ("model", "top_k = 3", "top_k"),
-                                                 ("agent", "confirm_done = \"maybe\"", "confirm_done")])
+@pytest.mark.parametrize(
+    "section, line, key",
+    [
+        ("model", "temperature = 3.0", "temperature"),
+        ("model", "max_tokens = 4", "max_tokens"),
+        ("model", "top_k = 3", "top_k"),
+        ("agent", 'confirm_done = "maybe"', "confirm_done"),
+    ],
+)
 def test_a_setting_out_of_bounds_is_one_line_naming_the_key(section: str, line: str, key: str):
     extra = f"\n[model]\n{line}\n" if section == "model" else ""
     with pytest.raises(HarnessError, match=rf"harness.toml.*{key}"):
         harness_with(toml_extra=extra, agent_extra="" if extra else f"{line}\n")
 
 
-def edit(move: str, iteration: int, status: EditStatus = EditStatus.REJECTED_EMPIRICAL, fixed: int = 0, broken: int = 0,
-         pairs: int = 10) -> Edit:
-    return Edit(id=f"i{iteration}-r0-0", iteration=iteration, parent_id="root", move=move, status=status,
-                gate={"fixed": fixed, "broken": broken, "pairs": pairs})
+def edit(
+    move: str,
+    iteration: int,
+    status: EditStatus = EditStatus.REJECTED_EMPIRICAL,
+    fixed: int = 0,
+    broken: int = 0,
+    pairs: int = 10,
+) -> Edit:
+    return Edit(
+        id=f"i{iteration}-r0-0",
+        iteration=iteration,
+        parent_id="root",
+        move=move,
+        status=status,
+        gate={"fixed": fixed, "broken": broken, "pairs": pairs},
+    )
 
 
 def test_the_move_bandit_tries_each_kind_then_follows_accepted_gain_per_rollout():
@@ -83,15 +107,25 @@ def test_the_move_bandit_tries_each_kind_then_follows_accepted_gain_per_rollout(
     assert bandit.choose(["proposer", "knob"], history) == "proposer", "ties go to the order of the moves"
     many_failures = history + [edit("harvest", k) for k in range(3, 60)]
     assert bandit.choose(kinds, many_failures) != "harvest", "a kind that stops gaining loses to exploring the others"
-    assert FirstHarvest().choose(kinds, []) == "harvest" and FirstHarvest().choose(["proposer", "knob"], []) == "proposer"
+    assert (
+        FirstHarvest().choose(kinds, []) == "harvest" and FirstHarvest().choose(["proposer", "knob"], []) == "proposer"
+    )
 
 
 # End to end: a solver that checks its work only when asked to confirm it is done.
 
+
 def hesitant(messages: list[dict]) -> str:
     """Looks and says it is done; asked to confirm, writes the word, shows it and finishes."""
     word, path = TASK_LINE.findall(messages[1]["content"])[-1]
-    asked = next((k for k, message in enumerate(messages) if message["role"] == "user" and CONFIRM_QUESTION in message["content"]), None)
+    asked = next(
+        (
+            k
+            for k, message in enumerate(messages)
+            if message["role"] == "user" and CONFIRM_QUESTION in message["content"]
+        ),
+        None,
+    )
     if asked is None:
         return world.bash("ls /app && echo TASK_DONE")
     after = sum(message["role"] == "assistant" for message in messages[asked:])
@@ -100,7 +134,7 @@ def hesitant(messages: list[dict]) -> str:
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_a_confirm_done_step_accepted_by_the_gate_lifts_dev(cli, tmp_path: Path):
+def test_a_confirm_done_step_accepted_by_the_gate_lifts_dev(cli, tmp_path: Path, harvest_config):
     config = harvest_config(tmp_path, hesitant, ["knob", "proposer"])
     config.budget = config.budget.model_copy(update={"max_iterations": 2})
     store = session.start(config, tmp_path / "runs")
@@ -113,8 +147,8 @@ def test_a_confirm_done_step_accepted_by_the_gate_lifts_dev(cli, tmp_path: Path)
     assert accepted.gate.fixed > 0 and accepted.gate.broken == 0
     child = store.folder / "harnesses" / accepted.child_id
     assert "confirm_done = true" in (child / "harness.toml").read_text()
-    assert (summary["start_dev"], summary["best_dev"]) == (0.0, 1.0) and summary["best_node"] == accepted.child_id
-    assert summary["accepted_by_move"] == {"knob": 1}
+    assert (summary.start_dev, summary.best_dev) == (0.0, 1.0) and summary.best_node == accepted.child_id
+    assert summary.accepted_by_move == {"knob": 1}
     shown = cli("edits", store.folder, "--last", 0).output
     assert any(line.split()[:3] == [accepted.id, "0", "knob"] for line in shown.replace("│", " ").splitlines()), shown
     assert f"{accepted.id} knob [{accepted.pattern_id}]" in cli("tree", store.folder).output
@@ -122,12 +156,16 @@ def test_a_confirm_done_step_accepted_by_the_gate_lifts_dev(cli, tmp_path: Path)
 
 @pytest.mark.docker
 @pytest.mark.usefixtures("user_cache")
-def test_the_harness_sampling_settings_reach_the_solver_and_unset_ones_are_the_runs(cli, tmp_path: Path):
-    sampled = harness_with(toml_extra='\n[model]\ntemperature = 0.2\nmax_tokens = 64\nstop = ["</done>"]\n').save(tmp_path / "sampled")
+def test_the_harness_sampling_settings_reach_the_solver_and_unset_ones_are_the_runs(cli, tmp_path: Path, eval_words):
+    sampled = harness_with(toml_extra='\n[model]\ntemperature = 0.2\nmax_tokens = 64\nstop = ["</done>"]\n').save(
+        tmp_path / "sampled"
+    )
     eval_words(cli, tmp_path, hesitant, "dev", harness=sampled)
     params = scripted.last_params(f"harvest-cli-hesitant-{tmp_path.name}")
     assert (params["temperature"], params["max_tokens"]) == (0.2, 64)
-    assert "</done>" in params["stop"] and "\n```\n" in params["stop"], "the harness's stop sequences add to the action format's"
+    assert "</done>" in params["stop"] and "\n```\n" in params["stop"], (
+        "the harness's stop sequences add to the action format's"
+    )
 
     eval_words(cli, tmp_path, hesitant, "dev", harness=DEFAULT)
     params = scripted.last_params(f"harvest-cli-hesitant-{tmp_path.name}")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from harness_evo.agent.executor import Executor
-from harness_evo.config import EMBEDDED_WORKERS, SMALL_MODEL, EmbeddedConfig, ModelsConfig, RoleModel, RunConfig
+from harness_evo.agent.executor import EMBEDDED_WORKERS, Executor, rollout_workers
+from harness_evo.config import SMALL_MODEL, EmbeddedConfig, ModelsConfig, RoleModel, RunConfig
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM, ModelError, llama
 from harness_evo.llm import process as servers
@@ -26,7 +26,10 @@ SOLVER = "local/qwen2.5-coder-1.5b"
 
 
 def on_llama_server(model: str = SMALL_MODEL, slots: int = 2, **embedded) -> ModelsConfig:
-    return ModelsConfig(solver=RoleModel(model=model, max_tokens=24), embedded=EmbeddedConfig(server="llama-server", slots=slots, **embedded))
+    return ModelsConfig(
+        solver=RoleModel(model=model, max_tokens=24),
+        embedded=EmbeddedConfig(server="llama-server", slots=slots, **embedded),
+    )
 
 
 def test_a_thread_gets_its_own_slot_back_and_callers_beyond_the_slots_wait():
@@ -70,8 +73,9 @@ def test_auto_takes_llama_server_when_it_is_built_and_the_python_server_otherwis
     absent = EmbeddedConfig(binary=None)
     expected = "llama-server" if llama.llama_server_binary(absent) else "llama-cpp-python"
     assert llama.server_kind(absent) == expected
-    assert RunConfig(models=ModelsConfig(embedded=EmbeddedConfig(server="llama-cpp-python"))).rollout_workers() == 1
-    assert RunConfig(models=ModelsConfig(embedded=EmbeddedConfig(server="llama-server"))).run_models().embedded.slots == EMBEDDED_WORKERS
+    assert rollout_workers(RunConfig(models=ModelsConfig(embedded=EmbeddedConfig(server="llama-cpp-python")))) == 1
+    on_server = RunConfig(models=ModelsConfig(embedded=EmbeddedConfig(server="llama-server")))
+    assert on_server.run_models(rollout_workers(on_server)).embedded.slots == EMBEDDED_WORKERS
 
 
 def test_slots_the_memory_cannot_hold_are_refused_in_one_line():
@@ -91,15 +95,19 @@ def test_a_draft_that_is_not_an_embedded_model_is_refused():
 def test_two_conversations_at_once_each_keep_their_own_continuation_and_prompt(tmp_path):
     def conversation(word: str) -> tuple[list[str], list[dict]]:
         store = RunStore.create(tmp_path / word, "eval")
-        messages = [{"role": "system", "content": "You are a helpful assistant. " * 20},
-                    {"role": "user", "content": f"My code word is {word}. Reply with the word 'noted' only."}]
+        messages = [
+            {"role": "system", "content": "You are a helpful assistant. " * 20},
+            {"role": "user", "content": f"My code word is {word}. Reply with the word 'noted' only."},
+        ]
         replies = []
         with LLM(on_llama_server(), store=store, cache=False) as llm:  # the server of `shared`, a slot per thread
             for _ in range(3):
                 reply = llm.complete("solver", messages, temperature=0)
                 replies.append(reply.text)
-                messages += [{"role": "assistant", "content": reply.text},
-                             {"role": "user", "content": "What is my code word? Answer with the code word only."}]
+                messages += [
+                    {"role": "assistant", "content": reply.text},
+                    {"role": "user", "content": "What is my code word? Answer with the code word only."},
+                ]
         return replies, store.rows("llm_calls")
 
     with LLM(on_llama_server(), cache=False) as shared, ThreadPoolExecutor(2) as pool:
@@ -116,11 +124,17 @@ def test_two_conversations_at_once_each_keep_their_own_continuation_and_prompt(t
 @pytest.mark.embedded
 def test_a_rollouts_next_turn_reads_its_prompt_from_its_slot(tmp_path):
     store = RunStore.create(tmp_path / "runs", "eval")
-    messages = [{"role": "system", "content": "You answer in one short sentence. " * 30}, {"role": "user", "content": "Name a colour."}]
+    messages = [
+        {"role": "system", "content": "You answer in one short sentence. " * 30},
+        {"role": "user", "content": "Name a colour."},
+    ]
     with LLM(on_llama_server(slots=1), store=store, cache=False) as llm:
         first = llm.complete("solver", messages, temperature=0)
-        llm.complete("solver", [*messages, {"role": "assistant", "content": first.text}, {"role": "user", "content": "Another one."}],
-                     temperature=0)
+        llm.complete(
+            "solver",
+            [*messages, {"role": "assistant", "content": first.text}, {"role": "user", "content": "Another one."}],
+            temperature=0,
+        )
     calls = store.rows("llm_calls")
     assert calls[-1]["tokens_cached"] >= calls[0]["tokens_in"] - 1, "the second turn evaluated the whole prompt again"
 
@@ -131,11 +145,17 @@ def test_speculation_drafts_tokens_records_their_acceptance_and_stops_with_its_s
     # Greedy replies with and without speculation may differ across CPUs (batched evaluation rounds differently), so
     # what is checked is what llama.cpp guarantees: the draft is used, its acceptance is counted, replies are replies.
     # The text to copy is long enough for n-gram speculation (a 24-token match, then at least 48 tokens to draft).
-    text = " ".join(f"Step {n}: copy the file data{n}.txt into the folder backup{n} and check its size." for n in range(1, 9))
+    text = " ".join(
+        f"Step {n}: copy the file data{n}.txt into the folder backup{n} and check its size." for n in range(1, 9)
+    )
     store = RunStore.create(tmp_path / "runs", "eval")
     with LLM(on_llama_server(model=SOLVER, slots=1, **speculation), store=store, cache=False) as llm:
-        reply = llm.complete("solver", [{"role": "user", "content": f"Repeat this text exactly, nothing else:\n\n{text}"}],
-                             temperature=0, max_tokens=200)
+        reply = llm.complete(
+            "solver",
+            [{"role": "user", "content": f"Repeat this text exactly, nothing else:\n\n{text}"}],
+            temperature=0,
+            max_tokens=200,
+        )
         server = llm.endpoint(llm.models.solver).server
     [call] = store.rows("llm_calls")
     assert reply.text.strip() and call["error"] is None and call["tokens_out"] > 0
@@ -158,7 +178,9 @@ def test_a_port_taken_before_the_server_binds_it_gets_another(monkeypatch):
 
 @pytest.mark.embedded
 def test_a_server_that_dies_mid_rollout_fails_it_as_infrastructure_once_and_the_run_goes_on(tmp_path):
-    config = RunConfig(harness=ROOT / "harnesses/bash-agent", tasks=ROOT / "tests/fixtures/eval-tasks", sandbox={"backend": "local"})
+    config = RunConfig(
+        harness=ROOT / "harnesses/bash-agent", tasks=ROOT / "tests/fixtures/eval-tasks", sandbox={"backend": "local"}
+    )
     suite = load_suite(config.tasks)
     task = suite.tasks["greeting"]
     store = RunStore.create(tmp_path / "runs", "eval")

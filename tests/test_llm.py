@@ -193,6 +193,7 @@ def test_unregistered_scripted_model_says_how_to_register():
         llm.complete("solver", ask("q"))
 
 
+@pytest.mark.slow
 def test_the_model_layer_never_reaches_for_the_network(tmp_path):
     """litellm fetches its cost map and more at import unless told otherwise; any connection attempt here fails."""
     child = textwrap.dedent('''\

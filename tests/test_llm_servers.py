@@ -236,6 +236,7 @@ def test_the_models_command_shows_roles_embedded_models_and_running_servers(cli)
     assert "vllm/org/coder-7b" in shown.output and server.url in shown.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model, server, signum", [
     ("vllm/org/coder-7b", "auto", signal.SIGINT),
     ("vllm/org/coder-7b", "auto", signal.SIGTERM),
@@ -257,6 +258,7 @@ def test_the_server_dies_with_the_process_that_started_it(model, server, signum,
     assert refuses(port)
 
 
+@pytest.mark.slow
 def test_serve_vllm_prints_where_the_server_runs_and_stops_on_ctrl_c():
     command = subprocess.Popen(
         [sys.executable, "-m", "harness_evo.cli", "serve", "vllm", "--model", "org/coder-7b", "--max-model-len", "2048"],

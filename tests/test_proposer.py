@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from harness_evo import world
 from harness_evo.config import ModelsConfig, RoleModel, SearchConfig
 from harness_evo.evolve.proposer import Proposer
 from harness_evo.evolve.target import Target
@@ -14,7 +15,7 @@ from harness_evo.standins.missing import MissingProgram
 from harness_evo.standins.toolsmith import piped_input, program_args, usage_line
 from harness_evo.store import Edit as TriedEdit
 
-HARNESS = Harness.load(Path(__file__).parent / "fixtures" / "wrong-folder-harness")
+HARNESS = Harness.load(world.HARNESS)
 DEFECT = "Save every file you create under /tmp/work/ (the shared output folder)."
 PATTERN = Target(id="P1", support=2, category="environment-assumption",
                  description="saves its output files in a folder other than the working directory")

@@ -1,15 +1,15 @@
 """The paired comparison's verdict: what a user reads when two harnesses cannot be told apart."""
 
-from harness_evo.stats import Outcome, paired, verdict
+from harness_evo.stats import Pair, paired, verdict
 
 
-def outcomes(tasks: int, trials: int, b_better: int, a_better: int) -> list[Outcome]:
+def outcomes(tasks: int, trials: int, b_better: int, a_better: int) -> list[Pair]:
     """`tasks` x `trials` pairs that tie on failure except the first `b_better` (B passes) and next `a_better` (A passes)."""
-    pairs = [Outcome(f"t{i}", trial, 0, 0) for i in range(tasks) for trial in range(trials)]
+    pairs = [Pair(f"t{i}", trial, 0, 0) for i in range(tasks) for trial in range(trials)]
     for k in range(b_better):
-        pairs[k] = Outcome(pairs[k].task_id, pairs[k].trial, 0, 1)
+        pairs[k] = Pair(pairs[k].task_id, pairs[k].trial, 0, 1)
     for k in range(b_better, b_better + a_better):
-        pairs[k] = Outcome(pairs[k].task_id, pairs[k].trial, 1, 0)
+        pairs[k] = Pair(pairs[k].task_id, pairs[k].trial, 1, 0)
     return pairs
 
 

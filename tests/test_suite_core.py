@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness_evo.agent.evaluate import evaluate
+from harness_evo.agent.session import session
 from harness_evo.config import RunConfig
 from harness_evo.store import RunStore
 from harness_evo.taskset import SPLITS, load_suite
@@ -76,8 +77,11 @@ def test_oracle_scores_one_and_doing_nothing_scores_zero_on_every_task(tmp_path:
     config = RunConfig(tasks=CORE, split="all", agent=agent)
     config.executor.workers = 2
     store = RunStore.create(tmp_path, "eval")
-    evaluate(config, store)
-    rewards = {row["task_id"]: (row.get("reward"), row["exit_reason"], row.get("error")) for row in store.rows("rollouts")}
+    with session(store, config) as run:
+        evaluate(run)
+    rewards = {
+        row["task_id"]: (row.get("reward"), row["exit_reason"], row.get("error")) for row in store.rows("rollouts")
+    }
     assert len(rewards) == len(load_suite(CORE).tasks)
     wrong = {task: got for task, got in rewards.items() if got[0] != expected}
     assert not wrong, f"{agent} should score {expected} everywhere: {wrong}"

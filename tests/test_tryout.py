@@ -1,8 +1,8 @@
 """The tryout: a stand-in tool's script runs the agent's own call in a real sandbox of the task that made it."""
 
 import pytest
-from fixtures import evolve_world as world
 
+from harness_evo import world
 from harness_evo.config import SandboxConfig
 from harness_evo.sandbox import get_backend
 from harness_evo.standins.tryout import SandboxTryout

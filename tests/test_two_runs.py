@@ -11,8 +11,8 @@ from pathlib import Path
 
 import docker
 import pytest
-from fixtures import evolve_world as world
 
+from harness_evo import world
 from harness_evo.llm.cache import ResponseCache
 from harness_evo.llm.process import running_servers
 from harness_evo.sandbox.images import LABEL
@@ -20,13 +20,16 @@ from harness_evo.store import RunStore
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("user_cache")]
 ROOT = Path(__file__).parents[1]
-WORLD = ROOT / "tests" / "fixtures" / "evolve_world.py"
 
 
 def harness_evo(*args: object) -> subprocess.Popen:
     """The `harness-evo` command with the evolve world's scripted models, in a process of its own."""
-    return subprocess.Popen([sys.executable, str(WORLD), "cli", *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "tests")})
+    return subprocess.Popen(
+        [sys.executable, "-m", world.__name__, "cli", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def finished(*processes: subprocess.Popen) -> None:
@@ -48,13 +51,28 @@ def left_over() -> list:
     return docker.from_env().containers.list(all=True, filters={"label": LABEL})
 
 
-def test_an_eval_beside_an_evolve_keeps_its_containers_and_the_shared_cache_files_stay_whole(tmp_path: Path, user_cache: Path):
+def test_an_eval_beside_an_evolve_keeps_its_containers_and_the_shared_cache_files_stay_whole(
+    tmp_path: Path, user_cache: Path
+):
     world.config(max_iterations=1).save(tmp_path / "evolve.toml")
     runs = tmp_path / "runs"
 
     evolving = harness_evo("evolve", "--config", tmp_path / "evolve.toml", "--runs", runs, "--quiet")
-    evaluating = harness_evo("eval", "--harness", world.HARNESS, "--tasks", world.TASKS, "--split", "train", "--trials", 3,
-                             "--model", "scripted/world-solver", "--runs", runs)
+    evaluating = harness_evo(
+        "eval",
+        "--harness",
+        world.HARNESS,
+        "--tasks",
+        world.TASKS,
+        "--split",
+        "train",
+        "--trials",
+        3,
+        "--model",
+        "scripted/world-solver",
+        "--runs",
+        runs,
+    )
     finished(evolving, evaluating)
 
     found = runs_of(runs)
@@ -62,8 +80,9 @@ def test_an_eval_beside_an_evolve_keeps_its_containers_and_the_shared_cache_file
     assert overlapped(evolve, evaluation), "the two runs did not run at the same time"
     assert evolve.info["status"] == evaluation.info["status"] == "finished"
     rollouts = [row for store in (evolve, evaluation) for row in store.rows("rollouts")]
-    assert rollouts and not [row["id"] for row in rollouts if row["exit_reason"] == "infra_error"], \
+    assert rollouts and not [row["id"] for row in rollouts if row["exit_reason"] == "infra_error"], (
         "no rollout lost its container to the other run's pruning"
+    )
     assert not [c.name for c in left_over() if c.labels.get(f"{LABEL}.run") in (evolve.id, evaluation.id)]
     paces = json.loads((user_cache / "pace.json").read_text())
     assert [row["run"] for rows in paces.values() for row in rows] == [evolve.id]
@@ -78,8 +97,24 @@ def test_two_evals_on_the_embedded_model_each_start_their_own_server_and_stop_it
     toml = harness / "harness.toml"
     toml.write_text(toml.read_text().replace("step_limit = 6", "step_limit = 2"))
     runs = [tmp_path / "runs-a", tmp_path / "runs-b"]
-    processes = [harness_evo("eval", "--harness", harness, "--tasks", world.TASKS, "--split", "dev", "--trials", 1,
-                             "--model", "local/qwen2.5-coder-0.5b", "--runs", folder) for folder in runs]
+    processes = [
+        harness_evo(
+            "eval",
+            "--harness",
+            harness,
+            "--tasks",
+            world.TASKS,
+            "--split",
+            "dev",
+            "--trials",
+            1,
+            "--model",
+            "local/qwen2.5-coder-0.5b",
+            "--runs",
+            folder,
+        )
+        for folder in runs
+    ]
     finished(*processes)
 
     stores = [next(iter(runs_of(folder).values())) for folder in runs]
@@ -89,4 +124,6 @@ def test_two_evals_on_the_embedded_model_each_start_their_own_server_and_stop_it
         assert calls and not [call["error"] for call in calls if call["error"]], "a call reached the other run's server"
         assert all(row["exit_reason"] != "infra_error" for row in store.rows("rollouts"))
     assert [record for record in running_servers()] == []
-    assert not list((Path(os.environ["HARNESS_EVO_CACHE"]) / "servers").glob("*.log")), "each server took its log with it"
+    assert not list((Path(os.environ["HARNESS_EVO_CACHE"]) / "servers").glob("*.log")), (
+        "each server took its log with it"
+    )

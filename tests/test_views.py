@@ -17,7 +17,7 @@ from harness_evo.harness import Edit, Harness, Write
 from harness_evo.store import Edit as LedgerEdit
 from harness_evo.store import (
     Failure,
-    Gate,
+    GateResult,
     Iteration,
     LlmCall,
     Node,
@@ -46,64 +46,305 @@ def evolve_world(runs_dir: Path) -> dict:
     store = RunStore.create(runs_dir, "evolve", run_id="evolve-1")
     root = Harness.load(BASH_AGENT)
     system = root.components["prompts/system.md.j2"]
-    a = root.apply(Edit(ops=[Write(path="prompts/system.md.j2", text=system + "\nCheck your work before you say TASK_DONE.\n")]))
+    a = root.apply(
+        Edit(ops=[Write(path="prompts/system.md.j2", text=system + "\nCheck your work before you say TASK_DONE.\n")])
+    )
     b = a.apply(Edit(ops=[Write(path="skills/check-before-done/SKILL.md", text=CHECK_SKILL)]))
     for harness in (root, a, b):
         harness.save(store.folder / "harnesses" / harness.hash)
-    store.emit("run", id=store.id, started=T0, harness="harnesses/bash-agent", root=root.hash, tasks="tasks/core", config={"seed": 0})
+    store.update_info(
+        started=T0, harness="harnesses/bash-agent", root=root.hash, tasks="tasks/core", config={"seed": 0}
+    )
     node = Node(id="", expansions=1, tokens_per_rollout=900.0, created=T0)
-    store.put(node.model_copy(update=dict(id=root.hash, iteration=-1, status=NodeStatus.ROOT, train_score=0.25, train_n=4, dev_score=0.5, dev_n=2)))
-    store.put(node.model_copy(update=dict(id=a.hash, parent_id=root.hash, edit_id="i0-r0-0", iteration=0, status=NodeStatus.ACCEPTED,
-                                          train_score=0.5, train_n=4, dev_score=0.5, dev_n=2)))
-    store.put(node.model_copy(update=dict(id=b.hash, parent_id=a.hash, edit_id="i2-r0-0", iteration=2, status=NodeStatus.ACCEPTED,
-                                          train_score=0.75, train_n=4, dev_score=1.0, dev_n=2)))
-    store.put(LedgerEdit(id="i0-r0-0", iteration=0, parent_id=root.hash, child_id=a.hash, pattern_id="P1", status="accepted", ts=T0,
-                         ops=[{"op": "replace", "path": "prompts/system.md.j2", "old": "Run one command", "new": "Check your work, then run one command"}],
-                         rationale="Make the agent check its output before finishing.", prediction="csv tasks stop failing at the last step",
-                         gate=Gate(accepted=True, fixed=3, broken=0, ties=1, p_value=0.125, reason="3 fixed and 0 broken", pairs=4, tasks=["t1", "t2"])))
-    store.put(LedgerEdit(id="i0-r0-1", iteration=0, parent_id=root.hash, pattern_id="P1", status="rejected_static", ts=T0,
-                         ops=[{"op": "write", "path": "prompts/instance.md.j2", "text": "Sum the csv column."}],
-                         rationale="Tell it the answer.", reasons=["the edit names a training task's details (csv column)"]))
-    store.put(LedgerEdit(id="i1-r0-0", iteration=1, parent_id=a.hash, child_id="f" * 64, pattern_id="P1", status="rejected_empirical", ts=T0,
-                         ops=[{"op": "delete", "path": "tools/view/view.py"}], rationale="Fewer tools, less confusion.",
-                         gate=Gate(fixed=1, broken=2, ties=1, p_value=0.875, reason="more broken than fixed", pairs=4)))
-    store.put(LedgerEdit(id="i2-r0-0", iteration=2, parent_id=a.hash, child_id=b.hash, pattern_id="P2", status="accepted", ts=T0,
-                         ops=[{"op": "write", "path": "skills/check-before-done/SKILL.md", "text": CHECK_SKILL}],
-                         rationale="A skill for checking results.",
-                         gate=Gate(accepted=True, fixed=2, broken=0, ties=2, p_value=0.25, reason="2 fixed and 0 broken", pairs=4)))
-    store.put(LedgerEdit(id="i2-r0-1", iteration=2, parent_id=a.hash, pattern_id="P2", status="invalid", ts=T0,
-                         rationale="", reasons=["replace: the old text occurs 0 times in prompts/system.md.j2"]))
-    for i, (arm, outcome) in enumerate([("P1", "edit i0-r0-0 accepted"), ("P1", "edit i1-r0-0 rejected by the gate"), ("P2", "edit i2-r0-0 accepted")]):
-        store.put(Iteration(id=i, arm=arm, node_id=root.hash, tasks=["t1", "t2"], started=T0 + i, finished=T0 + i + 1, outcome=outcome))
-    trajectory = {"task_id": "csv-sum", "trial": 0, "harness_hash": root.hash, "model": "scripted/solver", "exit_reason": "done",
-                  "reward": 0.0, "verifier_output": "FAIL: total.txt holds 41, expected 42", "steps": [
-                      {"index": 0, "reply": "```bash\nls\n```", "action": "ls", "output": "data.csv\n", "exit_code": 0, "duration_s": 0.2, "model_s": 1.5},
-                      {"index": 1, "reply": "I will sum it now.", "format_error": "no bash block found", "model_s": 0.7},
-                      {"index": 2, "reply": "```bash\nawk ...\n```", "action": "awk -F, '{s+=$2} END {print s}' data.csv > total.txt && echo TASK_DONE",
-                       "output": "TASK_DONE\n", "exit_code": 0, "duration_s": 0.1, "model_s": 1.1, "finished": True}]}
+    store.put(
+        node.model_copy(
+            update=dict(
+                id=root.hash, iteration=-1, status=NodeStatus.ROOT, train_score=0.25, train_n=4, dev_score=0.5, dev_n=2
+            )
+        )
+    )
+    store.put(
+        node.model_copy(
+            update=dict(
+                id=a.hash,
+                parent_id=root.hash,
+                edit_id="i0-r0-0",
+                iteration=0,
+                status=NodeStatus.ACCEPTED,
+                train_score=0.5,
+                train_n=4,
+                dev_score=0.5,
+                dev_n=2,
+            )
+        )
+    )
+    store.put(
+        node.model_copy(
+            update=dict(
+                id=b.hash,
+                parent_id=a.hash,
+                edit_id="i2-r0-0",
+                iteration=2,
+                status=NodeStatus.ACCEPTED,
+                train_score=0.75,
+                train_n=4,
+                dev_score=1.0,
+                dev_n=2,
+            )
+        )
+    )
+    store.put(
+        LedgerEdit(
+            id="i0-r0-0",
+            iteration=0,
+            parent_id=root.hash,
+            child_id=a.hash,
+            pattern_id="P1",
+            status="accepted",
+            ts=T0,
+            ops=[
+                {
+                    "op": "replace",
+                    "path": "prompts/system.md.j2",
+                    "old": "Run one command",
+                    "new": "Check your work, then run one command",
+                }
+            ],
+            rationale="Make the agent check its output before finishing.",
+            prediction="csv tasks stop failing at the last step",
+            gate=GateResult(
+                accepted=True,
+                fixed=3,
+                broken=0,
+                ties=1,
+                p_value=0.125,
+                reason="3 fixed and 0 broken",
+                pairs=4,
+                tasks=["t1", "t2"],
+            ),
+        )
+    )
+    store.put(
+        LedgerEdit(
+            id="i0-r0-1",
+            iteration=0,
+            parent_id=root.hash,
+            pattern_id="P1",
+            status="rejected_static",
+            ts=T0,
+            ops=[{"op": "write", "path": "prompts/instance.md.j2", "text": "Sum the csv column."}],
+            rationale="Tell it the answer.",
+            reasons=["the edit names a training task's details (csv column)"],
+        )
+    )
+    store.put(
+        LedgerEdit(
+            id="i1-r0-0",
+            iteration=1,
+            parent_id=a.hash,
+            child_id="f" * 64,
+            pattern_id="P1",
+            status="rejected_empirical",
+            ts=T0,
+            ops=[{"op": "delete", "path": "tools/view/view.py"}],
+            rationale="Fewer tools, less confusion.",
+            gate=GateResult(fixed=1, broken=2, ties=1, p_value=0.875, reason="more broken than fixed", pairs=4),
+        )
+    )
+    store.put(
+        LedgerEdit(
+            id="i2-r0-0",
+            iteration=2,
+            parent_id=a.hash,
+            child_id=b.hash,
+            pattern_id="P2",
+            status="accepted",
+            ts=T0,
+            ops=[{"op": "write", "path": "skills/check-before-done/SKILL.md", "text": CHECK_SKILL}],
+            rationale="A skill for checking results.",
+            gate=GateResult(
+                accepted=True, fixed=2, broken=0, ties=2, p_value=0.25, reason="2 fixed and 0 broken", pairs=4
+            ),
+        )
+    )
+    store.put(
+        LedgerEdit(
+            id="i2-r0-1",
+            iteration=2,
+            parent_id=a.hash,
+            pattern_id="P2",
+            status="invalid",
+            ts=T0,
+            rationale="",
+            reasons=["replace: the old text occurs 0 times in prompts/system.md.j2"],
+        )
+    )
+    for i, (arm, outcome) in enumerate(
+        [("P1", "edit i0-r0-0 accepted"), ("P1", "edit i1-r0-0 rejected by the gate"), ("P2", "edit i2-r0-0 accepted")]
+    ):
+        store.put(
+            Iteration(
+                id=i,
+                arm=arm,
+                node_id=root.hash,
+                tasks=["t1", "t2"],
+                started=T0 + i,
+                finished=T0 + i + 1,
+                outcome=outcome,
+            )
+        )
+    trajectory = {
+        "task_id": "csv-sum",
+        "trial": 0,
+        "harness_hash": root.hash,
+        "model": "scripted/solver",
+        "exit_reason": "done",
+        "reward": 0.0,
+        "verifier_output": "FAIL: total.txt holds 41, expected 42",
+        "steps": [
+            {
+                "index": 0,
+                "reply": "```bash\nls\n```",
+                "action": "ls",
+                "output": "data.csv\n",
+                "exit_code": 0,
+                "duration_s": 0.2,
+                "model_s": 1.5,
+            },
+            {"index": 1, "reply": "I will sum it now.", "format_error": "no bash block found", "model_s": 0.7},
+            {
+                "index": 2,
+                "reply": "```bash\nawk ...\n```",
+                "action": "awk -F, '{s+=$2} END {print s}' data.csv > total.txt && echo TASK_DONE",
+                "output": "TASK_DONE\n",
+                "exit_code": 0,
+                "duration_s": 0.1,
+                "model_s": 1.1,
+                "finished": True,
+            },
+        ],
+    }
     store.write_json("rollouts/abc123def4560001.json", trajectory)
-    rollout = Rollout(id="", task_id="", split="train", trial=0, node_id=root.hash, harness_hash=root.hash, model="scripted/solver",
-                      tokens_in=500, tokens_out=100, duration_s=3.0, started=T0, finished=T0 + 3)
-    store.put(rollout.model_copy(update=dict(id="abc123def4560001", task_id="csv-sum", reward=0.0, exit_reason="done", steps=3, format_errors=1,
-                                             trajectory="rollouts/abc123def4560001.json")))
-    store.put(rollout.model_copy(update=dict(id="abc999000", task_id="log-count", reward=1.0, passed=True, exit_reason="done", steps=2)))
-    store.put(rollout.model_copy(update=dict(id="dev0001", task_id="git-tag", split="dev", reward=1.0, passed=True, exit_reason="done", steps=4)))
-    store.put(rollout.model_copy(update=dict(id="dev0002", task_id="git-log", split="dev", exit_reason="infra_error", error="container died")))
-    store.put(Failure(id="abc123def4560001", rollout_id="abc123def4560001", task_id="csv-sum", node_id=root.hash, split="train",
-                      source="analyzer", category="no-verification", pattern="declares done without looking at its output",
-                      root_cause="It wrote total.txt and said TASK_DONE without checking the sum.", critical_step=2,
-                      evidence="echo TASK_DONE", blame="harness", confidence=0.8))
+    rollout = Rollout(
+        id="",
+        task_id="",
+        split="train",
+        trial=0,
+        node_id=root.hash,
+        harness_hash=root.hash,
+        model="scripted/solver",
+        tokens_in=500,
+        tokens_out=100,
+        duration_s=3.0,
+        started=T0,
+        finished=T0 + 3,
+    )
+    store.put(
+        rollout.model_copy(
+            update=dict(
+                id="abc123def4560001",
+                task_id="csv-sum",
+                reward=0.0,
+                exit_reason="done",
+                steps=3,
+                format_errors=1,
+                trajectory="rollouts/abc123def4560001.json",
+            )
+        )
+    )
+    store.put(
+        rollout.model_copy(
+            update=dict(id="abc999000", task_id="log-count", reward=1.0, passed=True, exit_reason="done", steps=2)
+        )
+    )
+    store.put(
+        rollout.model_copy(
+            update=dict(
+                id="dev0001", task_id="git-tag", split="dev", reward=1.0, passed=True, exit_reason="done", steps=4
+            )
+        )
+    )
+    store.put(
+        rollout.model_copy(
+            update=dict(id="dev0002", task_id="git-log", split="dev", exit_reason="infra_error", error="container died")
+        )
+    )
+    store.put(
+        Failure(
+            id="abc123def4560001",
+            rollout_id="abc123def4560001",
+            task_id="csv-sum",
+            node_id=root.hash,
+            split="train",
+            source="analyzer",
+            category="no-verification",
+            pattern="declares done without looking at its output",
+            root_cause="It wrote total.txt and said TASK_DONE without checking the sum.",
+            critical_step=2,
+            evidence="echo TASK_DONE",
+            blame="harness",
+            confidence=0.8,
+        )
+    )
     pattern = Pattern(id="", category="no-verification", first_seen=T0, last_seen=T0)
-    store.put(pattern.model_copy(update=dict(id="P1", description="declares done without looking at its output", status=PatternStatus.RESOLVED,
-                                             support=3, task_ids=["csv-sum", "t1", "t2"])))
-    store.put(pattern.model_copy(update=dict(id="P2", description="does not know how to read a csv column", status=PatternStatus.PROMOTED,
-                                             support=2, task_ids=["t1", "t2"])))
-    store.put(pattern.model_copy(update=dict(id="P3", description="gives up after a missing command", status=PatternStatus.CANDIDATE,
-                                             support=1, task_ids=["t3"])))
-    store.put(PatternMember(failure_id="abc123def4560001", pattern_id="P1", rollout_id="abc123def4560001", task_id="csv-sum", node_id=root.hash))
-    for k, (role, cost, cached) in enumerate([("solver", 0.0, False)] * 4 + [("proposer", 0.06, False)] * 2 + [("critic", 0.03, True)]):
-        store.put(LlmCall(id=f"call{k}", role=role, model=f"scripted/{role}", tokens_in=100, tokens_out=20, latency_s=0.5, cost=cost,
-                          cache_hit=cached, ts=T0 + k))
+    store.put(
+        pattern.model_copy(
+            update=dict(
+                id="P1",
+                description="declares done without looking at its output",
+                status=PatternStatus.RESOLVED,
+                support=3,
+                task_ids=["csv-sum", "t1", "t2"],
+            )
+        )
+    )
+    store.put(
+        pattern.model_copy(
+            update=dict(
+                id="P2",
+                description="does not know how to read a csv column",
+                status=PatternStatus.PROMOTED,
+                support=2,
+                task_ids=["t1", "t2"],
+            )
+        )
+    )
+    store.put(
+        pattern.model_copy(
+            update=dict(
+                id="P3",
+                description="gives up after a missing command",
+                status=PatternStatus.CANDIDATE,
+                support=1,
+                task_ids=["t3"],
+            )
+        )
+    )
+    store.put(
+        PatternMember(
+            failure_id="abc123def4560001",
+            pattern_id="P1",
+            rollout_id="abc123def4560001",
+            task_id="csv-sum",
+            node_id=root.hash,
+        )
+    )
+    for k, (role, cost, cached) in enumerate(
+        [("solver", 0.0, False)] * 4 + [("proposer", 0.06, False)] * 2 + [("critic", 0.03, True)]
+    ):
+        store.put(
+            LlmCall(
+                id=f"call{k}",
+                role=role,
+                model=f"scripted/{role}",
+                tokens_in=100,
+                tokens_out=20,
+                latency_s=0.5,
+                cost=cost,
+                cache_hit=cached,
+                ts=T0 + k,
+            )
+        )
     store.set_status("finished", finished=T0 + 600, best_node=b.hash)
     return {"store": store, "root": root, "a": a, "b": b}
 
@@ -111,10 +352,27 @@ def evolve_world(runs_dir: Path) -> dict:
 def eval_world(runs_dir: Path) -> RunStore:
     store = RunStore.create(runs_dir, "eval", run_id="eval-1")
     harness = Harness.load(BASH_AGENT)
-    store.emit("run", id=store.id, started=T0 - 100, harness=str(BASH_AGENT), harness_hash=harness.hash, tasks="tasks/core", split="dev", trials=1)
+    store.update_info(
+        started=T0 - 100, harness=str(BASH_AGENT), harness_hash=harness.hash, tasks="tasks/core", split="dev", trials=1
+    )
     for k, passed in enumerate([True, True, False, False]):
-        store.put(Rollout(id=f"e{k}", harness_hash=harness.hash, task_id=f"t{k}", split="dev", trial=0, model="scripted/solver",
-                          reward=float(passed), passed=passed, exit_reason="done" if passed else "step_limit", steps=5, tokens_in=10, tokens_out=5, cost=0.01))
+        store.put(
+            Rollout(
+                id=f"e{k}",
+                harness_hash=harness.hash,
+                task_id=f"t{k}",
+                split="dev",
+                trial=0,
+                model="scripted/solver",
+                reward=float(passed),
+                passed=passed,
+                exit_reason="done" if passed else "step_limit",
+                steps=5,
+                tokens_in=10,
+                tokens_out=5,
+                cost=0.01,
+            )
+        )
     store.set_status("finished", finished=T0 - 40, best_node=harness.hash)
     return store
 
@@ -132,7 +390,7 @@ def test_runs_lists_each_run_with_its_best_dev_score_and_spend(world: dict):
     assert "100% [34%, 100%] (n=2)" in evolve_line and "$0.1500" in evolve_line
     eval_line = next(line for line in screen.splitlines() if "eval-1" in line)
     assert "50% [15%, 85%] (n=4)" in eval_line and "1m00s" in eval_line
-    assert [run["id"] for run in facts] == ["evolve-1", "eval-1"]  # newest first
+    assert [run.id for run in facts] == ["evolve-1", "eval-1"]  # newest first
 
 
 def test_show_compares_start_and_best_and_tells_spend_and_patterns(world: dict):
@@ -143,8 +401,11 @@ def test_show_compares_start_and_best_and_tells_spend_and_patterns(world: dict):
     assert world["root"].short_hash in start and "25% [5%, 70%] (n=4)" in start and "50% [9%, 91%] (n=2)" in start
     assert world["b"].short_hash in best and "75% [30%, 95%] (n=4)" in best and "100% [34%, 100%] (n=2)" in best
     assert "path to the best: i0-r0-0 proposer [P1]" in screen and "i2-r0-0 proposer [P2]" in screen
-    assert facts["progress"]["dev"] == [0.5, 0.5, 0.5, 1.0] and facts["progress"]["train"] == [0.25, 0.5, 0.5, 0.75]
-    assert "25% [5%, 70%] (n=4) → 75% [30%, 95%] (n=4)" in screen and "50% [9%, 91%] (n=2) → 100% [34%, 100%] (n=2)" in screen
+    assert facts.progress.dev == [0.5, 0.5, 0.5, 1.0] and facts.progress.train == [0.25, 0.5, 0.5, 0.75]
+    assert (
+        "25% [5%, 70%] (n=4) → 75% [30%, 95%] (n=4)" in screen
+        and "50% [9%, 91%] (n=2) → 100% [34%, 100%] (n=2)" in screen
+    )
     assert "5 proposed, 2 accepted, 1 rejected by the critic, 1 rejected by the gate, 1 invalid" in screen
     assert "models: critic scripted/critic; proposer scripted/proposer; solver scripted/solver" in screen
     proposer = next(line for line in screen.splitlines() if line.startswith("│ proposer"))
@@ -158,15 +419,40 @@ def test_show_tells_how_the_agent_ran_each_tool_of_the_best_harness_against_the_
     """A run's accepted `sqlite3` tool was run on text and log files in a sixth of its harness's rollouts, all failed:
     the tool table shows it as runs that pass less often than the others."""
     store, best = world["store"], world["b"].hash
-    runs = [("t1", "view data.csv", 1, 0.0), ("t2", "cd /app && view notes.txt  # look first", 0, 0.0),
-            ("t1", "echo view is not run here", 0, 1.0), ("t3", "apt-get install view", 100, 1.0)]
+    runs = [
+        ("t1", "view data.csv", 1, 0.0),
+        ("t2", "cd /app && view notes.txt  # look first", 0, 0.0),
+        ("t1", "echo view is not run here", 0, 1.0),
+        ("t3", "apt-get install view", 100, 1.0),
+    ]
     for k, (task, action, exit_code, reward) in enumerate(runs):
-        store.write_json(f"rollouts/b{k}.json", {"steps": [{"index": 0, "reply": "", "action": action, "output": "", "exit_code": exit_code}]})
-        store.put(Rollout(id=f"b{k}", node_id=best, harness_hash=best, task_id=task, split="train", trial=k, model="scripted/solver",
-                          reward=reward, passed=reward == 1.0, exit_reason="done", steps=1, trajectory=f"rollouts/b{k}.json"))
+        store.write_json(
+            f"rollouts/b{k}.json",
+            {"steps": [{"index": 0, "reply": "", "action": action, "output": "", "exit_code": exit_code}]},
+        )
+        store.put(
+            Rollout(
+                id=f"b{k}",
+                node_id=best,
+                harness_hash=best,
+                task_id=task,
+                split="train",
+                trial=k,
+                model="scripted/solver",
+                reward=reward,
+                passed=reward == 1.0,
+                exit_reason="done",
+                steps=1,
+                trajectory=f"rollouts/b{k}.json",
+            )
+        )
 
     screen = text_of(show.render(show.collect(store)))
-    rows = {line.split("│")[2].split()[0]: [cell.strip() for cell in line.split("│")[3:8]] for line in screen.splitlines() if line.startswith("│ view")}
+    rows = {
+        line.split("│")[2].split()[0]: [cell.strip() for cell in line.split("│")[3:8]]
+        for line in screen.splitlines()
+        if line.startswith("│ view")
+    }
     assert rows["best"] == ["2 of 4", "2", "0% [0%, 66%] (n=2)", "100% [34%, 100%] (n=2)", "1 of 2"]
     assert rows["start"] == ["0 of 2", "0", "-", "50% [9%, 91%] (n=2)", "-"]
 
@@ -186,9 +472,13 @@ def test_a_running_run_that_went_quiet_is_flagged(tmp_path: Path):
     store.put(Rollout(id="r1", task_id="t1", trial=0, split="train", reward=0.0, exit_reason="step_limit"))
     store.db.execute("UPDATE events SET ts = ts - 3600")  # its process was killed an hour ago
     store.db.conn.commit()
-    line = next(line for line in text_of(runs.render(runs.collect(tmp_path), tmp_path)).splitlines() if "killed" in line)
+    line = next(
+        line for line in text_of(runs.render(runs.collect(tmp_path), tmp_path)).splitlines() if "killed" in line
+    )
     assert "running? (quiet 1h00m)" in line
-    assert "no event for 1h00m: its process may be gone; `harness-evo resume killed`" in text_of(next(watch.frames(store, interval=0)))
+    assert "no event for 1h00m: its process may be gone; `harness-evo resume killed`" in text_of(
+        next(watch.frames(store, interval=0))
+    )
 
 
 def test_show_of_an_eval_run_gives_the_pass_rate_of_its_split(world: dict):
@@ -206,7 +496,9 @@ def test_tree_shows_scores_edits_and_rejected_children(world: dict):
     root = next(line for line in lines if world["root"].short_hash in line)
     a = next(line for line in lines if world["a"].short_hash in line)
     b = next(line for line in lines if world["b"].short_hash in line)
-    assert "train 25% [5%, 70%] (n=4)" in root and "dev 50% [9%, 91%] (n=2)" in root and "1 rejected (1 by critic)" in root
+    assert (
+        "train 25% [5%, 70%] (n=4)" in root and "dev 50% [9%, 91%] (n=2)" in root and "1 rejected (1 by critic)" in root
+    )
     assert "← i0-r0-0 proposer [P1] Make the agent check its output" in a and "2 rejected (1 by gate, 1 invalid)" in a
     assert "★" in b and "★" not in a and "dev 100% [34%, 100%] (n=2)" in b
     assert lines.index(root) < lines.index(a) < lines.index(b)
@@ -218,10 +510,23 @@ def scored_world(runs_dir: Path) -> tuple[RunStore, str]:
     store = RunStore.create(runs_dir, "evolve", run_id="scored")
     harness = Harness.load(BASH_AGENT)
     harness.save(store.folder / "harnesses" / harness.hash)
-    store.emit("run", id=store.id, started=T0, harness="harnesses/bash-agent", root=harness.hash, tasks="tasks/core")
-    rows = [Rollout(id=f"d{k}", task_id=f"t{k}", split="dev", trial=0, node_id=harness.hash, harness_hash=harness.hash,
-                    passed=passed is True, reward=float(passed is True), exit_reason="infra_error" if passed is None else "done",
-                    tokens_in=10, tokens_out=5) for k, passed in enumerate([True] * 3 + [False] * 4 + [None] * 2)]
+    store.update_info(started=T0, harness="harnesses/bash-agent", root=harness.hash, tasks="tasks/core")
+    rows = [
+        Rollout(
+            id=f"d{k}",
+            task_id=f"t{k}",
+            split="dev",
+            trial=0,
+            node_id=harness.hash,
+            harness_hash=harness.hash,
+            passed=passed is True,
+            reward=float(passed is True),
+            exit_reason="infra_error" if passed is None else "done",
+            tokens_in=10,
+            tokens_out=5,
+        )
+        for k, passed in enumerate([True] * 3 + [False] * 4 + [None] * 2)
+    ]
     for row in rows:
         store.put(row)
     node_stats = NodeStats()
@@ -246,15 +551,33 @@ def test_every_score_carries_its_n_and_wilson_interval_on_screen_and_in_json(tmp
     assert shown in text_of(runs.render(runs.collect(tmp_path), tmp_path))
     assert f"pass rate {shown}" in text_of(watch.render(watch.collect(store), []))
 
-    expected = {"score": pytest.approx(3 / 7), "passed": 3, "n": 7, "low": pytest.approx(wilson.low), "high": pytest.approx(wilson.high)}
-    facts = {name: json.loads(CliRunner().invoke(app, [name, *([] if name == "runs" else ["scored"]), "--json", "--runs", str(tmp_path)]).output)
-             for name in ("show", "tree", "runs", "watch")}
-    assert facts["show"]["best"]["scores"]["dev"] == expected and facts["show"]["splits"]["dev"]["pass_rate"] == expected
-    assert facts["show"]["progress"]["scores"]["dev"] == [expected] and facts["show"]["progress"]["scores"]["train"] == [None]
+    expected = {
+        "score": pytest.approx(3 / 7),
+        "passed": 3,
+        "n": 7,
+        "low": pytest.approx(wilson.low),
+        "high": pytest.approx(wilson.high),
+    }
+    facts = {
+        name: json.loads(
+            CliRunner()
+            .invoke(app, [name, *([] if name == "runs" else ["scored"]), "--json", "--runs", str(tmp_path)])
+            .output
+        )
+        for name in ("show", "tree", "runs", "watch")
+    }
+    assert (
+        facts["show"]["best"]["scores"]["dev"] == expected and facts["show"]["splits"]["dev"]["pass_rate"] == expected
+    )
+    assert facts["show"]["progress"]["scores"]["dev"] == [expected] and facts["show"]["progress"]["scores"][
+        "train"
+    ] == [None]
     assert facts["tree"]["nodes"][0]["dev"] == expected
     assert facts["tree"]["nodes"][0]["train"] == {"score": None, "passed": 0, "n": 0, "low": None, "high": None}
     assert facts["runs"][0]["best_dev"] == expected
-    assert facts["watch"]["best"]["scores"]["dev"] == expected and facts["watch"]["splits"]["dev"]["pass_rate"] == expected
+    assert (
+        facts["watch"]["best"]["scores"]["dev"] == expected and facts["watch"]["splits"]["dev"]["pass_rate"] == expected
+    )
 
 
 def test_edits_ledger_gives_verdicts_reasons_and_gate_counts(world: dict):
@@ -263,8 +586,8 @@ def test_edits_ledger_gives_verdicts_reasons_and_gate_counts(world: dict):
     assert "rejected static" in static and "names a training task" in static
     empirical = next(line for line in screen.splitlines() if "i1-r0-0" in line)
     assert "+1 −2 =1 p=0.875" in empirical and "delete tools/view/view.py" in empirical
-    only = edits.collect(world["store"], status="accepted")["edits"]
-    assert [row["id"] for row in only] == ["i0-r0-0", "i2-r0-0"]
+    only = edits.collect(world["store"], status="accepted").edits
+    assert [row.id for row in only] == ["i0-r0-0", "i2-r0-0"]
     detail = text_of(edits.render_one(edits.one(world["store"], "i0-r0-0")))
     assert "csv tasks stop failing at the last step" in detail and "declares done without looking" in detail
     assert "- Run one command" in detail and "+ Check your work, then run one command" in detail
@@ -272,7 +595,9 @@ def test_edits_ledger_gives_verdicts_reasons_and_gate_counts(world: dict):
 
 
 def test_an_edit_that_writes_many_files_of_one_folder_is_one_line_of_the_ledger():
-    harvest = [{"op": "write", "path": f"examples/task-{i}.md"} for i in range(21)] + [{"op": "write", "path": "harness.toml"}]
+    harvest = [{"op": "write", "path": f"examples/task-{i}.md"} for i in range(21)] + [
+        {"op": "write", "path": "harness.toml"}
+    ]
     assert edits.ops_summary(harvest) == "write 21 files in examples/, write harness.toml"
     few = [{"op": "write", "path": "examples/a.md"}, {"op": "delete", "path": "examples/b.md"}]
     assert edits.ops_summary(few) == "write examples/a.md, delete examples/b.md"
@@ -281,11 +606,13 @@ def test_an_edit_that_writes_many_files_of_one_folder_is_one_line_of_the_ledger(
 def test_diff_between_node_prefixes_shows_the_changed_components(world: dict):
     root, b = world["root"].hash, world["b"].hash
     facts = diff.collect(world["store"], root[:8], b[:10])
-    assert [(change["path"], change["change"]) for change in facts["changes"]] == [
-        ("prompts/system.md.j2", "changed"), ("skills/check-before-done/SKILL.md", "added")]
+    assert [(change.path, change.change) for change in facts.changes] == [
+        ("prompts/system.md.j2", "changed"),
+        ("skills/check-before-done/SKILL.md", "added"),
+    ]
     screen = text_of(diff.render(facts))
     assert "+Check your work before you say TASK_DONE." in screen.splitlines()
-    assert diff.collect(world["store"], "root", "best")["b"] == b
+    assert diff.collect(world["store"], "root", "best").b == b
     with pytest.raises(UserError, match="no node starting with 'zzz'"):
         diff.collect(world["store"], "zzz", "best")
 
@@ -306,9 +633,25 @@ def test_rollout_shows_steps_verifier_and_failure_record(world: dict):
 def test_rollout_folds_a_loop_of_identical_steps_unless_full(tmp_path: Path):
     store = RunStore.create(tmp_path, "eval", run_id="loop")
     same = {"reply": "```bash\nls -la\n```", "action": "ls -la", "output": "project\n", "exit_code": 0}
-    steps = [same | {"index": i} for i in range(3)] + [{"index": 3, "reply": "x", "action": "echo TASK_DONE", "output": "TASK_DONE\n", "exit_code": 0}]
-    store.write_json("rollouts/loop1.json", {"task_id": "t", "trial": 0, "harness_hash": "h", "model": "m", "steps": steps, "exit_reason": "done"})
-    store.put(Rollout(id="loop1", task_id="t", split="dev", trial=0, reward=0.0, exit_reason="done", steps=4, trajectory="rollouts/loop1.json"))
+    steps = [same | {"index": i} for i in range(3)] + [
+        {"index": 3, "reply": "x", "action": "echo TASK_DONE", "output": "TASK_DONE\n", "exit_code": 0}
+    ]
+    store.write_json(
+        "rollouts/loop1.json",
+        {"task_id": "t", "trial": 0, "harness_hash": "h", "model": "m", "steps": steps, "exit_reason": "done"},
+    )
+    store.put(
+        Rollout(
+            id="loop1",
+            task_id="t",
+            split="dev",
+            trial=0,
+            reward=0.0,
+            exit_reason="done",
+            steps=4,
+            trajectory="rollouts/loop1.json",
+        )
+    )
     folded = text_of(rollout.render(rollout.collect(store, "loop")))
     assert "steps 1-2 repeat step 0 exactly (2 times" in folded and "step 1:" not in folded and "step 3:" in folded
     full = text_of(rollout.render(rollout.collect(store, "loop"), full=True))
@@ -332,8 +675,15 @@ def test_watch_refreshes_until_the_run_stops(tmp_path: Path):
 def test_every_view_gives_its_facts_as_json(world: dict):
     runner = CliRunner()
     root = world["root"].short_hash
-    for args in (["runs"], ["show", "evolve-1"], ["tree", "evolve-1"], ["edits", "evolve-1"], ["edits", "evolve-1", "i0-r0-0"],
-                 ["diff", "evolve-1", root, "best"], ["rollout", "evolve-1", "abc123"]):
+    for args in (
+        ["runs"],
+        ["show", "evolve-1"],
+        ["tree", "evolve-1"],
+        ["edits", "evolve-1"],
+        ["edits", "evolve-1", "i0-r0-0"],
+        ["diff", "evolve-1", root, "best"],
+        ["rollout", "evolve-1", "abc123"],
+    ):
         result = runner.invoke(app, [*args, "--json", "--runs", str(world["runs"])])
         assert result.exit_code == 0, result.output
         assert json.loads(result.output)
@@ -344,26 +694,59 @@ def test_import_commands_write_a_harness_or_refuse_with_the_reason(tmp_path: Pat
     skills = tmp_path / "skills" / "check-before-done"
     skills.mkdir(parents=True)
     (skills / "SKILL.md").write_text(CHECK_SKILL)
-    result = runner.invoke(app, ["import", "skills", str(tmp_path / "skills"), "--out", str(tmp_path / "h"), "--base", str(BASH_AGENT)])
+    result = runner.invoke(
+        app, ["import", "skills", str(tmp_path / "skills"), "--out", str(tmp_path / "h"), "--base", str(BASH_AGENT)]
+    )
     assert result.exit_code == 0, result.output
-    assert "wrote harness bash-agent" in result.output and "note: prompts and agent settings come from the base harness" in result.output
+    assert (
+        "wrote harness bash-agent" in result.output
+        and "note: prompts and agent settings come from the base harness" in result.output
+    )
     assert "check-before-done" in [skill.name for skill in Harness.load(tmp_path / "h").skills]
 
-    (tmp_path / "mini.yaml").write_text("agent:\n  system_template: 'You are {{ persona }}.'\n  instance_template: '{{ task }}'\n")
-    result = runner.invoke(app, ["import", "mini-swe-agent", str(tmp_path / "mini.yaml"), "--out", str(tmp_path / "m"), "--base", str(BASH_AGENT)])
+    (tmp_path / "mini.yaml").write_text(
+        "agent:\n  system_template: 'You are {{ persona }}.'\n  instance_template: '{{ task }}'\n"
+    )
+    result = runner.invoke(
+        app,
+        [
+            "import",
+            "mini-swe-agent",
+            str(tmp_path / "mini.yaml"),
+            "--out",
+            str(tmp_path / "m"),
+            "--base",
+            str(BASH_AGENT),
+        ],
+    )
     assert isinstance(result.exception, UserError) and "agent.system_template uses `persona`" in str(result.exception)
     assert not (tmp_path / "m").exists()
 
 
 def test_export_of_the_best_node_from_the_command_line(world: dict, tmp_path: Path):
-    result = CliRunner().invoke(app, ["export", "evolve-1", "--node", "best", "--format", "native", "--out", str(tmp_path / "best"),
-                                      "--runs", str(world["runs"])])
+    result = CliRunner().invoke(
+        app,
+        [
+            "export",
+            "evolve-1",
+            "--node",
+            "best",
+            "--format",
+            "native",
+            "--out",
+            str(tmp_path / "best"),
+            "--runs",
+            str(world["runs"]),
+        ],
+    )
     assert result.exit_code == 0, result.output
     notes = (tmp_path / "best" / "EXPORT.md").read_text()
     (tmp_path / "best" / "EXPORT.md").unlink()
     assert Harness.load(tmp_path / "best").hash == world["b"].hash
     assert "From run `evolve-1` (evolve)" in notes and "| dev | 1.000 | 2 |" in notes and "iteration 2" in notes
 
-    result = CliRunner().invoke(app, ["export", "eval-1", "--format", "skills", "--out", str(tmp_path / "skills"), "--runs", str(world["runs"])])
+    result = CliRunner().invoke(
+        app, ["export", "eval-1", "--format", "skills", "--out", str(tmp_path / "skills"), "--runs", str(world["runs"])]
+    )
     assert result.exit_code == 0, result.output
     assert "| dev | 0.500 | 4 |" in (tmp_path / "skills" / "EXPORT.md").read_text()

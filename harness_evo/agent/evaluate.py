@@ -7,13 +7,12 @@ from pathlib import Path
 from statistics import mean
 
 from harness_evo import stats
-from harness_evo.agent.executor import Executor, ProgressCallback
-from harness_evo.agent.runners import reach
+from harness_evo.agent.executor import ProgressCallback
+from harness_evo.agent.session import RunSession, open_run
 from harness_evo.config import RunConfig
 from harness_evo.harness import Harness
-from harness_evo.llm import LLM
-from harness_evo.sandbox import get_backend
 from harness_evo.store import Rollout, RunStatus, RunStore
+from harness_evo.store.info import EvalSummary
 from harness_evo.taskset import load_suite, suite_digest
 
 
@@ -78,27 +77,34 @@ def score_rollouts(rows: list[Rollout]) -> list[TaskScore]:
     return list(scores.values())
 
 
-def evaluate(config: RunConfig, store: RunStore, on_progress: ProgressCallback | None = None, llm=None) -> EvalResult:
-    """Run every (task, trial) of the split; record the run's summary (pass@1 with its passed, n and 95% interval low
-    and high); return per-task scores."""
+def evaluate(run: RunSession) -> EvalResult:
+    """Run every (task, trial) of the split with the harness of the run's configuration; record the run's summary
+    (`EvalSummary`: pass@1 with its passed, n and 95% interval); return per-task scores."""
+    config, store = run.config, run.store
     harness = Harness.load(config.harness)
-    suite = load_suite(config.tasks, seed=config.seed)
-    tasks = suite.split(config.split)
-    store.emit("run", id=store.id, harness=str(config.harness), harness_hash=harness.hash, tasks=str(config.tasks),
-               split=config.split, trials=config.executor.trials, agent=config.agent, skipped=suite.skipped, suite=suite_digest(suite))
-    backend = get_backend(config.sandbox, run_id=store.id)
-    executor = Executor(store, backend, suite, llm=llm, workers=config.rollout_workers(), agent=config.agent, on_progress=on_progress,
-                        cluster=config.executor)
-    rows = executor.run(harness, tasks, config.executor.trials)
-    result = EvalResult(store, harness, score_rollouts(rows), suite.skipped)
-    rate = result.rate
-    store.set_status(RunStatus.FINISHED, finished=time.time(), best_node=harness.hash, summary={
-        "split": config.split, **rate.facts(), "pass_at_1": rate.value,
-        "mean_reward": result.mean_reward, "infra_failures": result.infra_failures,
-        "tokens_per_rollout": mean([row.tokens for row in rows]) if rows else 0,
-    })
+    tasks = run.suite.split(config.split)
+    store.update_info(
+        harness=str(config.harness),
+        harness_hash=harness.hash,
+        tasks=str(config.tasks),
+        split=config.split,
+        trials=config.executor.trials,
+        agent=config.agent,
+        skipped=run.suite.skipped,
+        suite=suite_digest(run.suite),
+    )
+    rows = run.executor.run(harness, tasks, config.executor.trials)
+    result = EvalResult(store, harness, score_rollouts(rows), run.suite.skipped)
+    summary = EvalSummary(
+        **result.rate.facts().model_dump(),
+        split=config.split,
+        pass_at_1=result.rate.value,
+        mean_reward=result.mean_reward,
+        infra_failures=result.infra_failures,
+        tokens_per_rollout=mean([row.tokens for row in rows]) if rows else 0,
+    )
+    store.set_status(RunStatus.FINISHED, finished=time.time(), best_node=harness.hash, summary=summary)
     return result
-
 
 
 def planned(config: RunConfig) -> int:
@@ -107,19 +113,8 @@ def planned(config: RunConfig) -> int:
 
 
 def run_eval(config: RunConfig, runs_dir: Path, on_progress: ProgressCallback | None = None) -> EvalResult:
-    """A new eval run folder under `runs_dir`, run to its end; Ctrl-C marks it stopped, an error (a model that refuses
-    its key, say) failed, and either way what finished is kept."""
+    """A new eval run folder under `runs_dir`, run to its end (see `agent/session.py` for how a session ends); a
+    harness that does not load is refused before the folder is made."""
     Harness.load(config.harness)
-    reach(config.executor)
-    store = RunStore.create(runs_dir, "eval")
-    config.save_in_run(store.folder)
-    llm = LLM(config.run_models(), store=store) if config.agent == "model" else None
-    try:
-        with store.stopped_on_interrupt():
-            return evaluate(config, store, on_progress=on_progress, llm=llm)
-    except Exception:
-        store.set_status(RunStatus.FAILED, finished=time.time())
-        raise
-    finally:
-        if llm is not None:
-            llm.close()
+    with open_run("eval", config, runs_dir, on_progress) as run:
+        return evaluate(run)

@@ -12,16 +12,50 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
-from harness_evo.agent.runners import Job, make_runner
+from harness_evo.agent.runners import Job, LocalRunner, Runner
 from harness_evo.agent.trajectory import Trajectory
-from harness_evo.config import ExecutorConfig
+from harness_evo.config import ExecutorConfig, ModelsConfig, RunConfig
 from harness_evo.harness import Harness
-from harness_evo.sandbox import SandboxBackend
+from harness_evo.llm.llama import server_kind
+from harness_evo.sandbox import SandboxBackend, get_backend
 from harness_evo.store import LlmCall, Rollout, RunStore
 from harness_evo.taskset import Suite, Task
 
 ProgressCallback = Callable[[str, Rollout], None]
 """Called with ("started" | "finished" | "cached", the rollout), possibly from other threads."""
+EMBEDDED_WORKERS = 3
+"""Rollouts at once with an embedded solver on llama-server, by default."""
+
+
+def rollout_workers(config: RunConfig) -> int:
+    """`executor.workers`, or its default on this machine. An embedded solver on llama-server: EMBEDDED_WORKERS, one
+    slot each (what bench/embedded_throughput.py measured fastest); on llama-cpp-python's server, which answers one call
+    at a time and keeps only the last conversation's prompt evaluated, 1. Any other solver: 2."""
+    if config.executor.workers:
+        return config.executor.workers
+    if config.agent == "model" and config.models.solver.model.startswith("local/"):
+        return EMBEDDED_WORKERS if server_kind(config.models.embedded) == "llama-server" else 1
+    return 2
+
+
+def make_runner(
+    settings: ExecutorConfig, backend: SandboxBackend, agent: str, llm, model: str, workers: int, run_id: str
+) -> Runner:
+    """The runner `settings.backend` names; a Ray cluster that cannot be reached is a UserError now."""
+    if settings.backend == "ray":
+        from harness_evo.agent.ray_runner import RayRunner  # Ray is an optional extra
+
+        models: ModelsConfig | None = llm.models if agent == "model" else None
+        return RayRunner(settings.address, backend.config, run_id, agent, models, model, workers)
+    return LocalRunner(backend, agent, llm, model, workers)
+
+
+def reach(settings: ExecutorConfig) -> None:
+    """Fail now, in one line, when the executor's cluster cannot be reached: before a run folder is written."""
+    if settings.backend == "ray":
+        from harness_evo.agent.ray_runner import connect
+
+        connect(settings.address)
 
 
 def rollout_id(harness_hash: str, task_id: str, trial: int, model: str) -> str:
@@ -32,19 +66,47 @@ class Executor:
     """Runs rollouts with up to `workers` sandboxes at once, where `cluster.backend` says (this machine, or a Ray
     cluster), and records them here; Ctrl-C closes every open sandbox and keeps what finished."""
 
-    def __init__(self, store: RunStore, backend: SandboxBackend, suite: Suite, llm=None, workers: int = 2,
-                 agent: str = "model", on_progress: ProgressCallback | None = None, cluster: ExecutorConfig | None = None):
+    def __init__(
+        self,
+        store: RunStore,
+        backend: SandboxBackend,
+        suite: Suite,
+        llm=None,
+        workers: int = 2,
+        agent: str = "model",
+        on_progress: ProgressCallback | None = None,
+        cluster: ExecutorConfig | None = None,
+    ):
         self.store, self.backend, self.suite = store, backend, suite
         self.model = llm.models.solver.model if agent == "model" else agent
         self.on_progress = on_progress or (lambda kind, row: None)
-        self.runner = make_runner(cluster or ExecutorConfig(), backend, agent, llm, self.model, workers, run_id=store.id)
+        self.runner = make_runner(
+            cluster or ExecutorConfig(), backend, agent, llm, self.model, workers, run_id=store.id
+        )
+
+    @classmethod
+    def from_config(
+        cls,
+        store: RunStore,
+        config: RunConfig,
+        suite: Suite,
+        llm=None,
+        backend: SandboxBackend | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> "Executor":
+        """The executor a run of `config` uses: its agent, its runner (`executor.backend`), `rollout_workers` at once,
+        on `backend` (default: `sandbox`'s, for this run)."""
+        backend = backend or get_backend(config.sandbox, run_id=store.id)
+        return cls(store, backend, suite, llm, rollout_workers(config), config.agent, on_progress, config.executor)
 
     @property
     def stop(self) -> threading.Event:
         """Set once the executor is interrupted."""
         return self.runner.stop
 
-    def run(self, harness: Harness, tasks: Iterable[Task], trials: int | Iterable[int], node_id: str | None = None) -> list[Rollout]:
+    def run(
+        self, harness: Harness, tasks: Iterable[Task], trials: int | Iterable[int], node_id: str | None = None
+    ) -> list[Rollout]:
         """The rollouts of every (task, trial), in that order; finished ones come from the store."""
         trial_ids = list(range(trials)) if isinstance(trials, int) else list(trials)
         keys = [(task, trial) for task in tasks for trial in trial_ids]
@@ -61,12 +123,25 @@ class Executor:
                 todo.append(Job(key, task, trial))
         if todo:
             results.update(self._run_all(harness, todo, node_id))
-        return [results[rollout_id(harness.hash, task.id, trial, self.model)] for task, trial in keys
-                if rollout_id(harness.hash, task.id, trial, self.model) in results]
+        return [
+            results[rollout_id(harness.hash, task.id, trial, self.model)]
+            for task, trial in keys
+            if rollout_id(harness.hash, task.id, trial, self.model) in results
+        ]
 
     def _run_all(self, harness: Harness, jobs: list[Job], node_id: str | None) -> dict[str, Rollout]:
-        rows = {job.key: Rollout(id=job.key, node_id=node_id, harness_hash=harness.hash, task_id=job.task.id,
-                                 split=self.suite.split_of(job.task.id), trial=job.trial, model=self.model) for job in jobs}
+        rows = {
+            job.key: Rollout(
+                id=job.key,
+                node_id=node_id,
+                harness_hash=harness.hash,
+                task_id=job.task.id,
+                split=self.suite.split_of(job.task.id),
+                trial=job.trial,
+                model=self.model,
+            )
+            for job in jobs
+        }
         results = {}
 
         def started(job: Job) -> None:
@@ -92,11 +167,18 @@ class Executor:
         path = f"rollouts/{key}.json"
         self.store.write_json(path, trajectory.model_dump(mode="json"))
         return {
-            "reward": trajectory.reward, "passed": trajectory.passed, "exit_reason": trajectory.exit_reason,
+            "reward": trajectory.reward,
+            "passed": trajectory.passed,
+            "exit_reason": trajectory.exit_reason,
             "error": (trajectory.error or "").splitlines()[0][:300] if trajectory.error else None,
-            "steps": len(trajectory.steps), "format_errors": trajectory.format_errors,
-            "tokens_in": trajectory.tokens_in, "tokens_out": trajectory.tokens_out, "cost": trajectory.cost,
-            "duration_s": round(trajectory.duration_s, 3), "finished": time.time(), "trajectory": path,
+            "steps": len(trajectory.steps),
+            "format_errors": trajectory.format_errors,
+            "tokens_in": trajectory.tokens_in,
+            "tokens_out": trajectory.tokens_out,
+            "cost": trajectory.cost,
+            "duration_s": round(trajectory.duration_s, 3),
+            "finished": time.time(),
+            "trajectory": path,
         }
 
     def save_snapshot(self, harness: Harness) -> None:

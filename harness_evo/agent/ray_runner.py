@@ -79,6 +79,7 @@ class TaskBundle:
 
 def pack(folder: Path) -> bytes:
     """A folder as a tar archive that depends on its files' names, modes and contents only."""
+
     def plain(info: tarfile.TarInfo) -> tarfile.TarInfo:
         info.uid = info.gid = 0
         info.uname = info.gname = ""
@@ -107,7 +108,7 @@ class NodeSpec:
 
 
 @dataclass
-class Outcome:
+class NodeResult:
     """What a rollout on a node sends back."""
 
     trajectory: Trajectory | None = None
@@ -127,8 +128,13 @@ class CallLog:
         self.calls.append(LlmCall.model_validate({**(data or {}), **fields}))
 
 
-def rollout_on_node(spec: NodeSpec, harness: tuple[dict[str, str], str, dict[str, bytes]], task_fields: dict, bundle: TaskBundle,
-                    trial: int) -> Outcome:
+def rollout_on_node(
+    spec: NodeSpec,
+    harness: tuple[dict[str, str], str, dict[str, bytes]],
+    task_fields: dict,
+    bundle: TaskBundle,
+    trial: int,
+) -> NodeResult:
     """One rollout, run by a Ray worker on a node with Docker."""
     from harness_evo.sandbox.docker import DockerBackend  # on the node: its own Docker engine
     from harness_evo.taskset import Task
@@ -142,11 +148,11 @@ def rollout_on_node(spec: NodeSpec, harness: tuple[dict[str, str], str, dict[str
         attempts = Attempts(DockerBackend(spec.sandbox, run_id=spec.run_id), spec.agent, llm, spec.model)
         trajectory = attempts.rollout(Harness(*harness), task, trial)
     except UserError as e:
-        return Outcome(error=type(e)(f"on Ray node {socket.gethostname()}: {e}"))
+        return NodeResult(error=type(e)(f"on Ray node {socket.gethostname()}: {e}"))
     finally:
         if llm is not None:
             llm.close()
-    return Outcome(trajectory=trajectory, calls=calls.calls)
+    return NodeResult(trajectory=trajectory, calls=calls.calls)
 
 
 def prune_on_node(run_id: str | None) -> int:
@@ -183,27 +189,46 @@ def connect(address: str):
         try:
             socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
         except OSError as e:
-            raise ConfigError(f"cannot reach the Ray cluster at {address} ({e.strerror or e}); start its head with "
-                              "`ray start --head` or fix --ray-address") from None
+            raise ConfigError(
+                f"cannot reach the Ray cluster at {address} ({e.strerror or e}); start its head with "
+                "`ray start --head` or fix --ray-address"
+            ) from None
     try:
-        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING, configure_logging=False,
-                 runtime_env=runtime_env(os.environ))
+        ray.init(
+            address=address,
+            log_to_driver=False,
+            logging_level=logging.WARNING,
+            configure_logging=False,
+            runtime_env=runtime_env(os.environ),
+        )
     except (ConnectionError, RuntimeError, ValueError) as e:
-        raise ConfigError(f"cannot connect to the Ray cluster at {address}: {str(e).strip().splitlines()[0][:200]}") from None
+        raise ConfigError(
+            f"cannot connect to the Ray cluster at {address}: {str(e).strip().splitlines()[0][:200]}"
+        ) from None
     _connected_to[:] = [address]
     if not ray.cluster_resources().get(DOCKER):
         ray.shutdown()
         _connected_to.clear()
-        raise ConfigError(f"no node of the Ray cluster at {address} offers the `{DOCKER}` resource; start the nodes that run "
-                          f"Docker with `ray start --resources '{{\"{DOCKER}\": N}}'` (N rollouts at once there)")
+        raise ConfigError(
+            f"no node of the Ray cluster at {address} offers the `{DOCKER}` resource; start the nodes that run "
+            f"Docker with `ray start --resources '{{\"{DOCKER}\": N}}'` (N rollouts at once there)"
+        )
     return ray
 
 
 class RayRunner:
     """Rollouts as Ray tasks on the cluster's Docker nodes, at most `workers` in flight."""
 
-    def __init__(self, address: str, sandbox: SandboxConfig, run_id: str, agent: str, models: ModelsConfig | None,
-                 model: str, workers: int):
+    def __init__(
+        self,
+        address: str,
+        sandbox: SandboxConfig,
+        run_id: str,
+        agent: str,
+        models: ModelsConfig | None,
+        model: str,
+        workers: int,
+    ):
         self.ray = connect(address)
         self.workers = max(1, workers)
         self.stop = threading.Event()
@@ -215,8 +240,13 @@ class RayRunner:
 
     def run(self, harness: Harness, jobs: list[Job], started: Started, finished: Finished) -> None:
         exceptions = self.ray.exceptions
-        lost_node = (exceptions.NodeDiedError, exceptions.WorkerCrashedError, exceptions.LocalRayletDiedError,
-                     exceptions.ObjectLostError, exceptions.RaySystemError)
+        lost_node = (
+            exceptions.NodeDiedError,
+            exceptions.WorkerCrashedError,
+            exceptions.LocalRayletDiedError,
+            exceptions.ObjectLostError,
+            exceptions.RaySystemError,
+        )
         shipped = self.ray.put((harness.components, harness.source, harness.assets))
         queue, losses = deque(jobs), defaultdict(list)  # job key -> why its node was lost, each time
         try:
@@ -233,7 +263,7 @@ class RayRunner:
                     with self._lock:
                         job = self._running.pop(ref)
                     try:
-                        outcome = self.ray.get(ref)
+                        result = self.ray.get(ref)
                     except exceptions.TaskCancelledError:
                         continue
                     except lost_node as e:
@@ -241,14 +271,21 @@ class RayRunner:
                         if len(losses[job.key]) == 1:
                             queue.appendleft(job)  # the lost node no longer offers `docker`: it runs elsewhere
                             continue
-                        outcome = Outcome(trajectory=Trajectory(
-                            task_id=job.task.id, trial=job.trial, harness_hash=harness.hash, model=self.spec.model,
-                            exit_reason="infra_error", error=losses[job.key][-1]))
-                    if outcome.error is not None:
-                        raise outcome.error
-                    if outcome.trajectory is not None and not self.stop.is_set():
-                        outcome.trajectory.retried = losses.get(job.key, [])[:1]
-                        finished(job, outcome.trajectory, outcome.calls)
+                        result = NodeResult(
+                            trajectory=Trajectory(
+                                task_id=job.task.id,
+                                trial=job.trial,
+                                harness_hash=harness.hash,
+                                model=self.spec.model,
+                                exit_reason="infra_error",
+                                error=losses[job.key][-1],
+                            )
+                        )
+                    if result.error is not None:
+                        raise result.error
+                    if result.trajectory is not None and not self.stop.is_set():
+                        result.trajectory.retried = losses.get(job.key, [])[:1]
+                        finished(job, result.trajectory, result.calls)
         except BaseException:
             self.interrupt()
             self._prune()
@@ -259,8 +296,11 @@ class RayRunner:
     def _submit(self, shipped, job: Job) -> None:
         task = job.task
         with self._lock:
-            self._running[self.remote.remote(self.spec, shipped, task.model_dump(exclude={"folder"}), self._bundle(task.folder),
-                                             job.trial)] = job
+            self._running[
+                self.remote.remote(
+                    self.spec, shipped, task.model_dump(exclude={"folder"}), self._bundle(task.folder), job.trial
+                )
+            ] = job
 
     def _bundle(self, folder: Path) -> TaskBundle:
         if folder not in self._bundles:
@@ -284,8 +324,12 @@ class RayRunner:
         try:
             prune_cluster(self.ray, self.spec.run_id)
         except self.ray.exceptions.RayError as e:
-            log.warning("could not remove this run's containers on every node (%s); `harness-evo sandbox prune --run %s "
-                        "--ray-address ADDRESS` will", first_line(e), self.spec.run_id)
+            log.warning(
+                "could not remove this run's containers on every node (%s); `harness-evo sandbox prune --run %s "
+                "--ray-address ADDRESS` will",
+                first_line(e),
+                self.spec.run_id,
+            )
 
     @staticmethod
     def _scripts(models: ModelsConfig | None) -> dict[str, tuple[Any, str]]:
@@ -308,9 +352,12 @@ def prune_cluster(ray, run_id: str | None, timeout_s: float = 60.0) -> dict[str,
 
     remote = ray.remote(prune_on_node)
     nodes = [node for node in ray.nodes() if node.get("Alive") and node.get("Resources", {}).get(DOCKER)]
-    refs = {node["NodeManagerAddress"] + f" ({node['NodeID'][:8]})": remote.options(
-        num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)).remote(run_id)
-        for node in nodes}
+    refs = {
+        node["NodeManagerAddress"] + f" ({node['NodeID'][:8]})": remote.options(
+            num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)
+        ).remote(run_id)
+        for node in nodes
+    }
     return dict(zip(refs, ray.get(list(refs.values()), timeout=timeout_s)))
 
 

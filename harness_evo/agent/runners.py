@@ -1,4 +1,5 @@
-"""Where rollouts run: the Runner protocol and its variants by `[executor] backend` (threads here, Ray in ray_runner.py).
+"""Where rollouts run: the Runner protocol and the local runner (threads of this process); the Ray runner is
+ray_runner.py, and the executor picks one by `[executor] backend` (`executor.make_runner`).
 
 A runner only runs rollouts and hands back what each produced; the executor, on this machine, records them.
 """
@@ -11,7 +12,6 @@ from typing import Protocol
 
 from harness_evo.agent.attempt import Attempts
 from harness_evo.agent.trajectory import Trajectory
-from harness_evo.config import ExecutorConfig, ModelsConfig
 from harness_evo.errors import HarnessError
 from harness_evo.harness import Harness
 from harness_evo.sandbox import SandboxBackend
@@ -82,22 +82,3 @@ class LocalRunner:
 
     def interrupt(self) -> None:
         self.attempts.interrupt()
-
-
-def make_runner(settings: ExecutorConfig, backend: SandboxBackend, agent: str, llm, model: str, workers: int,
-                run_id: str) -> Runner:
-    """The runner `settings.backend` names; a Ray cluster that cannot be reached is a UserError now."""
-    if settings.backend == "ray":
-        from harness_evo.agent.ray_runner import RayRunner  # Ray is an optional extra
-
-        models: ModelsConfig | None = llm.models if agent == "model" else None
-        return RayRunner(settings.address, backend.config, run_id, agent, models, model, workers)
-    return LocalRunner(backend, agent, llm, model, workers)
-
-
-def reach(settings: ExecutorConfig) -> None:
-    """Fail now, in one line, when the executor's cluster cannot be reached: before a run folder is written."""
-    if settings.backend == "ray":
-        from harness_evo.agent.ray_runner import connect
-
-        connect(settings.address)

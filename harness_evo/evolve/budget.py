@@ -5,14 +5,17 @@ answered from a cache costs nothing.
 """
 
 import math
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import litellm
 from pydantic import BaseModel, Field
 
 from harness_evo.config import RoleModel, RunConfig
 from harness_evo.evolve.pace import Pace
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 
 ROLES = ("solver", "analyzer", "proposer", "critic")
 PROMPT_TOKENS_GUESS = 1500
@@ -48,17 +51,27 @@ class Budget:
         return max(0.0, self.config.max_wall_s - self.elapsed_s)
 
     def rollouts(self) -> int:
-        return self.store.db.execute("SELECT count(*) FROM rollouts").fetchone()[0]
+        return self.store.count(Rollout)
 
     def model_calls(self) -> tuple[int, int]:
         """(model calls, those answered from the response cache) recorded so far."""
-        calls, hits = self.store.db.execute("SELECT count(*), coalesce(sum(cache_hit), 0) FROM llm_calls").fetchone()
-        return calls, hits
+        spend = self.store.spend().values()
+        return sum(role.calls for role in spend), sum(role.cached for role in spend)
 
     def spend(self) -> dict[str, float]:
         """Dollars spent per role."""
-        rows = self.store.db.execute("SELECT role, coalesce(sum(cost), 0) FROM llm_calls GROUP BY role ORDER BY role")
-        return {role: round(cost, 6) for role, cost in rows}
+        return {role: round(spend.cost, 6) for role, spend in self.store.spend().items()}
+
+    @contextmanager
+    def deadline(self, interrupt: Callable[[], None]) -> Iterator[None]:
+        """Inside the block, `interrupt` is called once the wall time runs out (rollouts in flight stop then)."""
+        timer = threading.Timer(self.remaining_s, interrupt)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
 
     def check(self) -> None:
         """Raise BudgetExhausted when a limit on paid work (rollouts, dollars, time) is reached."""
@@ -124,17 +137,23 @@ class Estimate(BaseModel):
         known = [d for d in self.dollars.values() if d is not None]
         price = f"about ${sum(known):.2f}" + (" (some prices unknown)" if len(known) < len(self.dollars) else "")
         more = "more " if self.more else ""
-        text = (f"about {self.rollouts} {more}rollouts (about {self.dev_rollouts} of them scoring harnesses on dev), about "
-                f"{sum(self.model_calls.values())} {more}model calls, {price} with these models, in up to {self.iterations} "
-                f"{more}iteration{'s' * (self.iterations != 1)}")
+        text = (
+            f"about {self.rollouts} {more}rollouts (about {self.dev_rollouts} of them scoring harnesses on dev), about "
+            f"{sum(self.model_calls.values())} {more}model calls, {price} with these models, in up to {self.iterations} "
+            f"{more}iteration{'s' * (self.iterations != 1)}"
+        )
         if self.binds in self.allows:
             others = [self.allowance(name) for name in self.allows if name != self.binds]
-            text += f"; the {self.binds} binds: {self.allowance(self.binds)}" + (f" ({'; '.join(others)})" if others else "")
+            text += f"; the {self.binds} binds: {self.allowance(self.binds)}" + (
+                f" ({'; '.join(others)})" if others else ""
+            )
         if self.iterations_left:
             minutes = math.ceil(self.gain_needs * self.pace.seconds_per_rollout / 60)
-            text += (f"; it can decide about {self.decides} edit{'s' * (self.decides != 1)}, and a gain shown on dev needs at "
-                     f"least {self.gain_needs} {more}rollouts (about {minutes} min at this pace; more, as most gated edits are "
-                     f"rejected)")
+            text += (
+                f"; it can decide about {self.decides} edit{'s' * (self.decides != 1)}, and a gain shown on dev needs at "
+                f"least {self.gain_needs} {more}rollouts (about {minutes} min at this pace; more, as most gated edits are "
+                f"rejected)"
+            )
         return text + (f"; {warning}" if (warning := self.warning()) else "")
 
     def allowance(self, name: str) -> str:
@@ -164,7 +183,9 @@ class Estimate(BaseModel):
             return None
         name = min(short, key=short.get)
         if name == ROLLOUTS:
-            raise_it = f"raise --budget-rollouts (budget.max_rollouts) to at least {self.rollouts_done + self.first_gate}"
+            raise_it = (
+                f"raise --budget-rollouts (budget.max_rollouts) to at least {self.rollouts_done + self.first_gate}"
+            )
         else:
             raise_it = f"raise budget.max_dollars.{name.removesuffix(' dollar cap')}"
         return f"the budgets cannot hold one gate: {self.allowance(name)}, and {self.first_gate_words()}: {raise_it}"
@@ -175,17 +196,29 @@ class Estimate(BaseModel):
         if WALL not in self.short():
             return None
         minutes = math.ceil(self.first_gate * self.pace.seconds_per_rollout / 60)
-        return (f"warning: the wall time may end before any edit is gated: {self.allowance(WALL)}, and {self.first_gate_words()}; "
-                f"--budget-minutes {minutes} would hold one")
+        return (
+            f"warning: the wall time may end before any edit is gated: {self.allowance(WALL)}, and {self.first_gate_words()}; "
+            f"--budget-minutes {minutes} would hold one"
+        )
 
     def first_gate_words(self) -> str:
-        return (f"a first edit is gated only after at least {self.first_gate} (the root's dev scoring, a minibatch and the "
-                "child's gate on the smallest pattern)")
+        return (
+            f"a first edit is gated only after at least {self.first_gate} (the root's dev scoring, a minibatch and the "
+            "child's gate on the smallest pattern)"
+        )
 
 
-def estimate(config: RunConfig, n_dev: int, step_limit: int, rollouts_done: int = 0, iterations_done: int = 0,
-             minutes_done: float = 0.0, pace: Pace | None = None, n_train: int | None = None,
-             spent: dict[str, float] | None = None) -> Estimate:
+def estimate(
+    config: RunConfig,
+    n_dev: int,
+    step_limit: int,
+    rollouts_done: int = 0,
+    iterations_done: int = 0,
+    minutes_done: float = 0.0,
+    pace: Pace | None = None,
+    n_train: int | None = None,
+    spent: dict[str, float] | None = None,
+) -> Estimate:
     """A rough forecast from the budgets and the pace of runs here: per iteration a minibatch, a gate (child and
     parent; sometimes a second look) and sometimes a dev scoring. Each budget's rollouts on its own; the fewest bind.
     For a resumed run, of what its budgets leave after what it has done."""
@@ -205,11 +238,16 @@ def estimate(config: RunConfig, n_dev: int, step_limit: int, rollouts_done: int 
     }
     wall_minutes = round(max(0.0, config.budget.max_wall_s / 60 - minutes_done), 1)
     iterations_left = max(0, config.budget.max_iterations - iterations_done)
-    allows = {WALL: int(wall_minutes * 60 / pace.seconds_per_rollout), ROLLOUTS: max(0, config.budget.max_rollouts - rollouts_done)}
+    allows = {
+        WALL: int(wall_minutes * 60 / pace.seconds_per_rollout),
+        ROLLOUTS: max(0, config.budget.max_rollouts - rollouts_done),
+    }
     for role, cap in config.budget.max_dollars.items():
         per_iteration_dollars = price(config.models.role(role), calls_per_iteration[role])
         if per_iteration_dollars:
-            allows[f"{role} dollar cap"] = int(max(0.0, cap - (spent or {}).get(role, 0.0)) * per_iteration / per_iteration_dollars)
+            allows[f"{role} dollar cap"] = int(
+                max(0.0, cap - (spent or {}).get(role, 0.0)) * per_iteration / per_iteration_dollars
+            )
     binds = min(allows, key=allows.get)
     iterations = max(0, min(iterations_left, int((allows[binds] - start) // max(per_iteration, 1)) + 1))
     allows[ITERATIONS] = int(start + iterations_left * per_iteration)
@@ -217,15 +255,34 @@ def estimate(config: RunConfig, n_dev: int, step_limit: int, rollouts_done: int 
         binds = ITERATIONS
     rollouts = int(min(allows[binds], start + iterations * per_iteration))
     dev_rollouts = int(min(rollouts, start + iterations * dev_per_accept))
-    calls = {role: int(rollouts * max(1, step_limit // 2)) if role == "solver" else int(iterations * n)
-             for role, n in calls_per_iteration.items()}
+    calls = {
+        role: int(rollouts * max(1, step_limit // 2)) if role == "solver" else int(iterations * n)
+        for role, n in calls_per_iteration.items()
+    }
     dollars = {role: price(config.models.role(role), n) for role, n in calls.items()}
     first_gate = start + minibatch + config.failures.promotion_support * acceptance.trials
-    decides = min(iterations_left, 1 + int((allows[binds] - first_gate) // max(per_iteration, 1))) if allows[binds] >= first_gate else 0
-    return Estimate(iterations=iterations, rollouts=rollouts, dev_rollouts=dev_rollouts, model_calls=calls, dollars=dollars,
-                    wall_minutes=wall_minutes, more=bool(rollouts_done or iterations_done), pace=pace, allows=allows,
-                    binds=binds, first_gate=first_gate, iterations_left=iterations_left, rollouts_done=rollouts_done, decides=decides,
-                    gain_needs=int(start + minibatch + 2 * gate + n_dev * config.search.dev_trials))
+    decides = (
+        min(iterations_left, 1 + int((allows[binds] - first_gate) // max(per_iteration, 1)))
+        if allows[binds] >= first_gate
+        else 0
+    )
+    return Estimate(
+        iterations=iterations,
+        rollouts=rollouts,
+        dev_rollouts=dev_rollouts,
+        model_calls=calls,
+        dollars=dollars,
+        wall_minutes=wall_minutes,
+        more=bool(rollouts_done or iterations_done),
+        pace=pace,
+        allows=allows,
+        binds=binds,
+        first_gate=first_gate,
+        iterations_left=iterations_left,
+        rollouts_done=rollouts_done,
+        decides=decides,
+        gain_needs=int(start + minibatch + 2 * gate + n_dev * config.search.dev_trials),
+    )
 
 
 def price(role: RoleModel, calls: float) -> float | None:
@@ -233,7 +290,9 @@ def price(role: RoleModel, calls: float) -> float | None:
     if role.model.startswith(FREE_PREFIXES):
         return 0.0
     try:
-        prompt, completion = litellm.cost_per_token(model=role.model, prompt_tokens=PROMPT_TOKENS_GUESS, completion_tokens=role.max_tokens // 2)
+        prompt, completion = litellm.cost_per_token(
+            model=role.model, prompt_tokens=PROMPT_TOKENS_GUESS, completion_tokens=role.max_tokens // 2
+        )
     except Exception:  # noqa: BLE001 - litellm raises a bare Exception for a model it has no price for
         return None
     return round(calls * (prompt + completion), 4)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from harness_evo.evolve.budget import Estimate
 from harness_evo.store import Edit, Node, Rollout
+from harness_evo.store.info import EvolutionSummary
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class IterationFinished:
 
 @dataclass(frozen=True)
 class RunFinished:
-    summary: dict
+    summary: EvolutionSummary
 
 
 Event = RunStarted | IterationStarted | RolloutProgress | EditJudged | NodeScored | IterationFinished | RunFinished

@@ -1,136 +1,139 @@
-"""Gate planning: the tasks and trials a child is measured on against its parent, and when a verdict earns a second
-look. `acceptance.py` decides on the pairs; this module chooses them."""
+"""The gate: the whole decision on the candidates a move made from one parent (DESIGN.md, step 6).
+
+For each candidate the gate asks its plan (`plan.py`) for the (task, trial) keys, runs the child and the parent on them
+(rollouts already recorded are not paid again), lets the rule (`acceptance.py`) decide on the pairs, and checks the
+input-conditioning of both sides (`conditioning.py`); each verdict goes into the ledger as it is reached. At most one
+candidate of a decision is accepted. `Gate` is the protocol; `InTurn` is the gate the loop uses.
+"""
 
 import random
-from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from pydantic import BaseModel
-
-from harness_evo.config import AcceptanceConfig
-from harness_evo.evolve.acceptance import Verdict
+from harness_evo.errors import HarnessError
+from harness_evo.evolve.acceptance import AcceptanceRule, pair_rollouts
+from harness_evo.evolve.conditioning import ConditioningCheck
+from harness_evo.evolve.ledger import Candidate, Ledger
+from harness_evo.evolve.plan import Plan, Planner
+from harness_evo.evolve.scorer import Scorer
 from harness_evo.evolve.target import Target
 from harness_evo.harness import Harness
-from harness_evo.standins import supplied_tasks
-from harness_evo.taskset import Task
-
-DIFFICULTY_RANK = {"easy": 0, "medium": 1, "hard": 2}
-"""Gate order of a task's difficulty; one without a known difficulty counts as medium."""
-
-Outcome = tuple[str, bool]
-"""(task id, passed) of one scored train rollout."""
+from harness_evo.store import Rollout, Verdict
 
 
-class Gating(BaseModel):
-    """The tasks and trials of a child's first look at the gate."""
+@dataclass(frozen=True)
+class Turn:
+    """One iteration's expansion of a node: what a move works from, and what the gate decides for."""
 
-    tasks: list[str]
-    """Every task gated on: the pattern's sample, then the regression sample."""
-    protected: list[str]
-    """The regression sample: tasks the parent passes, which the child must not lose."""
-    trials: list[int]
-    """The first look's trial numbers."""
-
-
-class GatePlan(Protocol):
-    """Which (task, trial) keys a child and its parent are paired on."""
-
-    def plan(self, parent: Harness, child: Harness, pattern: Target, parent_outcomes: list[Outcome],
-             run_outcomes: list[Outcome], rng: random.Random) -> Gating:
-        """The first look at `child`, an edit of `parent` against `pattern`, from the train outcomes of the parent and
-        of the whole run; random choices take the iteration's `rng`."""
-        ...
-
-    def second_look(self, verdict: Verdict) -> list[int] | None:
-        """The trials of a second look on the same tasks after the first look's `verdict`, or None when it stands."""
-        ...
+    iteration: int
+    node: str
+    """The node expanded: the parent of every candidate of the turn."""
+    target: Target | None
+    """The promoted failure pattern the iteration works on (None when there is none yet)."""
+    rng: random.Random
+    """The iteration's random choices (the same when it is redone after a crash)."""
 
 
-class PatternAndRegression:
-    """The pattern's tasks plus a regression sample of tasks the parent passes, on trials 1 to `trials` (trial 0 chose
-    the tasks: see acceptance.py); an undecided verdict is looked at again with `extra_trials` more."""
+@dataclass
+class Decision:
+    """The verdicts of a gate's decision, in the order they were reached (a candidate never gated has none)."""
 
-    def __init__(self, config: AcceptanceConfig, train: list[Task]):
-        self.config = config
-        self.train = train
+    gated: list[tuple[Candidate, Verdict]] = field(default_factory=list)
 
-    def plan(self, parent: Harness, child: Harness, pattern: Target, parent_outcomes: list[Outcome],
-             run_outcomes: list[Outcome], rng: random.Random) -> Gating:
-        sources = set(pattern.sources)  # an example's own task would see its answer
-        targeted, related = (tasks - sources for tasks in self.supplied_tasks(parent, child, pattern))
-        regression = self.regression_sample(parent_outcomes, pattern, rng, exclude=targeted | related | sources)
-        train = [task for task in self.train if task.id not in sources]
-        sample = pattern_sample(pattern, train, self.config.pattern_tasks, rng, self.unsolved_tasks(run_outcomes), targeted, related)
-        return Gating(tasks=sample + regression, protected=regression, trials=list(range(1, 1 + self.config.trials)))
+    @property
+    def accepted(self) -> Candidate | None:
+        """The candidate the gate accepted, if any (at most one is)."""
+        return next((candidate for candidate, verdict in self.gated if verdict.accepted), None)
 
-    def second_look(self, verdict: Verdict) -> list[int] | None:
-        if not (verdict.undecided and self.config.extra_trials):
-            return None
-        return list(range(1, 1 + self.config.trials + self.config.extra_trials))
+    @property
+    def last(self) -> Verdict | None:
+        """The verdict the iteration tells of: the accepted one, else the last reached."""
+        accepted = [verdict for _, verdict in self.gated if verdict.accepted]
+        return (accepted or [verdict for _, verdict in self.gated] or [None])[-1]
 
-    def regression_sample(self, parent_outcomes: list[Outcome], pattern: Target, rng: random.Random,
-                          exclude: Collection[str] = ()) -> list[str]:
-        """Up to `regression_sample` tasks the parent passed, none of the pattern's or `exclude`, across categories."""
-        passed = {task for task, ok in parent_outcomes if ok}
-        candidates = sorted(passed - set(pattern.task_ids) - set(exclude))
-        return across_categories(candidates, self.train, self.config.regression_sample, rng)
-
-    def supplied_tasks(self, parent: Harness, child: Harness, pattern: Target) -> tuple[set[str], set[str]]:
-        """The tasks a tool the child adds or rewrites is for (see `standins.supplied_tasks`), and the other train tasks
-        of their categories, which call for the same programs (a `sqlite3` tool is for every sqlite task, not only the
-        one whose minibatch rollout happened to miss it)."""
-        targeted = supplied_tasks(parent, child, pattern.missing_programs)
-        return targeted, same_category(targeted, self.train)
-
-    def unsolved_tasks(self, run_outcomes: list[Outcome]) -> set[str]:
-        """Train tasks that failed in at least `unsolved_after` of the run's scored rollouts and never passed."""
-        failures = Counter(task for task, passed in run_outcomes if not passed)
-        solved = {task for task, passed in run_outcomes if passed}
-        return {task for task, n in failures.items() if n >= self.config.unsolved_after} - solved
+    def told(self) -> str:
+        """The decision in a line for the user."""
+        candidate, verdict = next(((c, v) for c, v in self.gated if v.accepted), self.gated[-1])
+        return (
+            f"edit {candidate.edit.id} {'accepted' if verdict.accepted else 'rejected by the gate'}: {verdict.reason}"
+        )
 
 
-PLANS: dict[str, Callable[[AcceptanceConfig, list[Task]], GatePlan]] = {"pattern-and-regression": PatternAndRegression}
-"""Gate plans by name -> how to build one."""
+class Gate(Protocol):
+    """Decides on the candidates a move made from the turn's node; records each verdict in the ledger as it is reached
+    and accepts at most one candidate. How many it gates, in which order, on which keys and with how many rollouts is
+    the gate's business."""
+
+    def decide(self, turn: Turn, candidates: list[Candidate]) -> Decision: ...
 
 
-def make_gate_plan(config: AcceptanceConfig, train: list[Task], name: str = "pattern-and-regression") -> GatePlan:
-    """The gate plan `name` over these train tasks."""
-    return PLANS[name](config, train)
+class InTurn:
+    """Each candidate in turn against the parent, on the keys the plan chooses (and a second look when the plan says
+    so), until one is accepted; an accepted edit whose gate rollouts show the agent reading the task less also needs a
+    gain on dev (the child is scored on dev for it)."""
 
+    def __init__(
+        self,
+        plan: Planner,
+        rule: AcceptanceRule,
+        check: ConditioningCheck,
+        scorer: Scorer,
+        ledger: Ledger,
+        harness: Callable[[str], Harness],
+    ):
+        self.plan, self.rule, self.check, self.scorer, self.ledger, self.harness = (
+            plan,
+            rule,
+            check,
+            scorer,
+            ledger,
+            harness,
+        )
 
-def pattern_sample(pattern: Target, train: list[Task], n: int, rng: random.Random, unsolved: Collection[str] = frozenset(),
-                   targeted: Collection[str] = frozenset(), related: Collection[str] = frozenset()) -> list[str]:
-    """The pattern's train tasks a child is gated on: all of them, or the `n` easiest, drawn with the iteration's
-    `rng` within a difficulty. A gate learns only from pairs that differ, and a task the solver fails on either side
-    is a tie whatever the edit does: `unsolved` tasks are left out, but for the easiest one when no other is left.
-    Leaving out tasks the parent always failed drops only pairs the child could have won, so the gate stays sound.
-    `targeted` tasks are the ones the edit is for (it supplies the program they missed): they come first and are
-    never left out, since the edit is what could make them solvable; `related` tasks (alike the targeted ones, though
-    not the pattern's) come next. Choosing them by the edit, not by any outcome of the trials compared, keeps the gate
-    sound too."""
-    members = {*pattern.task_ids, *targeted, *related}
-    failing = sorted((task for task in train if task.id in members), key=lambda task: task.id)
-    rng.shuffle(failing)
-    failing.sort(key=lambda task: (task.id not in targeted, task.id not in related, DIFFICULTY_RANK.get(task.difficulty, 1)))  # stable: the draw decides within a difficulty
-    solvable = [task for task in failing if task.id in targeted or task.id in related or task.id not in unsolved]
-    return sorted(task.id for task in solvable[:n] or failing[:1])
+    def decide(self, turn: Turn, candidates: list[Candidate]) -> Decision:
+        decision = Decision()
+        for candidate in candidates:
+            decision.gated.append((candidate, self.judge(turn, candidate)))
+            if decision.gated[-1][1].accepted:
+                break
+        return decision
 
+    def judge(self, turn: Turn, candidate: Candidate) -> Verdict:
+        """One candidate's verdict, recorded in the ledger."""
+        child = candidate.child
+        plan = self.plan.plan(
+            self.harness(turn.node),
+            child,
+            candidate.target,
+            self.scorer.train_passes([turn.node]),
+            self.scorer.train_passes(),
+            turn.rng,
+        )
+        verdict, sides = self.look(turn.node, child, plan, plan.trials)
+        if (trials := self.plan.second_look(verdict)) is not None:
+            verdict, sides = self.look(turn.node, child, plan, trials)
+        drop = self.check.compare(*sides)
+        if (
+            verdict.accepted and drop is not None and drop.fell
+        ):  # the agent reads the task less: is there a gain on dev?
+            self.scorer.score_dev(child.hash)
+            verdict = self.check.judge(verdict, drop, self.scorer.dev_difference(turn.node, child.hash))
+        self.ledger.gated(candidate, verdict, plan.tasks, drop)
+        return verdict
 
-def same_category(task_ids: Collection[str], tasks: list[Task]) -> set[str]:
-    """The other `tasks` of the categories of `task_ids`."""
-    categories = {task.category for task in tasks if task.id in task_ids}
-    return {task.id for task in tasks if task.category in categories} - set(task_ids)
-
-
-def across_categories(task_ids: list[str], tasks: list[Task], n: int, rng: random.Random) -> list[str]:
-    """`n` of `task_ids` at random, from as many categories as they span: an edit reaches every task, not only the
-    categories a random draw happens to hit."""
-    category = {task.id: task.category for task in tasks}
-    by_category: dict[str, list[str]] = {}
-    for task_id in task_ids:
-        by_category.setdefault(category.get(task_id, ""), []).append(task_id)
-    groups = [rng.sample(ids, len(ids)) for _, ids in sorted(by_category.items())]
-    rng.shuffle(groups)
-    spread = [ids[k] for k in range(max(map(len, groups), default=0)) for ids in groups if k < len(ids)]
-    return sorted(spread[:n])
+    def look(
+        self, node: str, child: Harness, plan: Plan, trials: list[int]
+    ) -> tuple[Verdict, tuple[list[Rollout], list[Rollout]]]:
+        """The rule's verdict on child and parent rollouts over the plan's tasks x `trials`, and those rollouts."""
+        parent_rows = self.scorer.run(node, plan.tasks, trials)
+        try:
+            child_rows = self.scorer.run(child.hash, plan.tasks, trials, harness=child)
+        except HarnessError as e:
+            return Verdict(
+                accepted=False, fixed=0, broken=0, ties=0, reason=f"the edited harness fails at run time: {e}"
+            ), (parent_rows, [])
+        return self.rule.decide(pair_rollouts(parent_rows, child_rows), protected=plan.protected), (
+            parent_rows,
+            child_rows,
+        )

@@ -14,6 +14,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from harness_evo.agent.episodes import as_example
+from harness_evo.agent.executor import Executor
+from harness_evo.agent.session import RunSession
 from harness_evo.agent.trajectory import Trajectory, stored
 from harness_evo.errors import UserError
 from harness_evo.harness import Delete, Edit, Harness, Write
@@ -29,6 +31,8 @@ SETTING_ROOM = 100
 """Characters of the size budget a harvest leaves for the `examples` setting it may add."""
 HARMFUL_AFTER = 2
 """An example retrieved by this many failed rollouts, and by no passed one, is removed."""
+SOLUTIONS = "solutions"
+"""The run folder's store of reference-solution episodes."""
 WRITES = re.compile(r"(?<![0-9&])>|\btee\b|\bsed\s+-i|\b(?:mv|cp|touch|mkdir|rm|chmod|ln|install)\b")
 """A command that changes a file rather than reading one."""
 
@@ -51,11 +55,13 @@ def thorough(trajectory: Trajectory) -> bool:
     if not changes:
         return False
     looked = changes[0] > 0
-    checked = any(command.strip(" ;&") for command in commands[changes[-1] + 1:])
+    checked = any(command.strip(" ;&") for command in commands[changes[-1] + 1 :])
     return looked and checked
 
 
-def choose_episodes(trajectories: list[Trajectory], train: Collection[str], taken: Collection[str] = ()) -> list[Trajectory]:
+def choose_episodes(
+    trajectories: list[Trajectory], train: Collection[str], taken: Collection[str] = ()
+) -> list[Trajectory]:
     """One passed rollout per train task not in `taken`: a thorough one first (see `thorough`), then the shortest,
     then the lowest trial. Rollouts of other tasks (dev, test) are never chosen."""
     best: dict[str, Trajectory] = {}
@@ -78,9 +84,16 @@ def harmful_examples(trajectories: list[Trajectory], names: Collection[str], aft
     return sorted(name for name in names if harmful[name] >= after and not helpful[name])
 
 
-def harvest(parent: Harness, trajectories: list[Trajectory], tasks: dict[str, Task], train: Collection[str],
-            taken: Collection[str] = (), shown: int = EXAMPLES_SHOWN, limit: Callable[[list[str]], list[str]] | None = None,
-            max_chars: int | None = None) -> Harvested | None:
+def harvest(
+    parent: Harness,
+    trajectories: list[Trajectory],
+    tasks: dict[str, Task],
+    train: Collection[str],
+    taken: Collection[str] = (),
+    shown: int = EXAMPLES_SHOWN,
+    limit: Callable[[list[str]], list[str]] | None = None,
+    max_chars: int | None = None,
+) -> Harvested | None:
     """The edit that adds an example per train task solved in `trajectories`: none for tasks the parent already has an
     example of or in `taken`; `limit` picks the tasks to take among the others; as many as keep the harness within
     `max_chars` (the critic's size budget). It shows `shown` per task if the parent shows none. Without any to add, the
@@ -94,32 +107,87 @@ def harvest(parent: Harness, trajectories: list[Trajectory], tasks: dict[str, Ta
     writes = [Write(path=example.path, text=render_example(example)) for example in examples]
     if max_chars is not None:
         room = max_chars - parent.size - SETTING_ROOM
-        writes = [write for write, spent in zip(writes, accumulate(len(write.text) for write in writes)) if spent <= room]
+        writes = [
+            write for write, spent in zip(writes, accumulate(len(write.text) for write in writes)) if spent <= room
+        ]
     if writes:
-        sources = [example.task for example in examples[:len(writes)]]
-        ops = writes + ([Write(path="harness.toml", text=set_setting(parent.components["harness.toml"], "agent", "examples", shown))]
-                        if parent.agent.examples == 0 else [])
-        return Harvested(edit=Edit(ops=ops, rationale=f"worked examples from passed rollouts of {', '.join(sources)}"),
-                         sources=sources, removed=[], rationale=f"harvested {len(sources)} solved episode(s)")
+        sources = [example.task for example in examples[: len(writes)]]
+        ops = writes + (
+            [
+                Write(
+                    path="harness.toml", text=set_setting(parent.components["harness.toml"], "agent", "examples", shown)
+                )
+            ]
+            if parent.agent.examples == 0
+            else []
+        )
+        return Harvested(
+            edit=Edit(ops=ops, rationale=f"worked examples from passed rollouts of {', '.join(sources)}"),
+            sources=sources,
+            removed=[],
+            rationale=f"harvested {len(sources)} solved episode(s)",
+        )
     removed = harmful_examples(trajectories, [example.name for example in parent.examples])
     if removed:
         ops = [Delete(path=f"examples/{name}.md") for name in removed]
-        return Harvested(edit=Edit(ops=ops, rationale=f"examples retrieved only by failed rollouts: {', '.join(removed)}"),
-                         sources=[], removed=removed, rationale=f"removed {len(removed)} example(s) that kept failing")
+        return Harvested(
+            edit=Edit(ops=ops, rationale=f"examples retrieved only by failed rollouts: {', '.join(removed)}"),
+            sources=[],
+            removed=removed,
+            rationale=f"removed {len(removed)} example(s) that kept failing",
+        )
     return None
 
 
 def retrieving_tasks(parent: Harness, child: Harness, tasks: list[Task], sources: Collection[str]) -> list[str]:
     """The tasks (but `sources`) whose retrieved examples differ between parent and child: those the edit can change."""
+
     def names(harness: Harness, task: Task) -> list[str]:
         return [example.name for example in harness.examples_for(task.instruction)]
+
     return sorted(task.id for task in tasks if task.id not in sources and names(parent, task) != names(child, task))
 
 
 def train_trajectories(store: RunStore, node: str, read: dict[str, Trajectory] | None = None) -> list[Trajectory]:
     """The train rollouts of harness `node` in the run, in the order they were recorded; `read` keeps the trajectories
     already read by rollout id (a finished rollout's trajectory does not change), so a later call reads only new ones."""
-    return stored(store, store.records(Rollout, "harness_hash = ? AND split = 'train'", [node], order_by="rowid"), read)
+    return stored(store, store.records(Rollout, order_by="rowid", harness_hash=node, split="train"), read)
+
+
+class Episodes:
+    """The solved episodes a harvest of a run takes examples from (`search.examples_from`): a node's train rollouts,
+    and the train tasks' reference solutions, run one command per step with the root harness once per run into the run
+    folder's own `solutions/` store (its rows are no rollouts of the run's nodes or budget)."""
+
+    def __init__(self, run: RunSession, root: Harness, train: list[Task]):
+        self.run, self.root, self.train = run, root, train
+        self.read: dict[str, Trajectory] = {}
+        """Trajectories read so far, by rollout id."""
+        self.solved: list[Trajectory] | None = None
+        """The reference solutions' episodes, once run."""
+
+    def of(self, node: str) -> list[Trajectory]:
+        """The node's train rollouts in the order they were recorded, then the reference solutions' episodes (each
+        when `search.examples_from` names it)."""
+        sources = self.run.config.search.examples_from
+        rollouts = train_trajectories(self.run.store, node, self.read) if "rollouts" in sources else []
+        return rollouts + (self.solutions() if "solutions" in sources else [])
+
+    def solutions(self) -> list[Trajectory]:
+        if self.solved is not None:
+            return self.solved
+        folder = self.run.store.folder / SOLUTIONS
+        store = (
+            RunStore(folder)
+            if (folder / "run.db").is_file()
+            else RunStore.create(self.run.store.folder, "eval", run_id=SOLUTIONS)
+        )
+        config = self.run.config.with_options({"agent": "solution", "executor.workers": 2, "executor.backend": "local"})
+        Executor.from_config(store, config, self.run.suite, self.run.llm, self.run.backend).run(
+            self.root, self.train, [0]
+        )
+        self.solved = train_trajectories(store, self.root.hash)
+        return self.solved
 
 
 def harvest_into(store: RunStore, parent: Harness, out: Path, tasks: Path, shown: int = EXAMPLES_SHOWN) -> Harvested:
@@ -133,7 +201,9 @@ def harvest_into(store: RunStore, parent: Harness, out: Path, tasks: Path, shown
     harvested = harvest(parent, trajectories, train, set(train), shown=shown)
     if harvested is None or not harvested.sources:
         passed = sum(t.passed for t in trajectories)
-        raise UserError(f"run {store.id} has {len(trajectories)} train rollout(s) of {parent.short_hash}, {passed} passed: "
-                        "no solved episode to make an example of (eval it on --split train first)")
+        raise UserError(
+            f"run {store.id} has {len(trajectories)} train rollout(s) of {parent.short_hash}, {passed} passed: "
+            "no solved episode to make an example of (eval it on --split train first)"
+        )
     parent.apply(harvested.edit).save(out)
     return harvested

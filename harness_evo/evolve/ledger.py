@@ -10,17 +10,20 @@ from harness_evo.evolve.acceptance import Verdict
 from harness_evo.evolve.conditioning import Drop
 from harness_evo.evolve.critic import Judgement
 from harness_evo.evolve.proposer import Proposal
+from harness_evo.evolve.target import Target
 from harness_evo.harness import Harness
-from harness_evo.store import Edit, EditStatus, Gate, RunStore
+from harness_evo.store import Edit, EditStatus, GateResult, RunStore
 
 
 class Candidate(BaseModel):
-    """An edit in the ledger and, once it passed the critic, the child harness it makes."""
+    """An edit in the ledger and, once it passed the critic, the child harness it makes and what the gate measures it
+    against (the targeted pattern, or for a harvest the tasks whose retrieved examples change)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     edit: Edit
     child: Harness | None = None
+    target: Target | None = None
 
     @property
     def status(self) -> EditStatus:
@@ -28,19 +31,36 @@ class Candidate(BaseModel):
 
 
 class Ledger:
+    """Writes each edit's row as it is proposed, judged by the critic and gated; reads the edits back."""
+
     def __init__(self, store: RunStore, emit: ev.Callback):
         self.store = store
         self.emit = emit
 
     def tried(self, pattern_id: str, before: int) -> list[Edit]:
         """Edits against a pattern in earlier iterations that reached a verdict, oldest first."""
-        return [edit for edit in self.store.records(Edit, "pattern_id = ? AND iteration < ?", [pattern_id, before], order_by="iteration, id")
-                if edit.status.final]
+        return [
+            edit
+            for edit in self.store.records(Edit, order_by="iteration, id", pattern_id=pattern_id)
+            if edit.iteration < before and edit.status.final
+        ]
 
-    def propose(self, iteration: int, revision: int, k: int, node: str, pattern_id: str, proposal: Proposal) -> Candidate:
-        edit = Edit(id=f"i{iteration}-r{revision}-{k}", iteration=iteration, parent_id=node, pattern_id=pattern_id, revision=revision,
-                    ops=proposal.ops, rationale=proposal.rationale, prediction=proposal.prediction, ts=time.time(),
-                    move=proposal.kind, sources=proposal.sources)
+    def propose(
+        self, iteration: int, revision: int, k: int, node: str, pattern_id: str, proposal: Proposal
+    ) -> Candidate:
+        edit = Edit(
+            id=f"i{iteration}-r{revision}-{k}",
+            iteration=iteration,
+            parent_id=node,
+            pattern_id=pattern_id,
+            revision=revision,
+            ops=proposal.ops,
+            rationale=proposal.rationale,
+            prediction=proposal.prediction,
+            ts=time.time(),
+            move=proposal.move,
+            sources=proposal.sources,
+        )
         if proposal.problem:
             edit = edit.model_copy(update={"status": EditStatus.INVALID, "reasons": [proposal.problem]})
         return self._save(Candidate(edit=edit), final=bool(proposal.problem))
@@ -52,26 +72,48 @@ class Ledger:
         update = {"reasons": judgement.reasons, "child_id": judgement.child.hash if judgement.child else None}
         if judgement.status != "passed":
             update["status"] = EditStatus(judgement.status)
-        return self._save(Candidate(edit=candidate.edit.model_copy(update=update), child=judgement.child), final=True)
+        return self._save(
+            candidate.model_copy(update={"edit": candidate.edit.model_copy(update=update), "child": judgement.child}),
+            final=True,
+        )
 
     def gated(self, candidate: Candidate, verdict: Verdict, tasks: list[str], drop: Drop | None = None) -> Candidate:
         """Record the gate's verdict, with the input-conditioning of both sides' gate rollouts when it was measured."""
-        gate = Gate(**verdict.model_dump(), pairs=verdict.fixed + verdict.broken + verdict.ties, tasks=tasks,
-                    left_out=candidate.edit.sources, conditioning=drop)
+        gate = GateResult(
+            **verdict.model_dump(),
+            pairs=verdict.fixed + verdict.broken + verdict.ties,
+            tasks=tasks,
+            left_out=candidate.edit.sources,
+            conditioning=drop,
+        )
         status = EditStatus.ACCEPTED if verdict.accepted else EditStatus.REJECTED_EMPIRICAL
-        return self._save(Candidate(edit=candidate.edit.model_copy(update={"status": status, "gate": gate}), child=candidate.child), final=True)
+        return self._save(
+            candidate.model_copy(update={"edit": candidate.edit.model_copy(update={"status": status, "gate": gate})}),
+            final=True,
+        )
 
     def children(self, parent_id: str) -> dict[str, str]:
         """The harnesses already proposed as children of `parent_id` -> which edit made each and its fate."""
-        return {edit.child_id: f"the same as edit {edit.id} ({edit.status.replace('_', ' ')})"
-                for edit in self.store.records(Edit, "parent_id = ?", [parent_id], order_by="iteration, id") if edit.child_id}
+        return {
+            edit.child_id: f"the same as edit {edit.id} ({edit.status.replace('_', ' ')})"
+            for edit in self.of(parent_id)
+            if edit.child_id
+        }
+
+    def of(self, parent_id: str) -> list[Edit]:
+        """The edits of `parent_id`, in the order they were proposed."""
+        return self.store.records(Edit, order_by="iteration, id", parent_id=parent_id)
+
+    def history(self) -> list[Edit]:
+        """Every edit of the run, in the order it was first written."""
+        return self.store.records(Edit, order_by="rowid")
 
     def fates(self) -> dict[str, int]:
         """Number of edits per status."""
         return dict(Counter(edit.status.value for edit in self.store.records(Edit)))
 
     def accepted_by_move(self) -> dict[str, int]:
-        """Number of accepted edits per move kind (`proposer`, `harvest`, `knob`)."""
+        """Number of accepted edits per move kind (`MoveKind`)."""
         return dict(Counter(edit.move for edit in self.store.records(Edit) if edit.status is EditStatus.ACCEPTED))
 
     def _save(self, candidate: Candidate, final: bool) -> Candidate:

@@ -1,32 +1,280 @@
-"""Moves: how an iteration makes its candidate edit, and the policy that picks one (DESIGN.md, step 5).
+"""Moves: the ways an iteration makes candidate edits (DESIGN.md, step 5), and the policy that picks one.
 
-The proposer move is the loop's own path (the proposer model against the targeted pattern, the critic sending edits
-back); `Harvest` and `KnobMove` need no model. A `MoveChooser` picks among the moves that have something to do:
-`FirstHarvest` harvests whenever it can; `MoveBandit` values each kind by the gain its accepted edits showed per gate
-rollout, from the ledger (so a resumed run chooses as the interrupted one would have).
+A `Move` is given a narrow `Stage` (the critic and the ledger, the harness store, the gate) and never the loop. Each
+kind is one class below and one entry of `MOVES`; `search.moves` names the kinds a run may make:
+- `ProposerMove`: the proposer model writes edits against the targeted pattern, the stand-in step first (a tool for a
+  program the pattern's failures missed, written by the toolsmith); the critic sends rejected edits back;
+- `StandInMove`: the stand-in step alone;
+- `HarvestMove`: solved episodes become `examples/` (no model);
+- `KnobMove`: one setting of `harness.toml` one step (no model).
+
+A `MoveChooser` picks among the moves ready for the turn: `FirstHarvest` harvests whenever it can; `MoveBandit` values
+each kind by the gain its accepted edits showed per gate rollout, from the ledger (so a resumed run chooses as the
+interrupted one would have).
 """
 
 import math
-import random
 from collections import defaultdict
-from typing import Literal, Protocol
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar, Protocol
 
-from harness_evo.agent.executor import Executor
-from harness_evo.agent.trajectory import Trajectory
-from harness_evo.evolve.acceptance import Verdict
-from harness_evo.evolve.gate import across_categories
-from harness_evo.evolve.harvest import harvest, retrieving_tasks, train_trajectories
-from harness_evo.evolve.knobs import knob_edit, knob_steps
-from harness_evo.evolve.proposer import Proposal
+from harness_evo.config import RunConfig
+from harness_evo.evolve.harvest import Episodes, harvest, retrieving_tasks
+from harness_evo.evolve.knobs import KnobStep, knob_edit, knob_steps
+from harness_evo.evolve.plan import across_categories
+from harness_evo.evolve.proposer import Proposal, Proposer
+from harness_evo.evolve.stage import Made, Stage, Turn
 from harness_evo.evolve.target import Target
-from harness_evo.store import Edit, EditStatus, RunStore
+from harness_evo.failures import Evidence
+from harness_evo.store import Edit, EditStatus, MoveKind
+from harness_evo.taskset import Task
 
-MoveKind = Literal["proposer", "harvest", "knob"]
-SOLUTIONS = "solutions"
-"""The run folder's store of reference-solution episodes."""
 EXPLORATION = 0.05
 """Scale of `MoveBandit`'s exploration bonus, in gain per gate rollout (a move kind whose edit fixed one task more than
 it broke in a 20-rollout gate has 0.05)."""
+
+
+class Move(Protocol):
+    """A way to make candidate edits of the turn's node."""
+
+    kind: ClassVar[MoveKind]
+    fallback: ClassVar[bool]
+    """Made when no move of the run is ready (a harvest may still remove examples that kept failing)."""
+
+    def ready(self, turn: Turn) -> bool:
+        """Whether the move has something to do on the turn's node."""
+        ...
+
+    def make(self, turn: Turn) -> Made:
+        """Candidates that passed the critic (each recorded in the ledger), or why there are none."""
+        ...
+
+
+Drafts = Callable[[list[Edit], list[Edit], int], list[Proposal]]
+"""(the ledger's edits against the pattern, the last round's rejected edits, seed) -> proposals."""
+
+
+def critic_rounds(
+    stage: Stage, turn: Turn, drafts: Drafts, revisions: int, seed: int, check: Callable[[], None], nothing: str = ""
+) -> Made:
+    """Proposals from `drafts` through the critic: the rejected ones go back with their reasons, up to `revisions` more
+    rounds, until some pass; `check` stops on a spent budget before each round. `nothing`: why there is no candidate
+    when `drafts` proposes nothing."""
+    target = turn.target
+    feedback: list[Edit] = []
+    for revision in range(revisions + 1):
+        check()
+        round_seed = seed * 10_000 + turn.iteration * 10 + revision
+        proposals = drafts(stage.ledger.tried(target.id, before=turn.iteration), feedback, round_seed)
+        if not proposals:
+            if revision == 0:
+                return Made(reason=nothing)
+            break
+        reviewed = [
+            stage.review(turn, proposal, target, round_seed, revision, k) for k, proposal in enumerate(proposals)
+        ]
+        passed = [candidate for candidate in reviewed if candidate.status is EditStatus.PROPOSED]
+        if passed:
+            return Made(passed)
+        feedback = [candidate.edit for candidate in reviewed]
+    return Made(reason=f"no edit against pattern {target.id} passed the critic")
+
+
+def reviewed_once(stage: Stage, turn: Turn, proposal: Proposal, target: Target, seed: int) -> Made:
+    """A model-free move's one proposal through the critic: the candidate, or why it was refused."""
+    candidate = stage.review(turn, proposal, target, seed)
+    if candidate.status is not EditStatus.PROPOSED:
+        return Made(reason=f"{proposal.move} edit {candidate.edit.id} refused: {'; '.join(candidate.edit.reasons)}")
+    return Made([candidate])
+
+
+class ProposerMove:
+    """The proposer model's edits against the targeted pattern (the stand-in step first, see `Proposer.propose`)."""
+
+    kind, fallback = "proposer", False
+
+    def __init__(
+        self,
+        stage: Stage,
+        proposer: Proposer,
+        evidence: Callable[[str], list[Evidence]],
+        revisions: int,
+        seed: int,
+        check: Callable[[], None],
+    ):
+        self.stage, self.proposer, self.evidence, self.revisions, self.seed, self.check = (
+            stage,
+            proposer,
+            evidence,
+            revisions,
+            seed,
+            check,
+        )
+
+    def ready(self, turn: Turn) -> bool:
+        return turn.target is not None
+
+    def make(self, turn: Turn) -> Made:
+        parent, evidence = self.stage.parent(turn), self.evidence(turn.target.id)
+        return critic_rounds(
+            self.stage,
+            turn,
+            lambda ledger, feedback, seed: self.proposer.propose(turn.target, evidence, parent, ledger, feedback, seed),
+            self.revisions,
+            self.seed,
+            self.check,
+        )
+
+
+class StandInMove:
+    """The stand-in step alone: a tool for the program the pattern's failures missed most, when one is due."""
+
+    kind, fallback = "stand-in", False
+
+    def __init__(self, stage: Stage, proposer: Proposer, revisions: int, seed: int, check: Callable[[], None]):
+        self.stage, self.proposer, self.revisions, self.seed, self.check = stage, proposer, revisions, seed, check
+
+    def ready(self, turn: Turn) -> bool:
+        return turn.target is not None and bool(turn.target.missing_programs)
+
+    def make(self, turn: Turn) -> Made:
+        parent = self.stage.parent(turn)
+        return critic_rounds(
+            self.stage,
+            turn,
+            lambda ledger, feedback, seed: [
+                proposal.model_copy(update={"move": self.kind})
+                for proposal in self.proposer.offer(turn.target, parent, ledger, feedback, seed)
+            ],
+            self.revisions,
+            self.seed,
+            self.check,
+            nothing=f"stand-in: no tool due against pattern {turn.target.id}",
+        )
+
+
+class HarvestMove:
+    """Worked examples from the node's solved episodes (`evolve/harvest.py`): one per train task it has not harvested,
+    at most half of the train tasks, so that its gate has others to measure; with none to add, the examples that only
+    failed rollouts retrieved are removed."""
+
+    kind, fallback = "harvest", True
+
+    def __init__(self, stage: Stage, episodes: Episodes, train: list[Task], max_chars: int, seed: int):
+        self.stage, self.episodes, self.train, self.max_chars, self.seed = stage, episodes, train, max_chars, seed
+
+    def taken(self, node: str) -> set[str]:
+        """Tasks an earlier harvest of `node` already took an episode of, whatever that edit's fate."""
+        return {task for edit in self.stage.edits(node) if edit.move == "harvest" for task in edit.sources}
+
+    def ready(self, turn: Turn) -> bool:
+        """The node has a passed train rollout of a task it has not harvested and holds no example of."""
+        have = {example.task for example in self.stage.parent(turn).examples} | self.taken(turn.node)
+        train = {task.id for task in self.train}
+        return any(t.passed and t.task_id in train and t.task_id not in have for t in self.episodes.of(turn.node))
+
+    def make(self, turn: Turn) -> Made:
+        parent, train = self.stage.parent(turn), {task.id: task for task in self.train}
+        half = max(1, len(train) // 2)
+        harvested = harvest(
+            parent,
+            self.episodes.of(turn.node),
+            train,
+            set(train),
+            self.taken(turn.node),
+            limit=lambda tasks: across_categories(tasks, self.train, half, turn.rng),
+            max_chars=self.max_chars,
+        )
+        if harvested is None:
+            return Made(
+                reason="harvest: no passed train rollout to take an example from and no example that kept failing"
+            )
+        proposal = Proposal(
+            ops=[op.model_dump() for op in harvested.edit.ops],
+            rationale=harvested.rationale,
+            prediction="tasks like the examples' sources pass more often",
+            edit=harvested.edit,
+            move=self.kind,
+            sources=harvested.sources,
+        )
+        target = Target(description=harvested.rationale, support=len(harvested.sources), sources=harvested.sources)
+        made = reviewed_once(self.stage, turn, proposal, target, self.seed)
+        for candidate in made.candidates:  # measured where the retrieved examples change
+            candidate.target = target.model_copy(
+                update={"task_ids": retrieving_tasks(parent, candidate.child, self.train, harvested.sources)}
+            )
+        return made
+
+
+class KnobMove:
+    """One step of a setting (`evolve/knobs.py`) that addresses the targeted pattern's category and makes a harness
+    the node has not had as a child yet."""
+
+    kind, fallback = "knob", False
+
+    def __init__(self, stage: Stage, config: RunConfig):
+        self.stage, self.solver, self.seed = stage, config.models.solver, config.seed
+
+    def step(self, turn: Turn) -> KnobStep | None:
+        """The knob step this move would make from the turn's node against its pattern, or None."""
+        parent, known = self.stage.parent(turn), self.stage.known(turn.node)
+        for step in knob_steps(parent, turn.target.category or "", self.solver):
+            if parent.apply(knob_edit(parent, step, turn.target.category)).hash not in known:
+                return step
+        return None
+
+    def ready(self, turn: Turn) -> bool:
+        return turn.target is not None and self.step(turn) is not None
+
+    def make(self, turn: Turn) -> Made:
+        pattern, step = turn.target, self.step(turn)
+        if step is None:
+            return Made(reason=f"knob: no knob step left against pattern {pattern.id} ({pattern.category})")
+        edit = knob_edit(self.stage.parent(turn), step, pattern.category)
+        proposal = Proposal(
+            ops=[op.model_dump() for op in edit.ops],
+            rationale=edit.rationale,
+            prediction=f"fewer failures of pattern {pattern.id}",
+            edit=edit,
+            move=self.kind,
+        )
+        return reviewed_once(self.stage, turn, proposal, pattern, self.seed)
+
+
+@dataclass
+class Kit:
+    """What the moves of a run are built from."""
+
+    stage: Stage
+    config: RunConfig
+    proposer: Proposer
+    evidence: Callable[[str], list[Evidence]]
+    """A pattern's evidence for the proposer (`Patterns.evidence`)."""
+    episodes: Episodes
+    train: list[Task]
+    check: Callable[[], None]
+    """Stops on a spent budget (`Budget.check`) before a model is asked."""
+
+
+MOVES: dict[MoveKind, Callable[[Kit], Move]] = {
+    "proposer": lambda kit: ProposerMove(
+        kit.stage, kit.proposer, kit.evidence, kit.config.search.revisions, kit.config.seed, kit.check
+    ),
+    "stand-in": lambda kit: StandInMove(
+        kit.stage, kit.proposer, kit.config.search.revisions, kit.config.seed, kit.check
+    ),
+    "harvest": lambda kit: HarvestMove(
+        kit.stage, kit.episodes, kit.train, kit.config.search.max_harness_chars, kit.config.seed
+    ),
+    "knob": lambda kit: KnobMove(kit.stage, kit.config),
+}
+"""Move kind -> how to build it."""
+
+
+def make_moves(kit: Kit) -> dict[MoveKind, Move]:
+    """The moves `search.moves` names, in its order."""
+    return {kind: MOVES[kind](kit) for kind in kit.config.search.moves}
 
 
 class MoveChooser(Protocol):
@@ -62,108 +310,9 @@ class MoveBandit:
         def value(kind: MoveKind) -> float:
             n = len(tries[kind])
             return gain[kind] / max(rollouts[kind], 1) + EXPLORATION * math.sqrt(2 * math.log(total) / n)
+
         return max(available, key=lambda kind: (value(kind), -available.index(kind)))
 
 
 def move_chooser(policy: str) -> MoveChooser:
     return {"bandit": MoveBandit, "first-harvest": FirstHarvest}[policy]()
-
-
-def gate_model_free(evolution, i: int, node: str, target: Target, proposal: Proposal,
-                    rng: random.Random) -> tuple[Verdict | None, str]:
-    """A move's edit (made without a model) through the critic and, if it passes, the gate against `target`."""
-    parent = evolution.harness(node)
-    candidate = evolution.ledger.propose(i, 0, 0, node, target.id, proposal)
-    candidate = evolution.ledger.judged(candidate, evolution.critic.judge(parent, proposal.edit, target, evolution.config.seed,
-                                                                          evolution.known(node)))
-    if candidate.status is not EditStatus.PROPOSED:
-        return None, f"{proposal.kind} edit {candidate.edit.id} refused: {'; '.join(candidate.edit.reasons)}"
-    evolution.harnesses[candidate.child.hash] = candidate.child
-    if proposal.kind == "harvest":
-        target = target.model_copy(update={"task_ids": retrieving_tasks(parent, candidate.child, evolution.train, proposal.sources)})
-    return evolution.try_candidate(i, node, target, candidate, rng)
-
-
-class Harvest:
-    """The harvesting move of `evolve/harvest.py`, run inside the loop `evolution` (an `Evolution`)."""
-
-    def __init__(self, evolution):
-        self.evolution = evolution
-        self.read: dict[str, Trajectory] = {}
-        """Trajectories read so far, by rollout id."""
-        self.solved: list[Trajectory] | None = None
-        """The reference solutions' episodes, once run."""
-
-    def trajectories(self, node: str) -> list[Trajectory]:
-        """The node's train rollouts in the order they were recorded, then (with `solutions` among
-        `search.examples_from`) the episodes of the train tasks' reference solutions."""
-        sources = self.evolution.config.search.examples_from
-        rollouts = train_trajectories(self.evolution.store, node, self.read) if "rollouts" in sources else []
-        return rollouts + (self.solutions() if "solutions" in sources else [])
-
-    def solutions(self) -> list[Trajectory]:
-        """The reference solutions of the train tasks run one command per step with the root harness: once per run,
-        in the run folder's own `solutions/` store (its rows are no rollouts of the run's nodes or budget)."""
-        if self.solved is not None:
-            return self.solved
-        loop = self.evolution
-        folder = loop.store.folder / SOLUTIONS
-        store = RunStore(folder) if (folder / "run.db").is_file() else RunStore.create(loop.store.folder, "eval", run_id=SOLUTIONS)
-        root = loop.harness(loop.root)
-        Executor(store, loop.backend, loop.suite, loop.llm, workers=2, agent="solution").run(root, loop.train, [0])
-        self.solved = train_trajectories(store, root.hash)
-        return self.solved
-
-    def taken(self, node: str) -> set[str]:
-        """Tasks an earlier harvest of `node` already took an episode of, whatever that edit's fate."""
-        edits = self.evolution.store.records(Edit, "parent_id = ?", [node])
-        return {task for edit in edits if edit.move == "harvest" for task in edit.sources}
-
-    def harvestable(self, node: str) -> bool:
-        """The node has a passed train rollout of a task it has not harvested and holds no example of."""
-        have = {example.task for example in self.evolution.harness(node).examples} | self.taken(node)
-        train = {task.id for task in self.evolution.train}
-        return any(t.passed and t.task_id in train and t.task_id not in have for t in self.trajectories(node))
-
-    def run(self, i: int, node: str, rng: random.Random) -> tuple[Verdict | None, str]:
-        """One harvest of `node`: the edit through the critic and the gate, or why there was none."""
-        loop = self.evolution
-        train = {task.id: task for task in loop.train}
-        half = max(1, len(train) // 2)  # the gate measures the others
-        harvested = harvest(loop.harness(node), self.trajectories(node), train, set(train), self.taken(node),
-                            limit=lambda tasks: across_categories(tasks, loop.train, half, rng),
-                            max_chars=loop.config.search.max_harness_chars)
-        if harvested is None:
-            return None, "harvest: no passed train rollout to take an example from and no example that kept failing"
-        proposal = Proposal(ops=[op.model_dump() for op in harvested.edit.ops], rationale=harvested.rationale,
-                            prediction="tasks like the examples' sources pass more often", edit=harvested.edit,
-                            kind="harvest", sources=harvested.sources)
-        target = Target(description=harvested.rationale, support=len(harvested.sources), sources=harvested.sources)
-        return gate_model_free(loop, i, node, target, proposal, rng)
-
-
-class KnobMove:
-    """The knob move of `evolve/knobs.py`: the first step of a setting that addresses the targeted pattern's category
-    and makes a harness the node has not had as a child yet."""
-
-    def __init__(self, evolution):
-        self.evolution = evolution
-
-    def step(self, node: str, pattern: Target):
-        """The knob step this move would make from `node` against `pattern`, or None."""
-        loop = self.evolution
-        parent = loop.harness(node)
-        known = loop.known(node)
-        for step in knob_steps(parent, pattern.category or "", loop.config.models.solver):
-            if parent.apply(knob_edit(parent, step, pattern.category)).hash not in known:
-                return step
-        return None
-
-    def run(self, i: int, node: str, pattern: Target, rng: random.Random) -> tuple[Verdict | None, str]:
-        step = self.step(node, pattern)
-        if step is None:
-            return None, f"knob: no knob step left against pattern {pattern.id} ({pattern.category})"
-        edit = knob_edit(self.evolution.harness(node), step, pattern.category)
-        proposal = Proposal(ops=[op.model_dump() for op in edit.ops], rationale=edit.rationale,
-                            prediction=f"fewer failures of pattern {pattern.id}", edit=edit, kind="knob")
-        return gate_model_free(self.evolution, i, node, pattern, proposal, rng)

@@ -11,10 +11,14 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
+from harness_evo.agent.executor import rollout_workers
 from harness_evo.config import RunConfig
 from harness_evo.llm.cache import cache_home
 
@@ -74,7 +78,7 @@ class Pace(BaseModel):
 
 def key(config: RunConfig) -> str:
     """What a pace is measured for: the solver model and the rollouts run at once."""
-    return f"{config.models.solver.model} x{config.rollout_workers()}"
+    return f"{config.models.solver.model} x{rollout_workers(config)}"
 
 
 def load(path: Path) -> dict[str, list[Measured]]:
@@ -93,8 +97,11 @@ def pace(config: RunConfig, now: float | None = None) -> Pace:
     sessions = [row for row in load(cache_home() / FILE).get(key(config), []) if now - row.at <= MAX_AGE_S][-KEPT:]
     if not sessions:
         return Pace()
-    return Pace(seconds_per_rollout=round(statistics.median(row.seconds_per_rollout for row in sessions), 2),
-                rollouts=round(sum(row.fresh for row in sessions)), runs=len(sessions))
+    return Pace(
+        seconds_per_rollout=round(statistics.median(row.seconds_per_rollout for row in sessions), 2),
+        rollouts=round(sum(row.fresh for row in sessions)),
+        runs=len(sessions),
+    )
 
 
 def replayed(before: tuple[int, int], after: tuple[int, int]) -> float:
@@ -117,5 +124,35 @@ def record(config: RunConfig, run: str, rollouts: int, seconds: float, replayed_
         sessions = load(path)
         sessions[key(config)] = [*sessions.get(key(config), []), measured][-KEPT:]
         partial = path.with_name(f"{FILE}.{os.getpid()}")
-        partial.write_text(json.dumps({name: [row.model_dump() for row in rows] for name, rows in sessions.items()}, indent=1))
+        partial.write_text(
+            json.dumps({name: [row.model_dump() for row in rows] for name, rows in sessions.items()}, indent=1)
+        )
         partial.replace(path)
+
+
+class Counts(Protocol):
+    """What a session's pace is measured from (a `Budget`)."""
+
+    @property
+    def session_s(self) -> float: ...
+
+    def rollouts(self) -> int: ...
+
+    def model_calls(self) -> tuple[int, int]: ...
+
+
+@contextmanager
+def measured(config: RunConfig, run: str, budget: Counts) -> Iterator[None]:
+    """Record the pace of the session the block runs (see `record`): the rollouts it paid for in its wall time, unless
+    it mostly replayed model calls from the response cache."""
+    rollouts, calls = budget.rollouts(), budget.model_calls()
+    try:
+        yield
+    finally:
+        record(
+            config,
+            run,
+            budget.rollouts() - rollouts,
+            budget.session_s,
+            replayed_share=replayed(calls, budget.model_calls()),
+        )

@@ -28,7 +28,7 @@ class Patterns:
         and about six times as many (the rules file nine in ten of them, so few need the analyzer). A pattern whose
         tasks were among `rollouts` and that did not recur on this node is resolved."""
         train = [row for row in rollouts if row.split == "train"]
-        self.analysis.process(self.store.records(Rollout, "node_id = ? AND split = 'train' AND NOT passed", [node], order_by="rowid"))
+        self.analysis.process(self.store.records(Rollout, order_by="rowid", node_id=node, split="train", passed=False))
         self.analysis.resolve([node], sorted({row.task_id for row in train}))
 
     def views(self) -> list[PatternView]:
@@ -70,7 +70,7 @@ class Patterns:
         ids = [row.id for row in rollouts]
         if not ids:
             return []
-        return self.store.records(PatternMember, f"rollout_id IN ({', '.join('?' for _ in ids)})", ids)
+        return self.store.records(PatternMember, rollout_id=ids)
 
     def _patterns_of(self, rollouts: list[Rollout]) -> set[str]:
         return {member.pattern_id for member in self._members(rollouts)}
@@ -78,5 +78,8 @@ class Patterns:
 
 def view(row: Pattern) -> PatternView:
     """A pattern as the curriculum's PatternView; unscored phi components count as neutral."""
-    score = {key: NEUTRAL if getattr(row, key) is None else getattr(row, key) for key in ("severity", "fixability", "side_effect_risk")}
+    score = {
+        key: NEUTRAL if getattr(row, key) is None else getattr(row, key)
+        for key in ("severity", "fixability", "side_effect_risk")
+    }
     return PatternView(id=row.id, status=row.status, tasks=row.task_ids, breadth=row.breadth, **score)

@@ -3,9 +3,8 @@ refused before anything runs when a counted budget (rollouts, dollars) cannot ho
 
 from harness_evo.errors import UserError
 from harness_evo.evolve.budget import Budget, Estimate, estimate, time_spent
-from harness_evo.evolve.loop import dev_tasks
 from harness_evo.evolve.pace import pace
-from harness_evo.evolve.session import load_run_config
+from harness_evo.evolve.session import dev_tasks, load_run_config
 from harness_evo.evolve.state import LoopState
 from harness_evo.harness import Harness
 from harness_evo.store import RunStore
@@ -18,10 +17,18 @@ def resumed(store: RunStore) -> Estimate:
     suite = load_suite(config.tasks, seed=config.seed)
     state = LoopState.last(store) or LoopState()
     budget = Budget(config, store, time_spent(store, state.elapsed_s))
-    root = Harness.load(store.folder / "harnesses" / store.info["root"])
-    return estimate(config, len(dev_tasks(suite, config)), root.agent.step_limit, rollouts_done=budget.rollouts(),
-                    iterations_done=state.iteration, minutes_done=budget.elapsed_s / 60, pace=pace(config),
-                    n_train=len(suite.split("train")), spent=budget.spend())
+    root = Harness.load(store.folder / "harnesses" / store.info.root)
+    return estimate(
+        config,
+        len(dev_tasks(suite, config)),
+        root.agent.step_limit,
+        rollouts_done=budget.rollouts(),
+        iterations_done=state.iteration,
+        minutes_done=budget.elapsed_s / 60,
+        pace=pace(config),
+        n_train=len(suite.split("train")),
+        spent=budget.spend(),
+    )
 
 
 def check_resume(store: RunStore) -> None:

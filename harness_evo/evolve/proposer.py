@@ -19,6 +19,7 @@ from harness_evo.failures import Evidence
 from harness_evo.harness import Edit, Harness
 from harness_evo.standins import Needs, StandIns, Tryout, compiles, scriptable, tool_components, usage_line
 from harness_evo.store import Edit as TriedEdit
+from harness_evo.store import MoveKind
 
 MAX_COMPONENT_CHARS = 3000
 LEDGER_SHOWN = 8
@@ -49,7 +50,10 @@ class OpDraft(BaseModel):
                 raise ValueError(f"a tool's name must be a command name, not {self.name!r}")
             if not self.text.strip():
                 raise ValueError(f"the tool {self.name} has no script: its python3 code goes in `text`")
-            return [{"op": "write", "path": path, "text": text} for path, text in tool_components(self.name, self.description, self.text).items()]
+            return [
+                {"op": "write", "path": path, "text": text}
+                for path, text in tool_components(self.name, self.description, self.text).items()
+            ]
         fields = {"replace": ("old", "new"), "write": ("text",), "delete": ()}[self.op]
         return [{"op": self.op, "path": self.path, **{name: getattr(self, name) for name in fields}}]
 
@@ -84,7 +88,7 @@ class Proposal(BaseModel):
     prediction: str = ""
     edit: Edit | None = None
     problem: str | None = None
-    kind: Literal["proposer", "harvest", "knob"] = "proposer"
+    move: MoveKind = "proposer"
     """The move that made it (see `evolve/moves.py`)."""
     sources: list[str] = []
     """Train tasks the edit's examples came from: its gate leaves them out."""
@@ -96,27 +100,64 @@ class Proposer:
         self.config = config
         self.standins = StandIns(llm, tryout, config.tool_attempts)
 
-    def propose(self, pattern: Target, evidence: list[Evidence], harness: Harness, ledger: list[TriedEdit],
-                feedback: list[TriedEdit] | None = None, seed: int = 0) -> list[Proposal]:
+    def propose(
+        self,
+        pattern: Target,
+        evidence: list[Evidence],
+        harness: Harness,
+        ledger: list[TriedEdit],
+        feedback: list[TriedEdit] | None = None,
+        seed: int = 0,
+    ) -> list[Proposal]:
         """Candidate edits for `pattern` from its `evidence` (items of `pattern_evidence`); `ledger` holds the edits
         tried against it in earlier iterations, `feedback` the previous round's rejected edits with their reasons.
         A missing program is offered as the stand-in step says (see `StandIns.needs`); the model is shown those the
         harness lacks (`lacking`), while `pattern.missing_programs` stays what the pattern's failures missed."""
         needs = self.standins.needs(harness, pattern.missing_programs)
-        if offer := self.standins.offer(needs, harness.hash, [*ledger, *(feedback or [])]):
-            draft = EditDraft(rationale=offer.rationale, prediction=offer.prediction, ops=[OpDraft(op="tool", name=offer.program)])
-            return [self.proposal(draft, harness, seed * 10, needs)]
+        if offered := self.offer(pattern, harness, ledger, feedback, seed, needs):
+            return offered
         messages = templates.messages(
-            "proposer", pattern=pattern, lacking=needs.missing, evidence=evidence, components=shown_components(harness),
-            ledger=ledger[-LEDGER_SHOWN:], feedback=feedback or [], candidates=self.config.candidates,
+            "proposer",
+            pattern=pattern,
+            lacking=needs.missing,
+            evidence=evidence,
+            components=shown_components(harness),
+            ledger=ledger[-LEDGER_SHOWN:],
+            feedback=feedback or [],
+            candidates=self.config.candidates,
         )
         reply = self.llm.complete("proposer", messages, output=ProposerReply, seed=seed)
         if reply.parsed is None:
-            return [Proposal(ops=[], problem=f"the proposer's reply was not a valid list of edits: {reply.error or 'no JSON'}")]
+            return [
+                Proposal(
+                    ops=[], problem=f"the proposer's reply was not a valid list of edits: {reply.error or 'no JSON'}"
+                )
+            ]
         drafts = reply.parsed.edits[: self.config.candidates]
         if not drafts:
             return [Proposal(ops=[], problem="the proposer proposed no edit")]
         return [self.proposal(draft, harness, seed * 10 + k, needs) for k, draft in enumerate(drafts)]
+
+    def offer(
+        self,
+        pattern: Target,
+        harness: Harness,
+        ledger: list[TriedEdit],
+        feedback: list[TriedEdit] | None = None,
+        seed: int = 0,
+        needs: Needs | None = None,
+    ) -> list[Proposal]:
+        """The stand-in step, without the proposer model: a tool for the program the pattern's failures missed most,
+        when one is due (see `StandIns.offer`), its script written by the toolsmith; none when no tool is due. `needs`:
+        what the harness lacks against the pattern, when already known."""
+        needs = needs or self.standins.needs(harness, pattern.missing_programs)
+        offer = self.standins.offer(needs, harness.hash, [*ledger, *(feedback or [])])
+        if offer is None:
+            return []
+        draft = EditDraft(
+            rationale=offer.rationale, prediction=offer.prediction, ops=[OpDraft(op="tool", name=offer.program)]
+        )
+        return [self.proposal(draft, harness, seed * 10, needs)]
 
     def proposal(self, draft: EditDraft, harness: Harness, seed: int, needs: Needs) -> Proposal:
         try:
@@ -129,15 +170,19 @@ class Proposer:
         ops = []
         for op in draft.ops:
             if op.op == "tool" and not scriptable(op.name):
-                raise ValueError(f"no script can stand in for {op.name} (interactive, or a service manager): tell the agent "
-                                 "what to use instead")
+                raise ValueError(
+                    f"no script can stand in for {op.name} (interactive, or a service manager): tell the agent "
+                    "what to use instead"
+                )
             if op.op == "tool" and PROGRAM_NAME.fullmatch(op.name) and not compiles(op.text):
                 if script := self.standins.script(op.name, needs, seed):
                     said = script.description if says_something(script.description, op.name) else op.description
                     op = op.model_copy(update={"text": script.text, "description": said})
             if op.op == "tool" and op.name not in needs.missing and not says_something(op.description, op.name):
-                raise ValueError(f"`{op.name}` is no program the agent ran, and the edit says nothing of what the tool does: the agent "
-                                 "would see it described as a program that is not installed; describe it, or supply a program the agent ran")
+                raise ValueError(
+                    f"`{op.name}` is no program the agent ran, and the edit says nothing of what the tool does: the agent "
+                    "would see it described as a program that is not installed; describe it, or supply a program the agent ran"
+                )
             ops.append(op)
         return draft.model_copy(update={"ops": ops})
 
@@ -167,7 +212,12 @@ def to_proposal(draft: EditDraft, components: dict[str, str]) -> Proposal:
 
 def unusable(draft: EditDraft, problem: str) -> Proposal:
     """The ledger's record of a draft that is no edit, with why."""
-    return Proposal(ops=[op.model_dump() for op in draft.ops], rationale=draft.rationale, prediction=draft.prediction, problem=problem)
+    return Proposal(
+        ops=[op.model_dump() for op in draft.ops],
+        rationale=draft.rationale,
+        prediction=draft.prediction,
+        problem=problem,
+    )
 
 
 def shown_components(harness: Harness) -> dict[str, str]:
@@ -175,7 +225,14 @@ def shown_components(harness: Harness) -> dict[str, str]:
     when the worked examples together are longer than one component may be, each is one line naming its task."""
     examples = {example.path: example for example in harness.examples}
     stubbed = sum(len(harness.components[path]) for path in examples) > MAX_COMPONENT_CHARS
-    return {path: (f"[a worked example of train task {examples[path].task} ({examples[path].source}), {len(text)} characters: "
-                   "write it whole or delete it]") if stubbed and path in examples
-            else text if len(text) <= MAX_COMPONENT_CHARS else text[:MAX_COMPONENT_CHARS] + "\n[... cut ...]"
-            for path, text in harness.components.items()}
+    return {
+        path: (
+            f"[a worked example of train task {examples[path].task} ({examples[path].source}), {len(text)} characters: "
+            "write it whole or delete it]"
+        )
+        if stubbed and path in examples
+        else text
+        if len(text) <= MAX_COMPONENT_CHARS
+        else text[:MAX_COMPONENT_CHARS] + "\n[... cut ...]"
+        for path, text in harness.components.items()
+    }

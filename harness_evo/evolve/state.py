@@ -10,6 +10,7 @@ from statistics import fmean
 from pydantic import BaseModel, Field
 
 from harness_evo.curriculum import CurriculumState
+from harness_evo.evolve.tree import Best, name_best
 from harness_evo.store import Node, Rollout, RunStore
 
 
@@ -44,7 +45,13 @@ class NodeStats(BaseModel):
         train, train_n = self.score("train")
         dev, dev_n = self.score("dev")
         tokens = round(fmean(self.tokens.values()), 1) if self.tokens else None
-        return {"train_score": train, "train_n": train_n, "dev_score": dev, "dev_n": dev_n, "tokens_per_rollout": tokens}
+        return {
+            "train_score": train,
+            "train_n": train_n,
+            "dev_score": dev,
+            "dev_n": dev_n,
+            "tokens_per_rollout": tokens,
+        }
 
 
 class LoopState(BaseModel):
@@ -82,6 +89,17 @@ class LoopState(BaseModel):
         found = {row.id: (row.task_id, row.trial) for row in store.records(Rollout)}
         for stats in self.stats.values():
             stats.keys |= {key: found[key] for key in [*stats.train, *stats.dev] if key in found}
+
+    def best(self, root: str, alpha: float) -> Best:
+        """The run's best node: the root, unless a node beats it on the dev keys both ran by the paired test at `alpha`
+        (see `name_best`)."""
+        dev = {
+            node: {key: float(passed) for key, passed in node_stats.outcomes("dev").items()}
+            for node, node_stats in self.stats.items()
+            if node in self.nodes
+        }
+        tokens = {node: row.tokens_per_rollout for node, row in self.nodes.items()}
+        return name_best(root, dev, tokens, alpha)
 
     def put_node(self, store: RunStore, node_id: str, **fields) -> Node:
         """Update a node (in memory and in the store) with `fields` and its current scores."""

@@ -17,8 +17,11 @@ from harness_evo.store import Node, RunStore
 
 
 class SearchTree:
+    """The tree's `Node` records, joined parent to child by their accepted edits (a networkx graph of node ids)."""
+
     def __init__(self, nodes: Iterable[Node] = ()):
         self.graph = nx.DiGraph()
+        self.records: dict[str, Node] = {}
         for node in nodes:
             self.add(node)
 
@@ -27,26 +30,24 @@ class SearchTree:
         return cls(store.records(Node, order_by="created"))
 
     def add(self, node: Node) -> None:
-        """Add or update a node; the graph keeps its fields as the node's attributes."""
-        if node.id in self.graph:
-            self.graph.nodes[node.id].update(node.model_dump())
-        else:
-            self.graph.add_node(node.id, **node.model_dump())
+        """Add or update a node."""
+        self.records[node.id] = node
+        self.graph.add_node(node.id)
         if node.parent_id:
-            self.graph.add_edge(node.parent_id, node.id, edit_id=node.edit_id)
+            self.graph.add_edge(node.parent_id, node.id)
 
     def __contains__(self, node: str) -> bool:
-        return node in self.graph
+        return node in self.records
 
     def __len__(self) -> int:
-        return len(self.graph)
+        return len(self.records)
 
-    def node(self, node: str) -> dict:
-        return self.graph.nodes[node]
+    def node(self, node: str) -> Node:
+        return self.records[node]
 
-    def nodes(self) -> list[dict]:
+    def nodes(self) -> list[Node]:
         """Every node in the order it was created."""
-        return sorted((self.graph.nodes[node] for node in self.graph), key=lambda row: (row.get("iteration") or 0, row.get("created") or 0))
+        return sorted(self.records.values(), key=lambda row: (row.iteration or 0, row.created or 0))
 
     @property
     def root(self) -> str:
@@ -56,12 +57,13 @@ class SearchTree:
         """The path from the root to `node`."""
         return nx.shortest_path(self.graph, self.root, node)
 
-    def best(self) -> str:
-        """The node with the best dev score, ties broken by fewer tokens per rollout, then by age."""
-        scored = [row for row in self.nodes() if row.get("dev_score") is not None]
+    def highest_dev(self) -> str:
+        """The node with the highest dev score, ties broken by fewer tokens per rollout, then by age (not the run's best:
+        see `name_best`)."""
+        scored = [row for row in self.nodes() if row.dev_score is not None]
         if not scored:
             return self.root
-        return min(scored, key=lambda row: (-row["dev_score"], row.get("tokens_per_rollout") or 0.0))["id"]
+        return min(scored, key=lambda row: (-row.dev_score, row.tokens_per_rollout or 0.0)).id
 
 
 DevOutcomes = Mapping[str, Mapping[tuple[str, int], float]]
@@ -69,9 +71,9 @@ DevOutcomes = Mapping[str, Mapping[tuple[str, int], float]]
 
 
 @dataclass(frozen=True)
-class BestNode:
-    """The run's result and the paired dev comparison that named it (against the node closest to beating the root when
-    none did)."""
+class Best:
+    """The run's best node (its result) and the paired dev comparison that named it (against the node closest to
+    beating the root when none did)."""
 
     node: str
     versus_root: stats.Difference | None
@@ -82,7 +84,7 @@ class BestNode:
     """The level each node was tested at: the run's alpha split over the nodes compared with the root."""
 
 
-def confirmed_best(root: str, dev: DevOutcomes, tokens: Mapping[str, float | None], alpha: float) -> BestNode:
+def name_best(root: str, dev: DevOutcomes, tokens: Mapping[str, float | None], alpha: float) -> Best:
     """The root, unless some node beats it on dev by the paired sign test at `alpha` split over the nodes compared
     (Bonferroni, so that naming a node best is itself a test at `alpha`); among those that do, the best dev score, ties
     broken by fewer tokens per rollout."""
@@ -96,9 +98,9 @@ def confirmed_best(root: str, dev: DevOutcomes, tokens: Mapping[str, float | Non
     winners = [node for node, diff in compared.items() if diff.diff > 0 and diff.significant(each)]
     if winners:
         best = min(winners, key=rank.__getitem__)
-        return BestNode(best, compared[best], best, each)
+        return Best(best, compared[best], best, each)
     challenger = min(compared, key=lambda node: (-compared[node].diff, *rank[node]), default=None)
-    return BestNode(root, compared.get(challenger) if challenger else None, challenger, each)
+    return Best(root, compared.get(challenger) if challenger else None, challenger, each)
 
 
 class NodeSelector(Protocol):
@@ -115,24 +117,24 @@ class UCB:
 
     def select(self, tree: SearchTree) -> str:
         nodes = tree.nodes()
-        total = sum(row.get("expansions") or 0 for row in nodes)
+        total = sum(row.expansions for row in nodes)
 
-        def bound(row: dict) -> float:
-            if row.get("train_score") is None:
+        def bound(row: Node) -> float:
+            if row.train_score is None:
                 return math.inf
-            expansions = row.get("expansions") or 0
-            return row["train_score"] + self.exploration * math.sqrt(math.log(total + 1) / (expansions + 1))
+            return row.train_score + self.exploration * math.sqrt(math.log(total + 1) / (row.expansions + 1))
 
-        return max(nodes, key=bound)["id"]
+        return max(nodes, key=bound).id
 
 
 class Greedy:
     """Always the best train score; among equals the least expanded, then the oldest."""
 
     def select(self, tree: SearchTree) -> str:
-        nodes = tree.nodes()
-        return min(nodes, key=lambda row: (-(row.get("train_score") if row.get("train_score") is not None else math.inf),
-                                           row.get("expansions") or 0))["id"]
+        return min(
+            tree.nodes(),
+            key=lambda row: (-(row.train_score if row.train_score is not None else math.inf), row.expansions),
+        ).id
 
 
 def node_selector(config: SearchConfig) -> NodeSelector:

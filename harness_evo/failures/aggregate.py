@@ -65,7 +65,9 @@ class Aggregator:
             if pattern.infra or pattern.status not in (PatternStatus.CANDIDATE, PatternStatus.PROMOTED):
                 continue
             if rerun & set(pattern.task_ids) and not any(m.node_id in recent for m in members[pattern.id]):
-                self.store.put(pattern.model_copy(update={"status": PatternStatus.RESOLVED, "resolved_at": pattern.last_seen}))
+                self.store.put(
+                    pattern.model_copy(update={"status": PatternStatus.RESOLVED, "resolved_at": pattern.last_seen})
+                )
                 changed.add(pattern.id)
         return changed
 
@@ -84,7 +86,7 @@ class Aggregator:
         return grouped
 
     def _failures(self) -> dict[str, Failure]:
-        return {row.id: row for row in self.store.records(Failure, "source != 'counted'", order_by="rowid")}
+        return {row.id: row for row in self.store.records(Failure, order_by="rowid") if row.source != "counted"}
 
     # the steps of `settle`
 
@@ -121,14 +123,31 @@ class Aggregator:
         best_score, best = max(scored, key=lambda pair: pair[0], default=(0.0, None))
         if best is None or best_score < self.config.join_similarity:
             best = self._open(failure)
-        self.store.put(PatternMember(failure_id=failure.id, pattern_id=best.id, rollout_id=failure.rollout_id,
-                                     task_id=failure.task_id, node_id=failure.node_id, split=failure.split))
+        self.store.put(
+            PatternMember(
+                failure_id=failure.id,
+                pattern_id=best.id,
+                rollout_id=failure.rollout_id,
+                task_id=failure.task_id,
+                node_id=failure.node_id,
+                split=failure.split,
+            )
+        )
         return best.id
 
     def _open(self, founder: Failure, **fields: Any) -> Pattern:
-        row = Pattern(**{"id": f"P{len(self._patterns(live=False)) + 1}", "description": founder.pattern or "", "category": founder.category,
-                         "signature": founder.signature, "signatures": [founder.signature], "infra": founder.infra,
-                         "compared": founder.infra, **fields})
+        row = Pattern(
+            **{
+                "id": f"P{len(self._patterns(live=False)) + 1}",
+                "description": founder.pattern or "",
+                "category": founder.category,
+                "signature": founder.signature,
+                "signatures": [founder.signature],
+                "infra": founder.infra,
+                "compared": founder.infra,
+                **fields,
+            }
+        )
         self.store.put(row)
         return row
 
@@ -160,7 +179,9 @@ class Aggregator:
         return sorted(calls, key=lambda pair: (-pair[0], pair[1].number))[:CLOSE_CALLS]
 
     def _same(self, a: Pattern, b: Pattern) -> bool:
-        reply = ask(self.llm, "merge.md.j2", MergeVerdict, a=a, b=b, a_causes=self._causes(a.id), b_causes=self._causes(b.id))
+        reply = ask(
+            self.llm, "merge.md.j2", MergeVerdict, a=a, b=b, a_causes=self._causes(a.id), b_causes=self._causes(b.id)
+        )
         return reply.parsed is not None and reply.parsed.same
 
     def _merge(self, a: Pattern, b: Pattern) -> None:
@@ -205,17 +226,27 @@ class Aggregator:
         train_tasks = {f.task_id for f in group if f.split == "train"}
         harness_blame = round(sum(f.blame == "harness" for f in group) / len(group), 3)
         last_seen = max(f.ts for f in group)
-        promotable = (not pattern.infra and len(train_tasks) >= self.config.promotion_support
-                      and harness_blame >= self.config.min_harness_blame)
+        promotable = (
+            not pattern.infra
+            and len(train_tasks) >= self.config.promotion_support
+            and harness_blame >= self.config.min_harness_blame
+        )
         if pattern.status is PatternStatus.RESOLVED and last_seen <= (pattern.resolved_at or 0):
             status = PatternStatus.RESOLVED
         else:
             status = PatternStatus.PROMOTED if promotable else PatternStatus.CANDIDATE
-        return {"status": status, "support": len(tasks), "task_ids": tasks, "members": len(group),
-                "node_ids": sorted({f.node_id for f in group if f.node_id}),
-                "harness_blame": harness_blame, "breadth": round(len(tasks) / max(tasks_run, 1), 3),
-                "first_seen": min(f.ts for f in group), "last_seen": last_seen,
-                "signatures": sorted({pattern.signature, *(f.signature for f in group)})}
+        return {
+            "status": status,
+            "support": len(tasks),
+            "task_ids": tasks,
+            "members": len(group),
+            "node_ids": sorted({f.node_id for f in group if f.node_id}),
+            "harness_blame": harness_blame,
+            "breadth": round(len(tasks) / max(tasks_run, 1), 3),
+            "first_seen": min(f.ts for f in group),
+            "last_seen": last_seen,
+            "signatures": sorted({pattern.signature, *(f.signature for f in group)}),
+        }
 
     def _check_split(self, pattern: Pattern, group: list[Failure]) -> None:
         """Before a pattern of several signatures is promoted, the model may split off the groups that do not belong."""
@@ -223,27 +254,45 @@ class Aggregator:
         for failure in group:
             by_signature[failure.signature].append(failure)
         groups = list(by_signature.values())
-        shown = [{"pattern": g[0].pattern, "tasks": len({f.task_id for f in g}),
-                  "causes": [f.root_cause for f in g[:EXAMPLES]]} for g in groups]
+        shown = [
+            {
+                "pattern": g[0].pattern,
+                "tasks": len({f.task_id for f in g}),
+                "causes": [f.root_cause for f in g[:EXAMPLES]],
+            }
+            for g in groups
+        ]
         reply = ask(self.llm, "split.md.j2", SplitVerdict, pattern=pattern, groups=shown)
         keep = {n - 1 for n in reply.parsed.keep if 0 < n <= len(groups)} if reply.parsed else set()
         leave = [g for index, g in enumerate(groups) if index not in keep]
         if not keep or not leave:
             self.store.put(pattern.model_copy(update={"verified": True}))
             return
-        self._open(leave[0][0], split_from=pattern.id, separate_from=[pattern.id],
-                   signatures=sorted({f.signature for g in leave for f in g}))
+        self._open(
+            leave[0][0],
+            split_from=pattern.id,
+            separate_from=[pattern.id],
+            signatures=sorted({f.signature for g in leave for f in g}),
+        )
         self._finish_moves()
 
     def _score(self, pattern: Pattern) -> dict[str, Any]:
         """The model's phi components of a pattern, asked once; a neutral prior when it gives none."""
         reply = ask(self.llm, "score.md.j2", PatternScore, pattern=pattern, causes=self._causes(pattern.id))
         if reply.parsed is None:
-            return {"severity": 0.5, "fixability": pattern.harness_blame, "side_effect_risk": 0.5,
-                    "score_reason": f"prior (the model gave no score: {reply.error})"}
+            return {
+                "severity": 0.5,
+                "fixability": pattern.harness_blame,
+                "side_effect_risk": 0.5,
+                "score_reason": f"prior (the model gave no score: {reply.error})",
+            }
         score = reply.parsed
-        return {"severity": score.severity, "fixability": score.fixability,
-                "side_effect_risk": score.side_effect_risk, "score_reason": score.reason}
+        return {
+            "severity": score.severity,
+            "fixability": score.fixability,
+            "side_effect_risk": score.side_effect_risk,
+            "score_reason": score.reason,
+        }
 
 
 def similarity(signatures: list[str], others: list[str]) -> float:

@@ -17,9 +17,15 @@ def load_trajectory(store: RunStore, rollout: Rollout) -> Trajectory:
     """The rollout's trajectory; when it was never written (an infrastructure failure), what the row itself says."""
     if rollout.trajectory and (store.folder / rollout.trajectory).is_file():
         return Trajectory.model_validate(store.read_json(rollout.trajectory))
-    return Trajectory(task_id=rollout.task_id, trial=rollout.trial, harness_hash=rollout.harness_hash or "",
-                      model=rollout.model or "", exit_reason=rollout.exit_reason or "infra_error",
-                      error=rollout.error, reward=rollout.reward)
+    return Trajectory(
+        task_id=rollout.task_id,
+        trial=rollout.trial,
+        harness_hash=rollout.harness_hash or "",
+        model=rollout.model or "",
+        exit_reason=rollout.exit_reason or "infra_error",
+        error=rollout.error,
+        reward=rollout.reward,
+    )
 
 
 def instruction_of(trajectory: Trajectory) -> str:
@@ -42,13 +48,15 @@ def pattern_evidence(store: RunStore, pattern_id: str, k: int = 3, budget: int =
     Members are taken in turn from each signature group (most confident first), one per task; each item's
     `instruction` and `digest` are under `budget` tokens.
     """
-    members = store.records(PatternMember, "pattern_id = ?", [pattern_id], order_by="rowid")
-    failures = {row.id: row for row in store.records(Failure, "id IN (SELECT failure_id FROM pattern_members WHERE pattern_id = ?)", [pattern_id])}
+    members = store.records(PatternMember, order_by="rowid", pattern_id=pattern_id)
+    failures = {row.id: row for row in store.records(Failure, id=[member.failure_id for member in members])}
     groups: dict[str | None, list[Failure]] = defaultdict(list)
     for member in members:
         failure = failures[member.failure_id]
         groups[failure.signature].append(failure)
-    queues = [sorted(group, key=lambda f: -(f.confidence or 0.0)) for group in sorted(groups.values(), key=len, reverse=True)]
+    queues = [
+        sorted(group, key=lambda f: -(f.confidence or 0.0)) for group in sorted(groups.values(), key=len, reverse=True)
+    ]
     chosen, tasks = [], set()
     while len(chosen) < k and any(queues):
         for queue in queues:
@@ -60,7 +68,15 @@ def pattern_evidence(store: RunStore, pattern_id: str, k: int = 3, budget: int =
                 tasks.add(failure.task_id)
     evidence = []
     for failure in chosen:
-        rollout = store.record(Rollout, failure.rollout_id) or Rollout(id=failure.rollout_id, task_id=failure.task_id, split=failure.split, trial=0)
+        rollout = store.record(Rollout, failure.rollout_id) or Rollout(
+            id=failure.rollout_id, task_id=failure.task_id, split=failure.split, trial=0
+        )
         trajectory = load_trajectory(store, rollout)
-        evidence.append(Evidence(**failure.model_dump(), instruction=fit(instruction_of(trajectory), budget), digest=digest(trajectory, budget)))
+        evidence.append(
+            Evidence(
+                **failure.model_dump(),
+                instruction=fit(instruction_of(trajectory), budget),
+                digest=digest(trajectory, budget),
+            )
+        )
     return evidence

@@ -13,6 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import sqlite_utils
+from sqlite_utils.db import NotFoundError
+
 
 def cache_home() -> Path:
     """The user cache folder of harness-evo (created on demand)."""
@@ -26,7 +29,10 @@ def request_key(request: dict[str, Any]) -> str:
     constrained decoder writes a schema's fields in their order, so reordering them changes the reply."""
     params = request.get("params") or {}
     if "response_format" in params:
-        request = {**request, "params": {**params, "response_format": json.dumps(params["response_format"], default=str)}}
+        request = {
+            **request,
+            "params": {**params, "response_format": json.dumps(params["response_format"], default=str)},
+        }
     return hashlib.sha256(json.dumps(request, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -36,19 +42,27 @@ class ResponseCache:
     def __init__(self, path: Path | None = None):
         self.path = path or cache_home() / "responses.sqlite"
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL, ts REAL NOT NULL)")
+        db = sqlite_utils.Database(
+            sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
+        )
+        db.enable_wal()
+        self._responses = db["responses"]
+        self._responses.create(
+            {"key": str, "response": str, "ts": float}, pk="key", not_null={"response", "ts"}, if_not_exists=True
+        )
 
     def get(self, key: str) -> dict[str, Any] | None:
         with self._lock:
-            row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+            try:
+                row = self._responses.get(key)
+            except NotFoundError:
+                return None
+        return json.loads(row["response"])
 
     def put(self, key: str, response: dict[str, Any]) -> None:
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?)", (key, json.dumps(response), time.time()))
+            self._responses.insert({"key": key, "response": json.dumps(response), "ts": time.time()}, replace=True)
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            self._responses.db.close()

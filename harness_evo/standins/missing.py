@@ -20,12 +20,30 @@ from harness_evo.failures.triage import (
     calling_line,
     work_steps,
 )
-from harness_evo.store import Failure, Rollout, RunStore
+from harness_evo.store import Failure, PatternMember, Rollout, RunStore
 
 MISSING_IN_ROOT_CAUSE = re.compile(rf"command `(.*)` needs `([\w.+-]+)`, ({NOT_INSTALLED}|{CRASHED})", re.DOTALL)
 CALLS_KEPT = 5
-UNSCRIPTABLE = frozenset({"nano", "vi", "vim", "emacs", "less", "more", "man", "top", "htop", "systemctl", "service", "journalctl",
-                          "pip", "pip3", "wget", "curl"})
+UNSCRIPTABLE = frozenset(
+    {
+        "nano",
+        "vi",
+        "vim",
+        "emacs",
+        "less",
+        "more",
+        "man",
+        "top",
+        "htop",
+        "systemctl",
+        "service",
+        "journalctl",
+        "pip",
+        "pip3",
+        "wget",
+        "curl",
+    }
+)
 """Programs the agent uses interactively, to manage services, or to install or download with no network: a stand-in
 script cannot do their job here."""
 
@@ -78,7 +96,9 @@ def missing_programs(failures: Iterable[Failure]) -> dict[str, MissingProgram]:
         if missed := MISSING_IN_ROOT_CAUSE.search(failure.root_cause or ""):
             call, program, how = missed.groups()
             known = found.get(program, MissingProgram(name=program, tasks=[], calls={}))
-            found[program] = known.also_missed(failure.task_id, call).model_copy(update={"broken": known.broken or how == CRASHED})
+            found[program] = known.also_missed(failure.task_id, call).model_copy(
+                update={"broken": known.broken or how == CRASHED}
+            )
     return most_missed_first(found)
 
 
@@ -92,10 +112,13 @@ def pattern_missing_programs(store: RunStore, pattern_id: str) -> dict[str, Miss
     the calls and tasks of the run's other failed train rollouts that ran it too: a rollout that got by with another
     command after `sqlite3: command not found` is no member of the pattern, yet shows how the agent calls sqlite3.
     The program the most tasks missed comes first."""
-    found = missing_programs(store.records(Failure, "id IN (SELECT failure_id FROM pattern_members WHERE pattern_id = ?)", [pattern_id]))
+    found = missing_programs(
+        store.records(Failure, id=[member.failure_id for member in store.records(PatternMember, pattern_id=pattern_id)])
+    )
     if not found:
         return found
-    for rollout in store.records(Rollout, "id IN (SELECT rollout_id FROM failures WHERE split = 'train')", order_by="id"):
+    failed = {failure.rollout_id for failure in store.records(Failure, split="train")}
+    for rollout in [row for row in store.records(Rollout, order_by="id") if row.id in failed]:
         for program, call in missed_calls(load_trajectory(store, rollout)).items():
             if program in found:
                 found[program] = found[program].also_missed(rollout.task_id, call)

@@ -2,7 +2,7 @@
 
 from typing import ClassVar
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from harness_evo.store.record import Record
 
@@ -10,7 +10,7 @@ from harness_evo.store.record import Record
 class LlmCall(Record):
     """A row of `llm_calls`: one model call of a role (a cache hit included)."""
 
-    kind: ClassVar[str] = "llm_call"
+    event: ClassVar[str] = "llm_call"
     table: ClassVar[str] = "llm_calls"
 
     id: str
@@ -34,10 +34,24 @@ class LlmCall(Record):
     ts: float | None = None
 
 
+class Spend(BaseModel):
+    """The model calls of one role and what they cost."""
+
+    calls: int = 0
+    """Calls made, cache hits included."""
+    cached: int = 0
+    """Calls answered from the response cache."""
+    errors: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    """Dollars."""
+
+
 class Iteration(Record):
     """A row of `iterations`: one evolution iteration, written when it starts and again when it ends."""
 
-    kind: ClassVar[str] = "iteration"
+    event: ClassVar[str] = "iteration"
     table: ClassVar[str] = "iterations"
 
     id: int

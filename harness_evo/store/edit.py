@@ -1,12 +1,15 @@
 """An edit in the ledger: operations on a parent harness's components, proposed against a pattern, and its fate."""
 
 from enum import StrEnum
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from harness_evo.store.gate import Gate
+from harness_evo.store.gate import GateResult
 from harness_evo.store.record import Record
+
+MoveKind = Literal["proposer", "stand-in", "harvest", "knob"]
+"""The moves that make edits (see `evolve/moves.py`)."""
 
 
 class EditStatus(StrEnum):
@@ -36,7 +39,7 @@ class EditStatus(StrEnum):
 class Edit(Record):
     """A row of `edits`."""
 
-    kind: ClassVar[str] = "edit"
+    event: ClassVar[str] = "edit"
     table: ClassVar[str] = "edits"
 
     id: str
@@ -58,11 +61,12 @@ class Edit(Record):
     status: EditStatus = EditStatus.PROPOSED
     reasons: list[str] = Field(default_factory=list)
     """Why it was invalid or the critic rejected it."""
-    gate: Gate | None = None
+    gate: GateResult | None = None
     """The gate's verdict and what it measured, once gated."""
     move: str = "proposer"
-    """The move that made it: `proposer` (a model wrote it), `harvest` (worked examples from passed rollouts) or `knob`
-    (one setting of `harness.toml` one step from the parent's)."""
+    """The move that made it (`MoveKind`): `proposer` (a model wrote it, or the stand-in step it takes first),
+    `stand-in` (a tool for a missing program), `harvest` (worked examples from passed rollouts) or `knob` (one setting
+    of `harness.toml` one step from the parent's)."""
     sources: list[str] = Field(default_factory=list)
     """The train tasks a harvested example came from; the gate leaves them out."""
     ts: float | None = None

@@ -8,7 +8,7 @@ from harness_evo.store.record import Record
 class Failure(Record):
     """A row of `failures` (its analysis fields are those of `failures.FailureRecord`, None for a counted failure)."""
 
-    kind: ClassVar[str] = "failure"
+    event: ClassVar[str] = "failure"
     table: ClassVar[str] = "failures"
 
     id: str

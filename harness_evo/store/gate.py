@@ -3,7 +3,7 @@ records it."""
 
 from pydantic import BaseModel, Field
 
-from harness_evo.store.conditioning import Drop
+from harness_evo.store.gauge import Drop
 
 
 class Verdict(BaseModel):
@@ -27,7 +27,7 @@ class Verdict(BaseModel):
     """Why an accepted edit is doubtful though the rule accepted it (the agent reads the task less: see conditioning.py)."""
 
 
-class Gate(Verdict):
+class GateResult(Verdict):
     """The `gate` of an edit in the ledger: the verdict and what it was measured on."""
 
     pairs: int = 0

@@ -14,7 +14,7 @@ class NodeStatus(StrEnum):
 class Node(Record):
     """A row of `nodes`."""
 
-    kind: ClassVar[str] = "node"
+    event: ClassVar[str] = "node"
     table: ClassVar[str] = "nodes"
 
     id: str

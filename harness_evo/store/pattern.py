@@ -25,7 +25,7 @@ class PatternStatus(StrEnum):
 class Pattern(Record):
     """A row of `patterns`."""
 
-    kind: ClassVar[str] = "pattern"
+    event: ClassVar[str] = "pattern"
     table: ClassVar[str] = "patterns"
 
     id: str
@@ -85,7 +85,7 @@ class Pattern(Record):
 class PatternMember(Record):
     """A row of `pattern_members`: a failure's place in a pattern."""
 
-    kind: ClassVar[str] = "pattern_member"
+    event: ClassVar[str] = "pattern_member"
     table: ClassVar[str] = "pattern_members"
 
     failure_id: str

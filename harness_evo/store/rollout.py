@@ -28,7 +28,7 @@ def says_something(exit_reason: str | None, reward: float | None) -> bool:
 class Rollout(Record):
     """A row of `rollouts`."""
 
-    kind: ClassVar[str] = "rollout"
+    event: ClassVar[str] = "rollout"
     table: ClassVar[str] = "rollouts"
 
     id: str

@@ -5,23 +5,24 @@ upserted into that table in the same transaction. The tables can therefore alway
 """
 
 import json
+import re
 import secrets
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
 import sqlite_utils
 
 from harness_evo.errors import UserError
-from harness_evo.store.calls import Iteration, LlmCall
-from harness_evo.store.conditioning import NodeGauge
+from harness_evo.store.calls import Iteration, LlmCall, Spend
 from harness_evo.store.edit import Edit
 from harness_evo.store.failure import Failure
+from harness_evo.store.gauge import NodeGauge
+from harness_evo.store.info import RunInfo, RunStatus
 from harness_evo.store.node import Node
 from harness_evo.store.pattern import Pattern, PatternMember
 from harness_evo.store.record import Record
@@ -42,33 +43,46 @@ PROJECTIONS: dict[str, tuple[str, str | tuple[str, ...]]] = {
 }
 """Event kind -> (table, primary key). Events of other kinds are only logged."""
 
-INDEXES: dict[str, tuple[str, ...]] = {"rollouts": ("harness_hash", "node_id"), "failures": ("rollout_id",), "edits": ("parent_id",)}
+INDEXES: dict[str, tuple[str, ...]] = {
+    "rollouts": ("harness_hash", "node_id"),
+    "failures": ("rollout_id",),
+    "edits": ("parent_id",),
+}
 """Columns looked up often (a node's rollouts, a rollout's failure, a node's edits); indexed when a run is opened."""
 
 R = TypeVar("R", bound=Record)
 
-
-class RunStatus(StrEnum):
-    """Where a run is: `running` until its process ends it one of the other ways (a killed one stays `running`)."""
-
-    RUNNING = "running"
-    FINISHED = "finished"  # it reached its end (a budget, patience, or every rollout of an eval or compare)
-    STOPPED = "stopped"  # Ctrl-C or SIGTERM; what finished is kept
-    FAILED = "failed"  # an error ended it; what finished is kept
-
-RECORDS: tuple[type[Record], ...] = (Rollout, Edit, Node, LlmCall, Iteration, Failure, Pattern, PatternMember, NodeGauge)
+RECORDS: tuple[type[Record], ...] = (
+    RunInfo,
+    Rollout,
+    Edit,
+    Node,
+    LlmCall,
+    Iteration,
+    Failure,
+    Pattern,
+    PatternMember,
+    NodeGauge,
+)
 """Typed records; their tables are made from their fields when a run is opened (an older run's gain the new columns)."""
+StoreError = sqlite3.Error
+"""What reading another process's run.db may raise (a database it is still creating, or a damaged one)."""
+COLUMN = re.compile(r"[a-z_][a-z0-9_]*")
 
 
 class RunStore:
-    """One run folder. Safe to share between threads of one process; readers in other processes see WAL snapshots."""
+    """One run folder. Safe to share between threads of one process; readers in other processes see WAL snapshots.
 
-    def __init__(self, folder: Path):
+    Every question the rest of the code asks of a run is a method here, in terms of records and their fields; no SQL
+    leaves this module."""
+
+    def __init__(self, folder: Path, readonly: bool = False):
         self.folder = Path(folder)
         if not (self.folder / "run.db").exists():
             raise UserError(f"{self.folder} is not a run folder (no run.db); `harness-evo runs` lists the runs")
+        self.readonly = readonly
         self._lock = threading.RLock()
-        self.db = self._connect()
+        self.db = self._reader() if readonly else self._connect()
 
     @classmethod
     def create(cls, runs_dir: Path, kind: str, run_id: str | None = None) -> "RunStore":
@@ -89,7 +103,7 @@ class RunStore:
         connection.close()
         draft.rename(folder / "run.db")
         store = cls(folder)
-        store.emit("run", id=run_id, kind=kind, status=RunStatus.RUNNING.value, started=time.time())
+        store.update_info(kind=kind, status=RunStatus.RUNNING, started=time.time())
         return store
 
     @classmethod
@@ -102,6 +116,15 @@ class RunStore:
             found = "no run" if not matches else f"{len(matches)} runs"
             raise UserError(f"{found} named {run!r} in {runs_dir}; `harness-evo runs` lists them")
         return cls(matches[0])
+
+    @classmethod
+    def folders(cls, runs_dir: Path) -> list[Path]:
+        """The run folders (those with a run.db) under `runs_dir`, by name."""
+        return (
+            sorted(path for path in Path(runs_dir).glob("*") if (path / "run.db").is_file())
+            if Path(runs_dir).is_dir()
+            else []
+        )
 
     @property
     def id(self) -> str:
@@ -116,14 +139,25 @@ class RunStore:
         # under the write lock, which waits its turn; a read that turned into a write would fail at once as "locked".
         with connection:
             connection.execute("BEGIN IMMEDIATE")
-            connection.execute('CREATE TABLE IF NOT EXISTS "events" ("seq" INTEGER PRIMARY KEY, "ts" REAL, "kind" TEXT, "data" TEXT)')
+            connection.execute(
+                'CREATE TABLE IF NOT EXISTS "events" ("seq" INTEGER PRIMARY KEY, "ts" REAL, "kind" TEXT, "data" TEXT)'
+            )
             make_tables(db)
             for table, indexed in {"events": ("kind",), **INDEXES}.items():
                 present = db[table].columns_dict if db[table].exists() else {}
                 for column in indexed:
                     if column in present:
-                        connection.execute(f'CREATE INDEX IF NOT EXISTS "idx_{table}_{column}" ON "{table}" ("{column}")')
+                        connection.execute(
+                            f'CREATE INDEX IF NOT EXISTS "idx_{table}_{column}" ON "{table}" ("{column}")'
+                        )
         return db
+
+    def _reader(self) -> sqlite_utils.Database:
+        """A connection that never writes: another process may own this run (`compare` reads other runs' rollouts)."""
+        connection = sqlite3.connect(
+            f"file:{self.folder / 'run.db'}?mode=ro", uri=True, check_same_thread=False, timeout=30
+        )
+        return sqlite_utils.Database(connection)
 
     def emit(self, kind: str, data: dict[str, Any] | None = None, /, **fields: Any) -> int:
         """Append one event; project it into its table. Returns the event's sequence number."""
@@ -137,12 +171,16 @@ class RunStore:
                     )
                     self._project(kind, row)
             except sqlite3.OperationalError as e:
-                if self.db.conn.in_transaction:  # a commit that failed leaves its transaction open: the event is not written
+                if (
+                    self.db.conn.in_transaction
+                ):  # a commit that failed leaves its transaction open: the event is not written
                     self.db.conn.rollback()
                 if "full" in str(e) or "disk" in str(e):
-                    then = f"`harness-evo resume {self.id}`" if self.info.get("kind") == "evolve" else "run the command again"
-                    raise UserError(f"cannot write to {self.folder / 'run.db'}: {e}; what finished is kept: free disk space, "
-                                    f"then {then}") from e
+                    then = f"`harness-evo resume {self.id}`" if self.info.kind == "evolve" else "run the command again"
+                    raise UserError(
+                        f"cannot write to {self.folder / 'run.db'}: {e}; what finished is kept: free disk space, "
+                        f"then {then}"
+                    ) from e
                 raise
         return cursor.lastrowid
 
@@ -152,7 +190,9 @@ class RunStore:
         table, pk = PROJECTIONS[kind]
         # a column created from a None gets TEXT affinity and would turn later numbers into strings: wait for a value
         existing = self.db[table].columns_dict if self.db[table].exists() else {}
-        self.db[table].upsert({key: value for key, value in row.items() if value is not None or key in existing}, pk=pk, alter=True)
+        self.db[table].upsert(
+            {key: value for key, value in row.items() if value is not None or key in existing}, pk=pk, alter=True
+        )
 
     def events(self, kinds: list[str] | None = None, after: int = 0) -> Iterator[dict[str, Any]]:
         """The log in order, each as {seq, ts, kind, data}."""
@@ -160,8 +200,15 @@ class RunStore:
         if kinds:
             where += f" AND kind IN ({', '.join('?' for _ in kinds)})"
             params += kinds
-        for seq, ts, kind, data in self.db.execute(f"SELECT seq, ts, kind, data FROM events WHERE {where} ORDER BY seq", params):
+        for seq, ts, kind, data in self.db.execute(
+            f"SELECT seq, ts, kind, data FROM events WHERE {where} ORDER BY seq", params
+        ):
             yield {"seq": seq, "ts": ts, "kind": kind, "data": json.loads(data)}
+
+    def last_event(self) -> tuple[int, float]:
+        """(sequence number, time) of the log's last event; (0, 0.0) for an empty log."""
+        seq, ts = self.db.execute("SELECT MAX(seq), MAX(ts) FROM events").fetchone()
+        return seq or 0, ts or 0.0
 
     def rebuild(self) -> None:
         """Drop every projected table and replay the log into it."""
@@ -174,31 +221,131 @@ class RunStore:
             for event in list(self.events(list(PROJECTIONS))):
                 self._project(event["kind"], event["data"])
 
-    def rows(self, table: str, where: str | None = None, params: Any = None, order_by: str | None = None) -> list[dict[str, Any]]:
-        """Rows of a projected table (empty when the table does not exist yet), JSON columns decoded."""
+    # reading the tables: filters are field = value (None: no value; a list, set or tuple: any of its values)
+
+    def rows(
+        self, table: str, order_by: str | None = None, limit: int | None = None, **equal: Any
+    ) -> list[dict[str, Any]]:
+        """Rows of a projected table that match `equal`, JSON columns decoded; `order_by` names columns (each may end in
+        ` DESC`; `rowid` is the order they were first written). A table or column an older run lacks reads as empty."""
         if table not in self.db.table_names():
             return []
-        return [decode_json(row) for row in self.db[table].rows_where(where, params or [], order_by=order_by)]
+        where, params = self._where(table, equal)
+        if where is None:
+            return []
+        return [
+            decode_json(row)
+            for row in self.db[table].rows_where(where, params, order_by=self._order(table, order_by), limit=limit)
+        ]
 
     def put(self, record: Record) -> int:
         """Append a record as an event of its kind (its row in its table)."""
-        return self.emit(record.kind, record.model_dump(mode="json"))
+        return self.emit(record.event, record.model_dump(mode="json"))
 
-    def records(self, model: type[R], where: str | None = None, params: Any = None, order_by: str | None = None) -> list[R]:
-        """The rows of a record's table, as records."""
-        return [model.model_validate(row) for row in self.rows(model.table, where, params, order_by)]
+    def records(self, model: type[R], order_by: str | None = None, limit: int | None = None, **equal: Any) -> list[R]:
+        """The rows of a record's table that match `equal`, as records (see `rows`)."""
+        return [model.model_validate(row) for row in self.rows(model.table, order_by, limit, **equal)]
 
     def record(self, model: type[R], pk: Any) -> R | None:
         """One record by its primary key, or None."""
-        row = self.get(model.table, pk)
-        return model.model_validate(row) if row is not None else None
+        found = self.records(model, limit=1, **{PROJECTIONS_BY_TABLE[model.table]: pk})
+        return found[0] if found else None
 
-    def get(self, table: str, pk: Any) -> dict[str, Any] | None:
-        rows = self.rows(table, f"{PROJECTIONS_BY_TABLE[table]} = ?", [pk])
-        return rows[0] if rows else None
+    def rollouts_starting(self, prefix: str) -> list[Rollout]:
+        """The rollouts whose id starts with `prefix`, read on the key's index."""
+        rows = (
+            self.db["rollouts"].rows_where("id >= ? AND id < ?", [prefix, prefix + "\U0010ffff"])
+            if "rollouts" in self.db.table_names()
+            else []
+        )
+        return [Rollout.model_validate(decode_json(row)) for row in rows]
+
+    def count(self, model: type[Record], **equal: Any) -> int:
+        """How many rows of a record's table match `equal`."""
+        if model.table not in self.db.table_names():
+            return 0
+        where, params = self._where(model.table, equal)
+        return (
+            0
+            if where is None
+            else self.db.execute(f'SELECT COUNT(*) FROM "{model.table}" WHERE {where}', params).fetchone()[0]
+        )
+
+    def tally(self, model: type[Record], *fields: str) -> dict[Any, int]:
+        """Rows per value of `fields` (a tuple of values for several), the most frequent first, then by value."""
+        columns = self._columns(model.table)
+        if not columns or any(field not in columns for field in fields):
+            return {}
+        names = ", ".join(f'"{field}"' for field in fields)
+        rows = self.db.execute(
+            f'SELECT {names}, COUNT(*) FROM "{model.table}" GROUP BY {names} ORDER BY {len(fields) + 1} DESC, {names}'
+        )
+        return {(values[0] if len(fields) == 1 else tuple(values)): n for *values, n in rows}
+
+    def spend(self) -> dict[str, Spend]:
+        """The model calls of each role (cache hits included) and what they cost."""
+        if "llm_calls" not in self.db.table_names():
+            return {}
+        rows = self.db.execute("""SELECT role, COUNT(*), SUM(COALESCE(cache_hit, 0)), SUM(error IS NOT NULL), SUM(COALESCE(tokens_in, 0)),
+                                         SUM(COALESCE(tokens_out, 0)), SUM(COALESCE(cost, 0))
+                                  FROM llm_calls GROUP BY role ORDER BY role""")
+        names = ("calls", "cached", "errors", "tokens_in", "tokens_out", "cost")
+        return {role: Spend(**dict(zip(names, values))) for role, *values in rows}
+
+    def _columns(self, table: str) -> set[str]:
+        return set(self.db[table].columns_dict) if table in self.db.table_names() else set()
+
+    def _where(self, table: str, equal: dict[str, Any]) -> tuple[str | None, list[Any]]:
+        """SQL for `equal` on `table`, or None when no row can match (a value asked of a column the table lacks)."""
+        columns = self._columns(table)
+        clauses, params = ["1"], []
+        for name, value in equal.items():
+            if not COLUMN.fullmatch(name):
+                raise ValueError(f"{name!r} is no field name")
+            if name not in columns:
+                if value is None:
+                    continue
+                return None, []
+            if value is None:
+                clauses.append(f'"{name}" IS NULL')
+            elif isinstance(value, (list, tuple, set, frozenset)):
+                values = list(value)
+                clauses.append(f'"{name}" IN ({", ".join("?" for _ in values)})' if values else "0")
+                params += values
+            else:
+                clauses.append(f'"{name}" = ?')
+                params.append(value)
+        return " AND ".join(clauses), params
+
+    def _order(self, table: str, order_by: str | None) -> str | None:
+        if order_by is None:
+            return None
+        columns = self._columns(table) | {"rowid"}
+        terms = []
+        for term in order_by.split(","):
+            name, _, direction = term.strip().partition(" ")
+            if name not in columns or direction not in ("", "DESC"):
+                raise ValueError(f"cannot order {table} by {term.strip()!r}")
+            terms.append(f'"{name}" {direction}'.strip() if name != "rowid" else f"rowid {direction}".strip())
+        return ", ".join(terms)
+
+    # the run row
+
+    @property
+    def info(self) -> RunInfo:
+        """The run's row (of a folder copied under another name, the row it has; its defaults when there is none yet)."""
+        return self.record(RunInfo, self.id) or next(iter(self.records(RunInfo, limit=1)), None) or RunInfo(id=self.id)
+
+    def update_info(self, **fields: Any) -> None:
+        """Set these fields of the run's row, leaving the others; a name that is no field of `RunInfo` is a TypeError."""
+        unknown = sorted(set(fields) - set(RunInfo.model_fields))
+        if unknown:
+            raise TypeError(f"no field {', '.join(unknown)} in a run's row")
+        info = RunInfo.model_validate({**fields, "id": self.id})
+        self.emit("run", info.model_dump(mode="json", include={"id", *fields}))
 
     def set_status(self, status: RunStatus, **fields: Any) -> None:
-        self.emit("run", id=self.id, status=RunStatus(status).value, **fields)
+        self.update_info(status=RunStatus(status), **fields)
 
     @contextmanager
     def stopped_on_interrupt(self) -> Iterator[None]:
@@ -208,10 +355,6 @@ class RunStore:
         except KeyboardInterrupt:
             self.set_status(RunStatus.STOPPED, finished=time.time())
             raise
-
-    @property
-    def info(self) -> dict[str, Any]:
-        return self.get("run", self.id) or {}
 
     # files beside the database
 

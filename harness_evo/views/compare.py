@@ -1,46 +1,62 @@
 """What `harness-evo compare` prints: the harnesses with pass@1 and its interval, the tasks they differ on, the verdicts."""
 
-from typing import Any
-
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from harness_evo import stats
+from harness_evo.compare import CompareFacts
 
 
-def render(facts: dict[str, Any], every_task: bool = False) -> Group:
+def render(facts: CompareFacts, every_task: bool = False) -> Group:
     """The tables and verdicts; per task only the tasks the harnesses differ on (or that some did not score) and how many
     others there are, unless `every_task`."""
-    harnesses = facts["harnesses"]
-    recorded = (f", on the {harnesses[0]['pass_at_1']['n']} (task, trial) keys recorded for every harness (--recorded: "
-                "nothing was run)") if facts.get("recorded") else ""
-    overview = Table(title=f"{len(harnesses)} harnesses on {facts['tasks']} {facts['split']} tasks x {facts['trials']} trials"
-                     + recorded, title_justify="left")
+    harnesses = facts.harnesses
+    recorded = (
+        (
+            f", on the {harnesses[0].pass_at_1.n} (task, trial) keys recorded for every harness (--recorded: "
+            "nothing was run)"
+        )
+        if facts.recorded
+        else ""
+    )
+    overview = Table(
+        title=f"{len(harnesses)} harnesses on {facts.tasks} {facts.split} tasks x {facts.trials} trials" + recorded,
+        title_justify="left",
+    )
     for column in ("", "harness", "hash", "pass@1 [95% interval]", "infra", "rollouts paid", "reused"):
         overview.add_column(column, justify="right" if column in ("infra", "rollouts paid", "reused") else "left")
     for row in harnesses:
-        score = row["pass_at_1"]
-        overview.add_row(row["letter"], row["spec"], row["hash"][:12], str(stats.Rate(score["passed"], score["n"], score["low"], score["high"])),
-                         str(row["infra"]), str(row["paid"]), str(row["reused"]))
-    measured = [row for row in facts["per_task"] if all(cell["scored"] for cell in row["cells"])]
-    same = {row["task_id"] for row in measured if not row["differs"]}
-    shown = [row for row in facts["per_task"] if every_task or row["task_id"] not in same]
-    tasks = Table(title="passes / scored trials per task" + (" (tasks where the harnesses differ first)" if every_task else
-                                                              ", of the tasks where the harnesses differ"), title_justify="left")
+        overview.add_row(
+            row.letter, row.spec, row.hash[:12], str(row.pass_at_1), str(row.infra), str(row.paid), str(row.reused)
+        )
+    measured = [row for row in facts.per_task if all(cell.scored for cell in row.cells)]
+    same = {row.task_id for row in measured if not row.differs}
+    shown = [row for row in facts.per_task if every_task or row.task_id not in same]
+    tasks = Table(
+        title="passes / scored trials per task"
+        + (" (tasks where the harnesses differ first)" if every_task else ", of the tasks where the harnesses differ"),
+        title_justify="left",
+    )
     tasks.add_column("task")
     for row in harnesses:
-        tasks.add_column(row["letter"], justify="right")
+        tasks.add_column(row.letter, justify="right")
     for row in shown:
-        cells = [f"{cell['passed']}/{cell['scored']}" if cell["scored"] else "-" for cell in row["cells"]]
-        tasks.add_row(row["task_id"], *cells, style="" if row["differs"] else "dim")
+        cells = [f"{cell.passed}/{cell.scored}" if cell.scored else "-" for cell in row.cells]
+        tasks.add_row(row.task_id, *cells, style="" if row.differs else "dim")
     hidden = "" if every_task or not same else " (not listed; --all lists every task, --json gives every row)"
-    tasks.caption, tasks.caption_justify = f"{len(same)} of {len(measured)} tasks score the same on every harness{hidden}", "left"
+    tasks.caption = f"{len(same)} of {len(measured)} tasks score the same on every harness{hidden}"
+    tasks.caption_justify = "left"
     verdicts = Text()
-    for comparison in facts["comparisons"]:
-        counts = f"  ({comparison['b_better']} pairs better, {comparison['a_better']} worse, of {comparison['n']} on {comparison['tasks']} tasks)\n"
-        verdicts.append(comparison["verdict"], style="bold green" if comparison["significant"] and comparison["diff"] > 0
-                        else "bold red" if comparison["significant"] else "bold")
+    for comparison in facts.comparisons:
+        counts = f"  ({comparison.b_better} pairs better, {comparison.a_better} worse, of {comparison.n} on {comparison.tasks} tasks)\n"
+        verdicts.append(
+            comparison.verdict,
+            style="bold green"
+            if comparison.significant and comparison.diff > 0
+            else "bold red"
+            if comparison.significant
+            else "bold",
+        )
         verdicts.append(counts, style="dim")
-    verdicts.append(f"run folder: {facts['folder']}", style="dim")
+    verdicts.append(f"run folder: {facts.folder}", style="dim")
     return Group(overview, tasks, verdicts)

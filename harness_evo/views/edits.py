@@ -2,40 +2,62 @@
 
 from typing import Any
 
+from pydantic import BaseModel, Field
 from rich.console import Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from harness_evo.errors import UserError
-from harness_evo.store import Edit, EditStatus, Pattern, RunStore
+from harness_evo.store import Edit, EditStatus, GateResult, Pattern, RunStore
 from harness_evo.views import style
 
 
-def collect(store: RunStore, status: str | None = None, pattern: str | None = None, last: int | None = None) -> dict[str, Any]:
+class EditFacts(Edit):
+    """An edit of the ledger, with the description of the pattern it was proposed against."""
+
+    pattern: str | None = None
+
+
+class EditsFacts(BaseModel):
+    """What `harness-evo edits` lists."""
+
+    id: str
+    edits: list[EditFacts] = Field(default_factory=list)
+    total: int = 0
+    """Edits that match the filters (of which `edits` are the latest shown)."""
+
+
+def collect(
+    store: RunStore, status: str | None = None, pattern: str | None = None, last: int | None = None
+) -> EditsFacts:
     """The edits in the order they were proposed, filtered; with `last`, only that many of the latest."""
-    edits = [edit for edit in store.records(Edit, order_by="iteration, revision, id")
-             if (status is None or edit.status == status) and (pattern is None or edit.pattern_id == pattern)]
+    edits = [
+        edit
+        for edit in store.records(Edit, order_by="iteration, revision, id")
+        if (status is None or edit.status == status) and (pattern is None or edit.pattern_id == pattern)
+    ]
     descriptions = {row.id: row.description for row in store.records(Pattern)}
-    rows = [edit.model_dump(mode="json") | {"pattern": descriptions.get(edit.pattern_id)} for edit in edits]
-    shown = rows[-last:] if last else rows
-    return {"id": store.id, "edits": shown, "total": len(rows)}
+    rows = [EditFacts(**edit.model_dump(), pattern=descriptions.get(edit.pattern_id)) for edit in edits]
+    return EditsFacts(id=store.id, edits=rows[-last:] if last else rows, total=len(rows))
 
 
-def one(store: RunStore, edit_id: str) -> dict[str, Any]:
+def one(store: RunStore, edit_id: str) -> EditFacts:
     """One edit, by its id or a unique prefix of it."""
-    edits = collect(store)["edits"]
-    rows = [row for row in edits if row["id"] == edit_id] or [row for row in edits if row["id"].startswith(edit_id)]
+    edits = collect(store).edits
+    rows = [row for row in edits if row.id == edit_id] or [row for row in edits if row.id.startswith(edit_id)]
     if len(rows) != 1:
-        raise UserError(f"{'no edit' if not rows else f'{len(rows)} edits'} named {edit_id!r} in run {store.id}; `harness-evo edits {store.id}` lists them")
+        raise UserError(
+            f"{'no edit' if not rows else f'{len(rows)} edits'} named {edit_id!r} in run {store.id}; `harness-evo edits {store.id}` lists them"
+        )
     return rows[0]
 
 
-def gate_counts(gate: dict | None) -> str:
+def gate_counts(gate: GateResult | None) -> str:
     if not gate:
         return "-"
-    p = f" p={gate['p_value']:.3f}" if gate.get("p_value") is not None else ""
-    return f"+{gate.get('fixed', 0)} −{gate.get('broken', 0)} ={gate.get('ties', 0)}{p}"
+    p = f" p={gate.p_value:.3f}" if gate.p_value is not None else ""
+    return f"+{gate.fixed} −{gate.broken} ={gate.ties}{p}"
 
 
 MANY_FILES = 3
@@ -48,49 +70,71 @@ def ops_summary(ops: list[dict] | None) -> str:
     for op in ops or []:
         path = str(op.get("path"))
         groups.setdefault((str(op.get("op")), path.rpartition("/")[0]), []).append(path)
-    told = [f"{op} {len(paths)} files in {folder}/" if folder and len(paths) > MANY_FILES else ", ".join(f"{op} {path}" for path in paths)
-            for (op, folder), paths in groups.items()]
+    told = [
+        f"{op} {len(paths)} files in {folder}/"
+        if folder and len(paths) > MANY_FILES
+        else ", ".join(f"{op} {path}" for path in paths)
+        for (op, folder), paths in groups.items()
+    ]
     return ", ".join(told) or "-"
 
 
-def render(facts: dict[str, Any]) -> Table | str:
-    if not facts["edits"]:
-        return f"no edits in run {facts['id']} (match the filters, if any)"
-    table = Table(title=f"edits of {facts['id']} (gate: +fixed −broken =ties over paired rollouts)", title_justify="left")
-    if facts["total"] > len(facts["edits"]):
-        table.caption = f"the last {len(facts['edits'])} of {facts['total']} edits; --last 0 shows them all, --status and --pattern filter them"
+def render(facts: EditsFacts) -> Table | str:
+    if not facts.edits:
+        return f"no edits in run {facts.id} (match the filters, if any)"
+    table = Table(title=f"edits of {facts.id} (gate: +fixed −broken =ties over paired rollouts)", title_justify="left")
+    if facts.total > len(facts.edits):
+        table.caption = f"the last {len(facts.edits)} of {facts.total} edits; --last 0 shows them all, --status and --pattern filter them"
         table.caption_justify = "left"
     for column in ("id", "it", "move", "pattern", "status", "changes", "rationale", "critic / gate"):
-        table.add_column(column, justify="right" if column == "it" else "left", no_wrap=column in ("id", "status"),
-                         ratio=3 if column in ("rationale", "critic / gate") else None)
-    for row in facts["edits"]:
-        verdict = Text(gate_counts(row.get("gate")) + "  ", style="bold") if row.get("gate") else Text()
-        if row.get("gate"):
-            verdict.append(style.clip(row["gate"].get("reason"), 80))
-        elif row.get("reasons"):
-            verdict.append("; ".join(style.clip(reason, 80) for reason in row["reasons"][:2]))
-        table.add_row(row["id"], str(row.get("iteration", "")), row.get("move") or "proposer", row.get("pattern_id") or "-", style.status(row.get("status")), ops_summary(row.get("ops")),
-                      style.clip(row.get("rationale"), 120), verdict)
+        table.add_column(
+            column,
+            justify="right" if column == "it" else "left",
+            no_wrap=column in ("id", "status"),
+            ratio=3 if column in ("rationale", "critic / gate") else None,
+        )
+    for row in facts.edits:
+        verdict = Text(gate_counts(row.gate) + "  ", style="bold") if row.gate else Text()
+        if row.gate:
+            verdict.append(style.clip(row.gate.reason, 80))
+        elif row.reasons:
+            verdict.append("; ".join(style.clip(reason, 80) for reason in row.reasons[:2]))
+        table.add_row(
+            row.id,
+            str(row.iteration),
+            row.move,
+            row.pattern_id or "-",
+            style.status(row.status),
+            ops_summary(row.ops),
+            style.clip(row.rationale, 120),
+            verdict,
+        )
     return table
 
 
-def render_one(edit: dict[str, Any]) -> Group:
+def render_one(edit: EditFacts) -> Group:
     lines = Text()
-    lines.append(f"pattern {edit.get('pattern_id')}: ", style="bold").append(f"{edit.get('pattern') or '-'}\n")
-    lines.append("move ", style="bold").append(f"{edit.get('move') or 'proposer'}" + (f" of {', '.join(edit['sources'])}" if edit.get("sources") else "") + "\n")
-    lines.append("status ", style="bold").append(style.status(edit.get("status"))).append(
-        f"  (iteration {edit.get('iteration')}, critic round {edit.get('revision')}, parent {style.short(edit.get('parent_id'))}, child {style.short(edit.get('child_id'))})\n")
-    lines.append("rationale: ", style="bold").append(f"{edit.get('rationale') or '-'}\n")
-    lines.append("prediction: ", style="bold").append(f"{edit.get('prediction') or '-'}\n")
-    for reason in edit.get("reasons") or []:
-        lines.append("critic: ", style="bold red" if edit.get("status") == EditStatus.REJECTED_STATIC else "bold").append(f"{reason}\n")
-    gate = edit.get("gate")
+    lines.append(f"pattern {edit.pattern_id}: ", style="bold").append(f"{edit.pattern or '-'}\n")
+    lines.append("move ", style="bold").append(
+        edit.move + (f" of {', '.join(edit.sources)}" if edit.sources else "") + "\n"
+    )
+    lines.append("status ", style="bold").append(style.status(edit.status)).append(
+        f"  (iteration {edit.iteration}, critic round {edit.revision}, parent {style.short(edit.parent_id)}, child {style.short(edit.child_id)})\n"
+    )
+    lines.append("rationale: ", style="bold").append(f"{edit.rationale or '-'}\n")
+    lines.append("prediction: ", style="bold").append(f"{edit.prediction or '-'}\n")
+    for reason in edit.reasons:
+        lines.append("critic: ", style="bold red" if edit.status == EditStatus.REJECTED_STATIC else "bold").append(
+            f"{reason}\n"
+        )
+    gate = edit.gate
     if gate:
-        lines.append("gate: ", style="bold").append(f"{gate_counts(gate)} over {gate.get('pairs', '?')} pairs on {', '.join(gate.get('tasks') or []) or '?'}: "
-                                                    f"{gate.get('reason', '')}\n")
+        lines.append("gate: ", style="bold").append(
+            f"{gate_counts(gate)} over {gate.pairs} pairs on {', '.join(gate.tasks) or '?'}: {gate.reason}\n"
+        )
     lines.rstrip()
-    parts: list[Any] = [Panel(lines, title=f"edit {edit['id']}", title_align="left")]
-    for op in edit.get("ops") or []:
+    parts: list[Any] = [Panel(lines, title=f"edit {edit.id}", title_align="left")]
+    for op in edit.ops:
         parts.append(op_panel(op))
     return Group(*parts)
 

@@ -11,12 +11,18 @@ from rich.text import Text
 
 from harness_evo.evolve import events as ev
 from harness_evo.store import EditStatus, Rollout
+from harness_evo.store.info import EvolutionSummary
 from harness_evo.views import style
 
 RECENT = 6
 """Lines of recent happenings kept in the live panel."""
-FATES = {EditStatus.PROPOSED: "passed the critic", EditStatus.INVALID: "invalid", EditStatus.REJECTED_STATIC: "rejected statically",
-         EditStatus.REJECTED_EMPIRICAL: "rejected by the gate", EditStatus.ACCEPTED: "accepted"}
+FATES = {
+    EditStatus.PROPOSED: "passed the critic",
+    EditStatus.INVALID: "invalid",
+    EditStatus.REJECTED_STATIC: "rejected statically",
+    EditStatus.REJECTED_EMPIRICAL: "rejected by the gate",
+    EditStatus.ACCEPTED: "accepted",
+}
 
 
 def sources(tasks: list[str], named: int = 3) -> str:
@@ -46,7 +52,11 @@ class EvolutionView:
         self.spend: dict[str, float] = {}
         self.recent: deque[str] = deque(maxlen=RECENT)
         self._lock = threading.Lock()
-        self._live = Live(console=console, auto_refresh=True, refresh_per_second=4, get_renderable=self.render) if not quiet else None
+        self._live = (
+            Live(console=console, auto_refresh=True, refresh_per_second=4, get_renderable=self.render)
+            if not quiet
+            else None
+        )
         self.ticker = style.Ticker() if quiet else None
         """Plain mode: when the next rollouts line is due (rollouts are too frequent to tell one by one)."""
 
@@ -91,21 +101,28 @@ class EvolutionView:
                 self.fates[edit.status.value] += edit.status.final
                 reason = f": {edit.reasons[0]}" if edit.reasons else ""
                 gate = f": {edit.gate.reason}" if edit.gate else ""
-                aim = (f"({edit.move} of {sources(edit.sources)})" if edit.move == "harvest"
-                       else f"({edit.move}) against {edit.pattern_id}" if edit.move != "proposer" else f"against {edit.pattern_id}")
+                aim = (
+                    f"({edit.move} of {sources(edit.sources)})"
+                    if edit.move == "harvest"
+                    else f"({edit.move}) against {edit.pattern_id}"
+                    if edit.move != "proposer"
+                    else f"against {edit.pattern_id}"
+                )
                 return f"edit {edit.id} {aim}: {FATES[edit.status]}{gate or reason}"
             case ev.NodeScored(node, best_id):
                 if node.train_score is not None:
                     self.best_train = max(self.best_train or (0.0, 0), (node.train_score, node.train_n))
                 if node.dev_score is not None:
                     self.best_dev = max(self.best_dev or (0.0, 0), (node.dev_score, node.dev_n))
-                return (f"node {node.id[:12]}: train {style.score(node.train_score, node.train_n)}, "
-                        f"dev {style.score(node.dev_score, node.dev_n)}; best {best_id[:12]}")
+                return (
+                    f"node {node.id[:12]}: train {style.score(node.train_score, node.train_n)}, "
+                    f"dev {style.score(node.dev_score, node.dev_n)}; best {best_id[:12]}"
+                )
             case ev.IterationFinished(i, outcome, spend):
                 self.spend = spend
                 return f"iteration {i} done: {outcome}"
             case ev.RunFinished(summary):
-                return f"stopped: {summary['stop']}"
+                return f"stopped: {summary.stop}"
         return None
 
     def render(self) -> Panel:
@@ -118,86 +135,119 @@ class EvolutionView:
                 table.add_row("iteration", f"{it.iteration}  arm {it.arm}  node {it.node_id[:12]}")
             flight = ", ".join(f"{row.task_id}#{row.trial}" for row in list(self.in_flight.values())[:6])
             reused = f", {self.reused} reused from earlier" if self.reused else ""
-            table.add_row("rollouts", f"{self.done} done ({self.passed} passed){reused}, {len(self.in_flight)} running {flight}")
-            table.add_row("highest", f"train {style.score(*(self.best_train or (None, 0)))}  dev {style.score(*(self.best_dev or (None, 0)))}")
+            table.add_row(
+                "rollouts", f"{self.done} done ({self.passed} passed){reused}, {len(self.in_flight)} running {flight}"
+            )
+            table.add_row(
+                "highest",
+                f"train {style.score(*(self.best_train or (None, 0)))}  dev {style.score(*(self.best_dev or (None, 0)))}",
+            )
             fates = ", ".join(f"{n} {FATES[status]}" for status, n in sorted(self.fates.items())) or "none yet"
             table.add_row("edits", fates)
             table.add_row("spend", dollars(self.spend))
-            return Panel(Group(table, Text("\n".join(self.recent), style="dim")), title=self.heading or "harness-evo evolve",
-                         title_align="left")
+            return Panel(
+                Group(table, Text("\n".join(self.recent), style="dim")),
+                title=self.heading or "harness-evo evolve",
+                title_align="left",
+            )
 
 
-def summary_panel(summary: dict) -> Panel:
+def summary_panel(summary: EvolutionSummary) -> Panel:
     """The closing summary: proposals and their fates, start vs best dev score, spend."""
-    fates = summary["fates"]
+    fates = summary.fates
     lines = [
-        f"stopped because: {summary['stop']}",
-        f"{summary['iterations']} iterations, {summary['rollouts']} rollouts, {summary['elapsed_s'] / 60:.1f} min",
-        f"proposals: {summary['proposals']} made, {fates.get(EditStatus.INVALID, 0)} invalid, {fates.get(EditStatus.REJECTED_STATIC, 0)} rejected statically, "
+        f"stopped because: {summary.stop}",
+        f"{summary.iterations} iterations, {summary.rollouts} rollouts, {summary.elapsed_s / 60:.1f} min",
+        f"proposals: {summary.proposals} made, {fates.get(EditStatus.INVALID, 0)} invalid, {fates.get(EditStatus.REJECTED_STATIC, 0)} rejected statically, "
         f"{fates.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected empirically, {fates.get(EditStatus.ACCEPTED, 0)} accepted"
         + (f", {fates[EditStatus.PROPOSED]} not yet gated" if fates.get(EditStatus.PROPOSED) else "")
-        + (f" ({', '.join(f'{n} by {move}' for move, n in sorted(summary['accepted_by_move'].items()))})" if summary.get("accepted_by_move") else ""),
-        *not_measured(summary),
+        + (
+            f" ({', '.join(f'{n} by {move}' for move, n in sorted(summary.accepted_by_move.items()))})"
+            if summary.accepted_by_move
+            else ""
+        ),
+        *dev_scores(summary),
         *dev_lines(summary),
         *conditioning_lines(summary),
-        f"spend: {dollars(summary['spend'])}",
+        f"spend: {dollars(summary.spend)}",
     ]
-    return Panel("\n".join(lines), title=f"run {summary['run_id']}", title_align="left")
+    return Panel("\n".join(lines), title=f"run {summary.run_id}", title_align="left")
 
 
-def not_measured(summary: dict) -> list[str]:
+def dev_scores(summary: EvolutionSummary) -> list[str]:
     """The dev scores of the start and the best node, or in plain words what the run did not get to measure."""
-    if not summary.get("start_dev_n"):
+    if not summary.start_dev_n:
         return ["dev pass@1: not measured: the run stopped before it had scored the starting harness on dev"]
-    start = style.score(summary["start_dev"], summary["start_dev_n"])
-    if summary["best_node"] == summary["root"] and summary["nodes"] == 1:
+    start = style.score(summary.start_dev, summary.start_dev_n)
+    if summary.best_node == summary.root and summary.nodes == 1:
         return [f"dev pass@1: start {start}; no edit was accepted, so no other harness was scored on dev"]
-    return [f"dev pass@1: start {start} -> best {style.score(summary['best_dev'], summary.get('best_dev_n'))} "
-            f"({summary['nodes']} node{'s' * (summary['nodes'] != 1)} in the tree)"]
+    return [
+        f"dev pass@1: start {start} -> best {style.score(summary.best_dev, summary.best_dev_n)} "
+        f"({summary.nodes} node{'s' * (summary.nodes != 1)} in the tree)"
+    ]
 
 
-def dev_lines(summary: dict) -> list[str]:
+def dev_lines(summary: EvolutionSummary) -> list[str]:
     """Whether the run showed a gain on dev (the paired test of the best node against the root), and how many of its
     accepts noise alone would explain."""
-    comparison = summary.get("dev_comparison")
+    comparison = summary.dev_comparison
     lines = []
-    if comparison and comparison["shown_gain"]:
-        lines.append(f"on dev: {comparison['verdict']}")
+    if comparison and comparison.shown_gain:
+        lines.append(f"on dev: {comparison.verdict}")
     else:
-        lines.append("the run has not shown a gain over the starting harness on dev"
-                     + (f" (closest: {comparison['verdict']})" if comparison else ""))
-    if summary.get("gates") == 0:
-        lines.append("no edit was gated" + (": the run ended before its first iteration" if not summary["iterations"] else ""))
-    elif "gates" in summary:
-        lines.append(f"gated {summary['gates']} edits and accepted {summary['fates'].get(EditStatus.ACCEPTED, 0)}; edits that change "
-                     f"nothing would get at most {summary['expected_false_accepts']:g} accepts from noise alone")
+        lines.append(
+            "the run has not shown a gain over the starting harness on dev"
+            + (f" (closest: {comparison.verdict})" if comparison else "")
+        )
+    if summary.gates == 0:
+        lines.append(
+            "no edit was gated" + (": the run ended before its first iteration" if not summary.iterations else "")
+        )
+    elif summary.gates is not None:
+        lines.append(
+            f"gated {summary.gates} edits and accepted {summary.fates.get(EditStatus.ACCEPTED, 0)}; edits that change "
+            f"nothing would get at most {summary.expected_false_accepts:g} accepts from noise alone"
+        )
     return lines
 
 
-def conditioning_lines(summary: dict) -> list[str]:
+def conditioning_lines(summary: EvolutionSummary) -> list[str]:
     """The input-conditioning gauge of the starting and the best harness's train rollouts, and the edits that made the
     agent read the task less."""
-    found = summary.get("conditioning")
+    found = summary.conditioning
     if not found:
         return []
-    measured = {side: found[side] for side in ("start", "best") if (found.get(side) or {}).get("rollouts")}
-    if not measured:
-        return ["reads the task (the input-conditioning gauge): not measured, as no train rollout of the starting harness was scored"]
-    lines = [f"reads the task (train; identifiability/chance, category dependence, template share): start "
-             f"{style.gauge(measured.get('start'))} -> best {style.gauge(measured.get('best'))}"]
-    if found["reads_less"]:
-        lines.append("⚠ the agent reads the task less after edit " + ", ".join(f"{row['edit']} ({row['status'].replace('_', ' ')})"
-                                                                         for row in found["reads_less"])
-                     + f": harness-evo edits {summary['run_id']} EDIT")
+    start, best = (side if side and side.rollouts else None for side in (found.start, found.best))
+    if not start and not best:
+        return [
+            "reads the task (the input-conditioning gauge): not measured, as no train rollout of the starting harness "
+            "was scored"
+        ]
+    lines = [
+        f"reads the task (train; identifiability/chance, category dependence, template share): start "
+        f"{style.gauge(start)} -> best {style.gauge(best)}"
+    ]
+    if found.reads_less:
+        lines.append(
+            "⚠ the agent reads the task less after edit "
+            + ", ".join(f"{row.edit} ({row.status.replace('_', ' ')})" for row in found.reads_less)
+            + f": harness-evo edits {summary.run_id} EDIT"
+        )
     return lines
 
 
-def next_steps(summary: dict, run_folder: str) -> str:
+def next_steps(summary: EvolutionSummary, run_folder: str) -> str:
     """Where the best harness is, and the commands that inspect and export it (one per line, never wrapped)."""
-    run, best = summary["run_id"], summary["best_node"]
-    return "\n".join([
-        f"best harness: {run_folder}/harnesses/{best}",
-        f"inspect it:   harness-evo show {run}; harness-evo tree {run}"
-        + (f"; harness-evo diff {run} {summary['root'][:12]} {best[:12]}" if best != summary["root"] else " (no edit was accepted)"),
-        f"export it:    harness-evo export {run} --node best --format native|mini-swe-agent|skills|claude-code --out DIR",
-    ])
+    run, best = summary.run_id, summary.best_node
+    return "\n".join(
+        [
+            f"best harness: {run_folder}/harnesses/{best}",
+            f"inspect it:   harness-evo show {run}; harness-evo tree {run}"
+            + (
+                f"; harness-evo diff {run} {summary.root[:12]} {best[:12]}"
+                if best != summary.root
+                else " (no edit was accepted)"
+            ),
+            f"export it:    harness-evo export {run} --node best --format native|mini-swe-agent|skills|claude-code --out DIR",
+        ]
+    )

@@ -5,15 +5,24 @@ import time
 from rich.text import Text
 
 from harness_evo import stats
-from harness_evo.failures.conditioning import Conditioning
-from harness_evo.store import EditStatus, NodeStatus, PatternStatus, RunStatus
+from harness_evo.store import EditStatus, NodeStatus, PatternStatus, RunInfo, RunStatus
+from harness_evo.store.gauge import Conditioning
 
 BARS = "▁▂▃▄▅▆▇█"
 STATUS_STYLES = {
-    RunStatus.RUNNING: "yellow", RunStatus.FINISHED: "green", RunStatus.STOPPED: "magenta", RunStatus.FAILED: "red",
-    EditStatus.ACCEPTED: "green", EditStatus.PROPOSED: "cyan", EditStatus.REJECTED_STATIC: "red", EditStatus.REJECTED_EMPIRICAL: "red",
+    RunStatus.RUNNING: "yellow",
+    RunStatus.FINISHED: "green",
+    RunStatus.STOPPED: "magenta",
+    RunStatus.FAILED: "red",
+    EditStatus.ACCEPTED: "green",
+    EditStatus.PROPOSED: "cyan",
+    EditStatus.REJECTED_STATIC: "red",
+    EditStatus.REJECTED_EMPIRICAL: "red",
     EditStatus.INVALID: "dim red",
-    NodeStatus.ROOT: "bold", PatternStatus.PROMOTED: "bold yellow", PatternStatus.CANDIDATE: "", PatternStatus.RESOLVED: "green",
+    NodeStatus.ROOT: "bold",
+    PatternStatus.PROMOTED: "bold yellow",
+    PatternStatus.CANDIDATE: "",
+    PatternStatus.RESOLVED: "green",
     PatternStatus.RETIRED: "dim",
 }
 
@@ -55,9 +64,9 @@ def score(value: float | None, n: int | None) -> str:
     return "-" if found is None else str(found)
 
 
-def score_of(facts: dict) -> str:
-    """`score` of a pass rate as the views' facts hold it (`{"score": ..., "n": ...}`)."""
-    return score(facts["score"], facts["n"])
+def score_of(facts: stats.Score | None) -> str:
+    """`score` of a pass rate as the views' facts hold it (`Score`); `-` for none."""
+    return score(facts.score, facts.n) if facts is not None else "-"
 
 
 def when(ts: float | None) -> str:
@@ -72,12 +81,12 @@ def duration(seconds: float | None) -> str:
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{seconds:.1f}s"
 
 
-def run_duration(info: dict, quiet_s: float | None = None) -> float | None:
+def run_duration(info: RunInfo, quiet_s: float | None = None) -> float | None:
     """Wall time of a run: to its end, or until now while it runs (until its last event when it has gone quiet)."""
-    if not info.get("started"):
+    if not info.started:
         return None
-    end = info.get("finished") if info.get("status") != RunStatus.RUNNING else None
-    return (end or time.time() - (quiet_s or 0)) - info["started"]
+    end = info.finished if info.status != RunStatus.RUNNING else None
+    return (end or time.time() - (quiet_s or 0)) - info.started
 
 
 def dollars(value: float | None) -> str:
@@ -104,10 +113,12 @@ def clip(text: str | None, width: int) -> str:
 
 
 def quiet_warning(run: str, quiet_s: float) -> str:
-    return (f"no event for {duration(quiet_s)}: its process may be gone; "
-            f"`harness-evo resume {run}` continues an evolve run, an eval run is started again")
+    return (
+        f"no event for {duration(quiet_s)}: its process may be gone; "
+        f"`harness-evo resume {run}` continues an evolve run, an eval run is started again"
+    )
 
 
-def gauge(row: dict | None) -> str:
+def gauge(row: Conditioning | None) -> str:
     """`id 0.92/0.10 dep 0.61 tpl 0.20 n24`: an input-conditioning gauge (`Conditioning.compact`); `-` when unmeasured."""
-    return Conditioning.model_validate(row).compact() if row else "-"
+    return row.compact() if row else "-"

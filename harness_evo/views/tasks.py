@@ -3,6 +3,7 @@
 from collections import Counter
 from typing import Any
 
+from pydantic import BaseModel, Field
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -10,14 +11,49 @@ from rich.text import Text
 from harness_evo.taskset import Suite
 
 
-def collect(suite: Suite, split: str | None = None) -> dict[str, Any]:
+class TaskLine(BaseModel):
+    id: str
+    split: str
+    category: str
+    difficulty: str
+    tags: list[str] = Field(default_factory=list)
+
+
+class SuiteFacts(BaseModel):
+    """What `harness-evo tasks` shows of a suite."""
+
+    folder: str
+    name: str
+    tasks: list[TaskLine] = Field(default_factory=list)
+    splits: dict[str, int] = Field(default_factory=dict)
+    """Tasks per split."""
+    categories: dict[str, int] = Field(default_factory=dict)
+    """Tasks (of those shown) per category."""
+    skipped: dict[str, str] = Field(default_factory=dict)
+    """Task folders that could not be loaded, and why."""
+
+
+def collect(suite: Suite, split: str | None = None) -> SuiteFacts:
     """The suite's tasks (of `split`, or all), each with its split, category and difficulty; the skipped folders."""
     tasks = suite.split(split) if split else list(suite.tasks.values())
-    rows = [{"id": task.id, "split": suite.split_of(task.id), "category": task.category, "difficulty": task.difficulty,
-             "tags": task.tags} for task in sorted(tasks, key=lambda task: task.id)]
-    return {"folder": str(suite.folder), "name": suite.name, "tasks": rows,
-            "splits": {name: len(ids) for name, ids in suite.splits.items()},
-            "categories": dict(sorted(Counter(row["category"] for row in rows).items())), "skipped": suite.skipped}
+    rows = [
+        TaskLine(
+            id=task.id,
+            split=suite.split_of(task.id),
+            category=task.category,
+            difficulty=task.difficulty,
+            tags=task.tags,
+        )
+        for task in sorted(tasks, key=lambda task: task.id)
+    ]
+    return SuiteFacts(
+        folder=str(suite.folder),
+        name=suite.name,
+        tasks=rows,
+        splits={name: len(ids) for name, ids in suite.splits.items()},
+        categories=dict(sorted(Counter(row.category for row in rows).items())),
+        skipped=suite.skipped,
+    )
 
 
 def skipped_line(skipped: dict[str, str]) -> str:
@@ -27,15 +63,15 @@ def skipped_line(skipped: dict[str, str]) -> str:
     return f"skipped {len(skipped)} task folder(s) that could not be loaded: {shown}{more}"
 
 
-def render(facts: dict[str, Any]) -> Group:
-    table = Table(title=f"suite {facts['name']} ({facts['folder']}): {len(facts['tasks'])} tasks", title_justify="left")
+def render(facts: SuiteFacts) -> Group:
+    table = Table(title=f"suite {facts.name} ({facts.folder}): {len(facts.tasks)} tasks", title_justify="left")
     for column in ("task", "split", "category", "difficulty", "tags"):
         table.add_column(column)
-    for row in facts["tasks"]:
-        table.add_row(row["id"], row["split"], row["category"], row["difficulty"], ", ".join(row["tags"]))
-    splits = ", ".join(f"{name} {n}" for name, n in facts["splits"].items())
-    parts: list[Any] = [table, Text(f"splits: {splits}; categories: {len(facts['categories'])}")]
-    if facts["skipped"]:
-        parts.append(Text(skipped_line(facts["skipped"]), style="yellow"))
-        parts += [Text(f"  {name}: {why}", style="yellow") for name, why in facts["skipped"].items()]
+    for row in facts.tasks:
+        table.add_row(row.id, row.split, row.category, row.difficulty, ", ".join(row.tags))
+    splits = ", ".join(f"{name} {n}" for name, n in facts.splits.items())
+    parts: list[Any] = [table, Text(f"splits: {splits}; categories: {len(facts.categories)}")]
+    if facts.skipped:
+        parts.append(Text(skipped_line(facts.skipped), style="yellow"))
+        parts += [Text(f"  {name}: {why}", style="yellow") for name, why in facts.skipped.items()]
     return Group(*parts)

@@ -5,13 +5,16 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
+from pydantic import BaseModel, Field
 from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
 
-from harness_evo.evolve.nodes import best_node
-from harness_evo.store import EditStatus, Iteration, PatternStatus, Rollout, RunStatus, RunStore
+from harness_evo.evolve import nodes as run_nodes
+from harness_evo.stats import Score
+from harness_evo.store import Edit, EditStatus, Iteration, Node, PatternStatus, Rollout, RunStatus, RunStore, Spend
 from harness_evo.views import query, style
+from harness_evo.views.query import RunFacts, SplitCounts
 
 RECENT = 10
 """Happenings listed at the bottom of the view."""
@@ -23,7 +26,7 @@ def frames(store: RunStore, interval: float = 1.0) -> Iterator[Group]:
     """A fresh view every `interval` seconds; ends after the first view that shows the run no longer running."""
     recent: deque[str] = deque(maxlen=RECENT)
     told = None
-    seen = max(0, (store.db.execute("SELECT MAX(seq) FROM events").fetchone()[0] or 0) - 50 * RECENT)
+    seen = max(0, store.last_event()[0] - 50 * RECENT)
     while True:
         for event in store.events(TOLD, after=seen):
             seen = event["seq"]
@@ -33,23 +36,41 @@ def frames(store: RunStore, interval: float = 1.0) -> Iterator[Group]:
             told = line or told
         facts = collect(store)
         yield render(facts, list(recent))
-        if facts["status"] != RunStatus.RUNNING:
+        if facts.status != RunStatus.RUNNING:
             return
         time.sleep(interval)
 
 
-def collect(store: RunStore) -> dict[str, Any]:
-    best = best_node(store)
-    iterations = store.records(Iteration, "id = (SELECT MAX(id) FROM iterations)")
-    return {
-        **query.run_facts(store),
-        "splits": query.split_scores(store),
-        "nodes": query.count_where(store, "nodes"),
-        "best": {"id": best, "scores": query.node_scores(store, best)} if best else None,
-        "edits": dict(store.db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status").fetchall()),
-        "iteration": iterations[0].model_dump(mode="json") if iterations else None,
-        "spend": query.spend(store),
-    }
+class BestScores(BaseModel):
+    id: str
+    scores: dict[str, Score] = Field(default_factory=dict)
+
+
+class WatchFacts(RunFacts):
+    """What `harness-evo watch` shows at each refresh."""
+
+    splits: dict[str, SplitCounts] = Field(default_factory=dict)
+    nodes: int = 0
+    best: BestScores | None = None
+    edits: dict[str, int] = Field(default_factory=dict)
+    """Edits per status."""
+    iteration: Iteration | None = None
+    """The latest iteration."""
+    spend: dict[str, Spend] = Field(default_factory=dict)
+
+
+def collect(store: RunStore) -> WatchFacts:
+    best = run_nodes.best(store)
+    latest = store.records(Iteration, order_by="id DESC", limit=1)
+    return WatchFacts(
+        **query.run_facts(store).model_dump(),
+        splits=query.split_scores(store),
+        nodes=store.count(Node),
+        best=BestScores(id=best, scores=query.node_scores(store, best)) if best else None,
+        edits=store.tally(Edit, "status"),
+        iteration=latest[0] if latest else None,
+        spend=query.spend(store),
+    )
 
 
 def tell(kind: str, data: dict[str, Any]) -> str | None:
@@ -74,31 +95,46 @@ def tell(kind: str, data: dict[str, Any]) -> str | None:
     return None
 
 
-def render(facts: dict[str, Any], recent: list[str]) -> Group:
-    title = Text.assemble(f"run {facts['id']} ({facts['kind']}, ", style.status(facts["status"]), f", {style.duration(facts['duration_s'])})")
+def render(facts: WatchFacts, recent: list[str]) -> Group:
+    title = Text.assemble(
+        f"run {facts.id} ({facts.kind}, ", style.status(facts.status), f", {style.duration(facts.duration_s)})"
+    )
     lines = Text()
-    for split, row in facts["splits"].items():
-        lines.append(f"{split:<5} rollouts {row['rollouts']:>5}: {row['passed']} passed, {row['scored'] - row['passed']} failed, "
-                     f"{row['infra']} infra  (pass rate {style.score_of(row['pass_rate'])})\n")
-    if not facts["splits"]:
+    for split, row in facts.splits.items():
+        lines.append(
+            f"{split:<5} rollouts {row.rollouts:>5}: {row.passed} passed, {row.scored - row.passed} failed, "
+            f"{row.infra} infra  (pass rate {style.score_of(row.pass_rate)})\n"
+        )
+    if not facts.splits:
         lines.append("no rollout finished yet\n")
-    if facts["kind"] == "evolve":
-        iteration = facts["iteration"]
+    if facts.kind == "evolve":
+        iteration = facts.iteration
         if iteration:
-            lines.append(f"iteration {iteration['id']}: arm {iteration.get('arm')}, node {style.short(iteration.get('node_id'))}, "
-                         + (iteration.get("outcome") or "running") + "\n")
-        best = facts["best"]
+            lines.append(
+                f"iteration {iteration.id}: arm {iteration.arm}, node {style.short(iteration.node_id)}, "
+                + (iteration.outcome or "running")
+                + "\n"
+            )
+        best = facts.best
         if best:
-            scores = "  ".join(f"{split} {style.score_of(score)}" for split, score in best["scores"].items())
-            lines.append(f"tree: {style.plural(facts['nodes'], 'node')}; best {style.short(best['id'])}  {scores}\n")
-        edits = facts["edits"]
-        lines.append(f"edits: {sum(edits.values())} proposed, {edits.get(EditStatus.ACCEPTED, 0)} accepted, "
-                     f"{sum(n for status, n in edits.items() if EditStatus(status).rejected)} rejected or invalid\n")
-    lines.append("model calls: " + (", ".join(f"{role} {row['calls']:,} ({style.dollars(row['cost'])})" for role, row in facts["spend"].items()) or "none yet"))
+            scores = "  ".join(f"{split} {style.score_of(score)}" for split, score in best.scores.items())
+            lines.append(f"tree: {style.plural(facts.nodes, 'node')}; best {style.short(best.id)}  {scores}\n")
+        edits = facts.edits
+        lines.append(
+            f"edits: {sum(edits.values())} proposed, {edits.get(EditStatus.ACCEPTED, 0)} accepted, "
+            f"{sum(n for status, n in edits.items() if EditStatus(status).rejected)} rejected or invalid\n"
+        )
+    lines.append(
+        "model calls: "
+        + (
+            ", ".join(f"{role} {row.calls:,} ({style.dollars(row.cost)})" for role, row in facts.spend.items())
+            or "none yet"
+        )
+    )
     parts: list[Any] = [Panel(lines, title=title, title_align="left")]
     parts += [Text(line, style="dim") for line in recent]
-    if facts["quiet_s"]:
-        parts.append(Text(style.quiet_warning(facts["id"], facts["quiet_s"]), style="yellow"))
-    if facts["status"] == RunStatus.RUNNING:
+    if facts.quiet_s:
+        parts.append(Text(style.quiet_warning(facts.id, facts.quiet_s), style="yellow"))
+    if facts.status == RunStatus.RUNNING:
         parts.append(Text("refreshing from run.db; Ctrl-C stops watching (the run goes on)", style="dim italic"))
     return Group(*parts)

@@ -1,4 +1,4 @@
-"""The input-conditioning gauge of some rollouts, as the run records it (measured by `failures/conditioning.py`)."""
+"""The input-conditioning gauge of some rollouts, as the run records it (measured by `failures/gauge.py`)."""
 
 from typing import ClassVar
 
@@ -31,12 +31,15 @@ class Conditioning(BaseModel):
 
     def compact(self) -> str:
         """`id 0.92/0.10 dep 0.61 tpl 0.20 n24`: identifiability over chance, dependence, template share, rollouts."""
+
         def number(value: float | None) -> str:
             return "-" if value is None else f"{value:.2f}"
 
         chance = f"/{number(self.chance)}" if self.identifiability.value is not None else ""
-        return (f"id {number(self.identifiability.value)}{chance} dep {number(self.dependence.value)} "
-                f"tpl {number(self.template.value)} n{self.rollouts}")
+        return (
+            f"id {number(self.identifiability.value)}{chance} dep {number(self.dependence.value)} "
+            f"tpl {number(self.template.value)} n{self.rollouts}"
+        )
 
 
 class Drop(BaseModel):
@@ -54,7 +57,7 @@ class Drop(BaseModel):
 class NodeGauge(Conditioning, Record):
     """The gauge of one node's scored rollouts of one split, as a row of `conditioning` (`id` is `node/split`)."""
 
-    kind: ClassVar[str] = "conditioning"
+    event: ClassVar[str] = "conditioning"
     table: ClassVar[str] = "conditioning"
 
     id: str

@@ -24,7 +24,7 @@ from harness_evo.agent.actions import OPERATOR_CHARS, command_lines, programs, w
 from harness_evo.agent.trajectory import Trajectory, stored
 from harness_evo.harness.actions import DONE_MARKER
 from harness_evo.store import Rollout, RunStore
-from harness_evo.store.conditioning import Conditioning, Measure, NodeGauge
+from harness_evo.store.gauge import Conditioning, Measure, NodeGauge
 
 DONE = re.compile(rf"(?:&&|;)?\s*echo\s+['\"]?{DONE_MARKER}['\"]?")
 OPENING = 1
@@ -39,18 +39,30 @@ def actions(trajectory: Trajectory) -> list[str]:
 
 def tokens(commands: list[str]) -> list[str]:
     """Programs and arguments of the commands, as words (shell operators left out)."""
-    return [word for command in commands for line in command_lines(command) for word in words(line)
-            if not set(word) <= set(OPERATOR_CHARS)]
+    return [
+        word
+        for command in commands
+        for line in command_lines(command)
+        for word in words(line)
+        if not set(word) <= set(OPERATOR_CHARS)
+    ]
 
 
 def gauge(trajectories: Iterable[Trajectory], categories: Mapping[str, str]) -> Conditioning:
     """The three measures over these rollouts; `categories` maps a task id to its category."""
-    rows = [(trajectory.task_id, categories.get(trajectory.task_id, "uncategorized"), actions(trajectory)) for trajectory in trajectories]
+    rows = [
+        (trajectory.task_id, categories.get(trajectory.task_id, "uncategorized"), actions(trajectory))
+        for trajectory in trajectories
+    ]
     identifiable, chance = identifiability([(task, commands) for task, _, commands in rows])
-    return Conditioning(rollouts=len(rows), identifiability=identifiable, chance=chance,
-                        dependence=dependence([(category, commands) for _, category, commands in rows]),
-                        categories=len({category for _, category, _ in rows}),
-                        template=template_share([(category, commands) for _, category, commands in rows]))
+    return Conditioning(
+        rollouts=len(rows),
+        identifiability=identifiable,
+        chance=chance,
+        dependence=dependence([(category, commands) for _, category, commands in rows]),
+        categories=len({category for _, category, _ in rows}),
+        template=template_share([(category, commands) for _, category, commands in rows]),
+    )
 
 
 def identifiability(rows: list[tuple[str, list[str]]]) -> tuple[Measure, float | None]:
@@ -81,8 +93,11 @@ def identifiability(rows: list[tuple[str, list[str]]]) -> tuple[Measure, float |
 
 def dependence(rows: list[tuple[str, list[str]]]) -> Measure:
     """Normalised mutual information between (category, program) over each rollout's distinct programs."""
-    pairs = [(category, program) for category, commands in rows
-             for program in sorted({program for command in commands for program in programs(command)})]
+    pairs = [
+        (category, program)
+        for category, commands in rows
+        for program in sorted({program for command in commands for program in programs(command)})
+    ]
     if len({category for category, _ in pairs}) < 2:
         return Measure(n=len(rows))
     from sklearn.metrics import normalized_mutual_info_score
@@ -116,11 +131,13 @@ def trajectories(store: RunStore, rollouts: Iterable[Rollout]) -> list[Trajector
 def node_gauge(store: RunStore, node: str, split: str, categories: Mapping[str, str]) -> NodeGauge:
     """The gauge of a node's scored rollouts of `split`, computed once per count of them: recorded in `conditioning`
     and read back while the node has no new rollouts."""
-    rows = [row for row in store.records(Rollout, "harness_hash = ? AND split = ?", [node, split]) if row.scored]
+    rows = [row for row in store.records(Rollout, harness_hash=node, split=split) if row.scored]
     key = f"{node}/{split}"
     known = store.record(NodeGauge, key)
     if known is not None and known.scored == len(rows):
         return known
-    found = NodeGauge(id=key, node_id=node, split=split, scored=len(rows), **gauge(trajectories(store, rows), categories).model_dump())
+    found = NodeGauge(
+        id=key, node_id=node, split=split, scored=len(rows), **gauge(trajectories(store, rows), categories).model_dump()
+    )
     store.put(found)
     return found

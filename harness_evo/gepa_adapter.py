@@ -9,6 +9,8 @@ a resumed GEPA run asks for the same trials again and finds them in the run stor
 `make_reflective_dataset` gives GEPA's reflection what harness-evo's analyzer gets: the task's instruction and the
 digested episode (the agent's commands and their outputs), with the verifier's verdict but not its output, which may
 name the tests' expected answers. Components that do not load as a harness score 0 on every task of the batch.
+
+It needs the `peer` extra (GEPA itself); `bench/peer_gepa.py` runs GEPA through it.
 """
 
 from collections import Counter, defaultdict

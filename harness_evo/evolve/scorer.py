@@ -1,0 +1,74 @@
+"""The loop's rollouts: runs a node's harness on tasks and trials through the executor (a key already recorded is not
+paid again) and keeps each node's scores in the loop's state, which the search, the gate and the best node read."""
+
+from collections.abc import Iterable
+
+from harness_evo import stats
+from harness_evo.agent.executor import Executor
+from harness_evo.evolve.budget import Budget, BudgetExhausted
+from harness_evo.evolve.nodes import Harnesses
+from harness_evo.evolve.state import LoopState, NodeStats
+from harness_evo.harness import Harness
+from harness_evo.store import Rollout, RunStore
+from harness_evo.taskset import Suite, Task
+
+
+class Scorer:
+    """Rollouts of the run's nodes and their scores; `dev` are the tasks nodes are scored on, `dev_trials` times."""
+
+    def __init__(
+        self,
+        store: RunStore,
+        executor: Executor,
+        suite: Suite,
+        state: LoopState,
+        harnesses: Harnesses,
+        budget: Budget,
+        dev: list[Task],
+        dev_trials: int,
+    ):
+        self.store, self.executor, self.suite, self.state, self.harnesses = store, executor, suite, state, harnesses
+        self.budget, self.dev, self.dev_trials = budget, dev, dev_trials
+
+    def run(
+        self,
+        node: str,
+        tasks: Iterable[Task | str],
+        trials: list[int],
+        harness: Harness | None = None,
+        split: str = "train",
+    ) -> list[Rollout]:
+        """Run (or fetch from the run's records) rollouts of a node and add them to its scores; BudgetExhausted when a
+        budget is spent, before or (wall time) during them."""
+        self.budget.check()
+        tasks = [self.suite.tasks[task] if isinstance(task, str) else task for task in tasks]
+        rows = self.executor.run(harness or self.harnesses[node], tasks, trials, node_id=node)
+        if self.executor.stop.is_set():
+            raise BudgetExhausted(
+                f"wall time reached ({self.budget.config.max_wall_s / 60:.0f} min) with rollouts in flight"
+            )
+        self.state.stats.setdefault(node, NodeStats()).add(rows, split)
+        if node in self.state.nodes:
+            self.state.put_node(self.store, node)
+        return rows
+
+    def score_dev(self, node: str) -> None:
+        """Score a harness on the dev tasks (once: its rollouts are recorded by key)."""
+        if not self.state.stats.get(node, NodeStats()).dev:
+            self.run(node, self.dev, list(range(self.dev_trials)), split="dev")
+
+    def dev_difference(self, node: str, child: str) -> stats.Difference | None:
+        """Child minus parent on the dev keys both scored (None when they share none)."""
+        parent, other = self.state.stats[node].outcomes("dev"), self.state.stats[child].outcomes("dev")
+        return stats.paired_on(parent, other) if parent.keys() & other.keys() else None
+
+    def train_passes(self, nodes: Iterable[str] | None = None) -> list[tuple[str, bool]]:
+        """(task id, passed) of every scored train rollout of `nodes` (default: every harness scored so far), from the
+        loop's state rather than the store, so a resumed iteration sees what the interrupted one saw."""
+        nodes = self.state.stats if nodes is None else nodes
+        return [
+            (task, passed)
+            for node in nodes
+            if node in self.state.stats
+            for (task, _), passed in self.state.stats[node].outcomes("train").items()
+        ]
