@@ -40,11 +40,11 @@ def finished(*processes: subprocess.Popen) -> None:
 
 
 def runs_of(folder: Path) -> dict[str, RunStore]:
-    return {store.info["kind"]: store for store in map(RunStore, folder.iterdir())}
+    return {store.info.kind: store for store in map(RunStore, folder.iterdir())}
 
 
 def overlapped(a: RunStore, b: RunStore) -> bool:
-    return a.info["started"] < b.info["finished"] and b.info["started"] < a.info["finished"]
+    return a.info.started < b.info.finished and b.info.started < a.info.finished
 
 
 def left_over() -> list:
@@ -78,7 +78,7 @@ def test_an_eval_beside_an_evolve_keeps_its_containers_and_the_shared_cache_file
     found = runs_of(runs)
     evolve, evaluation = found["evolve"], found["eval"]
     assert overlapped(evolve, evaluation), "the two runs did not run at the same time"
-    assert evolve.info["status"] == evaluation.info["status"] == "finished"
+    assert evolve.info.status == evaluation.info.status == "finished"
     rollouts = [row for store in (evolve, evaluation) for row in store.rows("rollouts")]
     assert rollouts and not [row["id"] for row in rollouts if row["exit_reason"] == "infra_error"], (
         "no rollout lost its container to the other run's pruning"
