@@ -208,7 +208,7 @@ def test_gepa_harness_evo_and_random_search_side_by_side_on_the_test_split(tmp_p
     [evolved_result], [searched_result] = (
         (tmp_path / "results").glob(f"*/{piece}.json") for piece in ("harness-evo", "random-search")
     )
-    assert json.loads(evolved_result.read_text())["hash"] == RunStore(evolved).info["best_node"], (
+    assert json.loads(evolved_result.read_text())["hash"] == RunStore(evolved).info.best_node, (
         "harness-evo's confirmed best"
     )
     assert (

@@ -154,6 +154,7 @@ def test_records_are_filtered_by_field_values_a_list_is_any_of_them_and_none_is_
     assert [row.id for row in store.records(Rollout, order_by="id DESC", limit=2)] == ["r4", "r3"]
     assert store.count(Rollout, split="train") == 3 and store.tally(Rollout, "split") == {"train": 3, "dev": 1}
     assert store.records(Rollout, reused_from="another-run") == [] and store.records(Rollout, id=[]) == []
+    assert store.records(Rollout, model="another-model") == [] and store.count(Rollout, model="another-model") == 0
     with pytest.raises(ValueError):
         store.records(Rollout, order_by="id; DROP TABLE rollouts")
 
