@@ -2,9 +2,11 @@
 model server, containers and run folder, and the files they share (the response cache, pace.json, the server records)
 stay whole."""
 
+import contextlib
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +15,6 @@ import docker
 import pytest
 
 from harness_evo import world
-from harness_evo.llm.cache import ResponseCache
 from harness_evo.llm.process import running_servers
 from harness_evo.sandbox.images import LABEL
 from harness_evo.store import RunStore
@@ -86,9 +87,8 @@ def test_an_eval_beside_an_evolve_keeps_its_containers_and_the_shared_cache_file
     assert not [c.name for c in left_over() if c.labels.get(f"{LABEL}.run") in (evolve.id, evaluation.id)]
     paces = json.loads((user_cache / "pace.json").read_text())
     assert [row["run"] for rows in paces.values() for row in rows] == [evolve.id]
-    cache = ResponseCache(user_cache / "responses.sqlite")
-    assert cache._db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    cache.close()
+    with contextlib.closing(sqlite3.connect(user_cache / "responses.sqlite")) as cache:
+        assert cache.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
 @pytest.mark.embedded
