@@ -16,6 +16,7 @@ import pytest
 
 from harness_evo import world
 from harness_evo.llm.process import running_servers
+from harness_evo.sandbox.docker import listed
 from harness_evo.sandbox.images import LABEL
 from harness_evo.store import RunStore
 
@@ -49,7 +50,8 @@ def overlapped(a: RunStore, b: RunStore) -> bool:
 
 
 def left_over() -> list:
-    return docker.from_env().containers.list(all=True, filters={"label": LABEL})
+    """harness-evo's containers, as the list call gives them (one removed meanwhile by another run is no error)."""
+    return listed(docker.from_env(), [LABEL])
 
 
 def test_an_eval_beside_an_evolve_keeps_its_containers_and_the_shared_cache_files_stay_whole(
@@ -84,7 +86,7 @@ def test_an_eval_beside_an_evolve_keeps_its_containers_and_the_shared_cache_file
     assert rollouts and not [row["id"] for row in rollouts if row["exit_reason"] == "infra_error"], (
         "no rollout lost its container to the other run's pruning"
     )
-    assert not [c.name for c in left_over() if c.labels.get(f"{LABEL}.run") in (evolve.id, evaluation.id)]
+    assert not [c.id for c in left_over() if c.attrs["Labels"].get(f"{LABEL}.run") in (evolve.id, evaluation.id)]
     paces = json.loads((user_cache / "pace.json").read_text())
     assert [row["run"] for rows in paces.values() for row in rows] == [evolve.id]
     with contextlib.closing(sqlite3.connect(user_cache / "responses.sqlite")) as cache:
