@@ -972,7 +972,10 @@ def pool_gates(pool: Pool, rows: list[Rollout], gates: int, seed: int) -> tuple[
     by_key = {(row.harness_hash, row.task_id, row.trial): row for row in rows}
     chose = [by_key.get((pool.parent.hash, task.id, pool.first_trial)) for task in pool.tasks]
     passing = sorted(task.id for task, row in zip(pool.tasks, chose) if row and row.passed)
-    failing = {"task_ids": sorted(task.id for task, row in zip(pool.tasks, chose) if row and not row.passed)}
+    failing = Target(
+        description="the pool's failed tasks",
+        task_ids=sorted(task.id for task, row in zip(pool.tasks, chose) if row and not row.passed),
+    )
     gate, used, results = make_rule(ACCEPTANCE), set(), []
     for g in range(gates):
         rng = random.Random(f"{seed}:pool:{g}")

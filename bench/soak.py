@@ -7,8 +7,8 @@
    again, and model calls paid beyond the uninterrupted run's) and the differences found.
 2. Interrupts: `eval` and `evolve` (in turn) get SIGINT, as Ctrl-C sends it, at a random moment; after each, the
    containers of its run, the processes it started (model servers included) and its temporary folders still there
-   (besides the image-build locks, shared by every run on purpose) are counted, and each rollout the run recorded must
-   have kept its trajectory.
+   (besides the image-build locks, shared by every run on purpose) are counted, each rollout the run recorded must
+   have kept its trajectory, and the command must have said it was interrupted without a traceback.
 
     python bench/soak.py [--kills 20] [--kills-per-run 5] [--interrupts 20] [--seed 0]
 """
@@ -116,6 +116,8 @@ class Leftovers:
     """Processes that did not end within a minute of Ctrl-C."""
     ended_first: int = 0
     """Commands that finished before their Ctrl-C (not counted as tried)."""
+    tracebacks: int = 0
+    """Ctrl-C's after which the command printed a traceback instead of its notice."""
     clean: int = 0
     """Ctrl-C's after which the command ended within a minute and nothing was left or lost."""
 
@@ -159,9 +161,10 @@ def interrupts(count: int, rng: random.Random, folder: Path) -> Leftovers:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole foreground group
             result.tried, interrupted = result.tried + 1, True
-        before = (result.stuck, result.containers, result.processes, result.temp_folders, result.lost_trajectories)
+        before = (result.stuck, result.containers, result.processes, result.temp_folders, result.lost_trajectories, result.tracebacks)
         try:
-            process.communicate(timeout=60)
+            _, err = process.communicate(timeout=60)
+            result.tracebacks += interrupted and "Traceback" in err
         except subprocess.TimeoutExpired:
             result.stuck += 1
             os.killpg(process.pid, signal.SIGKILL)
@@ -180,7 +183,7 @@ def interrupts(count: int, rng: random.Random, folder: Path) -> Leftovers:
         for pid in alive:
             os.kill(pid, signal.SIGKILL)
         result.temp_folders += sum(1 for path in temp.iterdir() if path.name != LOCKS.name)  # image-build locks are shared on purpose
-        after = (result.stuck, result.containers, result.processes, result.temp_folders, result.lost_trajectories)
+        after = (result.stuck, result.containers, result.processes, result.temp_folders, result.lost_trajectories, result.tracebacks)
         result.clean += interrupted and after == before
         print(f"  {command} #{i}: exit {process.returncode} after {time.monotonic() - started:.0f} s, runs {len(folders)}", flush=True)
     return result
@@ -207,7 +210,7 @@ def main() -> None:
             print(f"Ctrl-C's: {left.tried} (and {left.ended_first} commands that ended before theirs); left nothing behind: "
                   f"{stats.rate(left.clean, left.tried)}; leftover containers: {left.containers}, processes: {left.processes}, "
                   f"temporary folders: {left.temp_folders}; rollouts without their trajectory: {left.lost_trajectories}; "
-                  f"not ended within a minute: {left.stuck}")
+                  f"not ended within a minute: {left.stuck}; tracebacks: {left.tracebacks}")
 
 
 if __name__ == "__main__":

@@ -277,7 +277,7 @@ def main() -> None:
         timed("tree", lambda: tree.render(tree.collect(store))),
         timed("edits (the last 100, the default)", lambda: edits.render(edits.collect(store, last=100))),
         timed("edits --last 0 (every edit)", lambda: edits.render(edits.collect(store))),
-        timed("edits ID", lambda: edits.render_one(edits.one(store, "i150-r0-0"))),
+        timed("edits ID", lambda: edits.render_one(edits.one(store, f"i{max(1, args.nodes // 2)}-r0-0"))),
         timed("diff root best", lambda: diff.render(diff.collect(store, root[:12], best[:12]))),
         timed("rollout", lambda: rollout.render(rollout.collect(store, FIRST[:10]))),
         timed("watch (one refresh)", lambda: next(frames)),

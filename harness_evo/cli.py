@@ -4,6 +4,7 @@ import errno
 import signal
 import sys
 import traceback
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -205,6 +206,9 @@ def compare_command(
             "every harness (an interrupted comparison, so far).",
         ),
     ] = False,
+    every_task: Annotated[
+        bool, typer.Option("--all", help="List every task, not only those the harnesses differ on.")
+    ] = False,
     config_file: ConfigFile = None,
     runs: RunsDir = Path("runs"),
 ) -> None:
@@ -234,7 +238,7 @@ def compare_command(
     warn_skipped(config)
     with RolloutProgress(planned(config, found), console=err_console if as_json else console) as progress:
         facts = run_compare(config, found, runs, on_progress=progress.update, recorded=recorded)
-    print_view(facts, None if as_json else view.render)
+    print_view(facts, None if as_json else partial(view.render, every_task=every_task))
 
 
 @app.command("patterns")
@@ -371,7 +375,7 @@ def resume_command(
 ) -> None:
     """Continue an evolution run that was stopped or killed, or give one that finished on a budget more of it; finished
     rollouts and model calls are not paid again. A run whose task suite changed is refused unless told."""
-    from harness_evo.evolve import session
+    from harness_evo.evolve import preflight, session
 
     store = session.find_run(run, runs)
     with session.owned(store):
@@ -379,6 +383,7 @@ def resume_command(
         if changes:
             console.print(f"resuming on the changed task suite ({changes})", markup=False, highlight=False)
         session.raise_budget(store, budgets(budget_rollouts, budget_minutes, iterations, patience))
+        preflight.check_resume(store)
         run_evolution(store, quiet)
 
 
@@ -514,7 +519,12 @@ def serve_vllm_command(
 
 @sandbox_app.command("prune")
 def sandbox_prune_command(
-    run: Annotated[str | None, typer.Option(help="Only the containers of this run id.")] = None,
+    run: Annotated[
+        str | None, typer.Option(help="Only the containers of this run id (its process running or not).")
+    ] = None,
+    every: Annotated[
+        bool, typer.Option("--all", help="Also the containers of runs whose process is still running here.")
+    ] = False,
     ray_address: Annotated[
         str | None,
         typer.Option(
@@ -525,13 +535,20 @@ def sandbox_prune_command(
         ),
     ] = None,
 ) -> None:
-    """Remove every container harness-evo left behind (all that carry its label), running or not. A new run removes on
-    its own the containers of runs whose process is gone, and a container stops by itself when its lifetime is over."""
-    from harness_evo.sandbox.docker import connect, prune
+    """Remove the containers harness-evo left behind: those of runs whose process is gone (a run still going here keeps
+    its own, unless --all or --run names it). A new run removes the first kind on its own, and a container stops by
+    itself when its lifetime is over."""
+    from harness_evo.sandbox.docker import LABEL, connect, listed, prune, prune_orphans
 
     if ray_address is None:
-        removed = prune(connect(), **({"harness-evo.run": run} if run else {}))
-        console.print(f"removed {removed} container{'' if removed == 1 else 's'}")
+        client = connect()
+        removed = prune(client, **({f"{LABEL}.run": run} if run else {})) if run or every else prune_orphans(client)
+        kept = (
+            ""
+            if run or every
+            else f"; kept {len(listed(client, [LABEL]))} of runs still going here (--all removes them too)"
+        )
+        console.print(f"removed {removed} container{'' if removed == 1 else 's'}{kept}")
         return
     from harness_evo.agent import ray_runner
 
@@ -731,26 +748,48 @@ def harvest_command(
 
 @app.command("export")
 def export_command(
-    run: RunArg,
+    source: Annotated[
+        str, typer.Argument(help="A harness folder, or a run (its folder or id; a unique prefix will do).")
+    ],
     out: Annotated[
         Path, typer.Option("--out", help="Folder to write to (new or empty; nothing outside it is written).")
     ],
     export_format: Annotated[
         str, typer.Option("--format", help="native, mini-swe-agent, skills or claude-code.")
     ] = "native",
-    node: Annotated[str, typer.Option(help="`best` (the run's result), `root`, or a node's hash prefix.")] = "best",
+    node: Annotated[
+        str | None,
+        typer.Option(
+            help="Of a run: `best` (its result, the default), `root`, or a node's hash prefix.", show_default=False
+        ),
+    ] = None,
     runs: RunsDir = Path("runs"),
 ) -> None:
-    """Write a harness of a run in another framework's format, with an EXPORT.md of where it came from and what was lost."""
+    """Write a harness folder, or a harness of a run, in another framework's format, with an EXPORT.md of where it came
+    from and what was lost."""
     from harness_evo.evolve.nodes import harness_of, resolve_node
-    from harness_evo.harness.formats import export_harness
+    from harness_evo.harness import Harness
+    from harness_evo.harness.formats import Origin, export_harness
     from harness_evo.views import query
 
-    store = open_run(run, runs)
-    node_id = resolve_node(store, node)
-    exported = export_harness(harness_of(store, node_id), export_format, out, query.origin(store, node_id))
+    if (folder := Path(source)).is_dir() and (folder / "harness.toml").is_file():
+        if node is not None:
+            raise UserError(f"--node names a node of a run, and {folder} is a harness folder; leave --node out")
+        harness, origin, what = Harness.load(folder), Origin(), f"harness {folder}"
+    else:
+        try:
+            store = open_run(source, runs)
+        except UserError as e:
+            raise UserError(f"{source!r} is neither a harness folder (with harness.toml) nor a run: {e}") from None
+        node_id = resolve_node(store, node or "best")
+        harness, origin, what = (
+            harness_of(store, node_id),
+            query.origin(store, node_id),
+            f"node {node_id[:12]} of {store.id}",
+        )
+    exported = export_harness(harness, export_format, out, origin)
     console.print(
-        f"exported node {node_id[:12]} of {store.id} as {export_format} to {out}"
+        f"exported {what} as {export_format} to {out}"
         + (f"; {len(exported.lost)} things could not be carried over, see {out / 'EXPORT.md'}" if exported.lost else "")
     )
 

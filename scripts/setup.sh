@@ -27,44 +27,50 @@ if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
 fi
 # llama.cpp built for this CPU runs the embedded model about twice as fast as a portable build, but its AMX
-# instructions fault on some VMs: it is built native without AMX, once per CPU model, and the wheel is kept.
+# instructions fault on some VMs: it is built native without AMX, once per CPU model, from the llama.cpp source that
+# llama-cpp-python vendors, into one folder kept in the cache: llama.cpp's own server (the default embedded server)
+# and the shared libraries that llama-cpp-python's binding loads. The binding itself is installed without a build.
 LLAMA_CPP=0.3.36
 cpu=$(grep -m1 '^flags' /proc/cpuinfo | sha256sum | cut -c1-12)
-wheels="${HARNESS_EVO_CACHE:-$HOME/.cache/harness-evo}/wheels/cpu-$cpu"
+built="${HARNESS_EVO_CACHE:-$HOME/.cache/harness-evo}/llama.cpp/cpu-$cpu/$LLAMA_CPP"
 stamp="$VENV/.installed-$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)-$cpu"
-if [ ! -f "$stamp" ]; then
-    "$VENV/bin/pip" install -q --upgrade pip
-    if ! ls "$wheels"/llama_cpp_python-"$LLAMA_CPP"-*.whl >/dev/null 2>&1; then
-        say "building llama.cpp for this CPU (once per CPU model: ~5-10 min)"
-        no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
-        CMAKE_ARGS="-DGGML_NATIVE=ON -DCMAKE_C_FLAGS='$no_amx' -DCMAKE_CXX_FLAGS='$no_amx'" \
-            "$VENV/bin/pip" wheel -q --no-deps --no-cache-dir -w "$wheels" "llama-cpp-python==$LLAMA_CPP"
-    fi
-    say "installing harness-evo with the embedded model and test extras"
-    "$VENV/bin/pip" install -q --no-index --no-deps --force-reinstall --find-links "$wheels" "llama-cpp-python==$LLAMA_CPP"
-    "$VENV/bin/pip" install -q -e ".[local,test]"
-    rm -f "$VENV"/.installed-* && touch "$stamp"
-fi
 
-# llama.cpp's own server (several conversations at once, speculative decoding) from the same llama.cpp source,
-# built the same way, kept beside the wheel and put into the virtual environment, where harness-evo looks for it.
-server="$wheels/llama-server-$LLAMA_CPP/llama-server"
-if [ ! -x "$server" ]; then
-    say "building llama.cpp's llama-server for this CPU (once per CPU model: ~5-10 min)"
+build_llama_cpp() {
+    say "building llama.cpp for this CPU (once per CPU model: the longest step of a first set-up)"
+    local src no_amx='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'
     src=$(mktemp -d)
     "$VENV/bin/pip" download -q --no-deps --no-binary llama-cpp-python -d "$src" "llama-cpp-python==$LLAMA_CPP"
-    tar -xzf "$src"/llama_cpp_python-"$LLAMA_CPP".tar.gz -C "$src"
-    no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+    tar -xzf "$src/llama_cpp_python-$LLAMA_CPP.tar.gz" -C "$src"
     cmake -S "$src/llama_cpp_python-$LLAMA_CPP/vendor/llama.cpp" -B "$src/build" -DCMAKE_BUILD_TYPE=Release \
-        -DGGML_NATIVE=ON -DCMAKE_C_FLAGS="$no_amx" -DCMAKE_CXX_FLAGS="$no_amx" -DBUILD_SHARED_LIBS=OFF \
+        -DGGML_NATIVE=ON -DCMAKE_C_FLAGS="$no_amx" -DCMAKE_CXX_FLAGS="$no_amx" -DBUILD_SHARED_LIBS=ON \
+        -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON -DCMAKE_INSTALL_RPATH='$ORIGIN' \
         -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
-        -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF >"$src/configure.log" 2>&1 || { cat "$src/configure.log"; exit 1; }
-    cmake --build "$src/build" --target llama-server -j "$(nproc)" >"$src/build.log" 2>&1 || { tail -30 "$src/build.log"; exit 1; }
-    mkdir -p "$(dirname "$server")"
-    cp "$src/build/bin/llama-server" "$server.partial" && mv "$server.partial" "$server"
+        -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF >"$src/configure.log" 2>&1 || { cat "$src/configure.log"; return 1; }
+    cmake --build "$src/build" --target llama-server -j "$(nproc)" >"$src/build.log" 2>&1 || { tail -30 "$src/build.log"; return 1; }
+    rm -rf "$built.partial" && mkdir -p "$built.partial"
+    cp -a "$src/build/bin/llama-server" "$src/build/bin/"lib*.so* "$built.partial/"
+    # the binding's Python code only (its CMake option LLAMA_BUILD=OFF): it loads the libraries above
+    CMAKE_ARGS="-DLLAMA_BUILD=OFF -DLLAVA_BUILD=OFF" "$VENV/bin/pip" wheel -q --no-deps --no-cache-dir \
+        -w "$built.partial" "$src/llama_cpp_python-$LLAMA_CPP.tar.gz"
+    mv "$built.partial" "$built"
     rm -rf "$src"
+}
+
+if [ ! -f "$stamp" ] || [ ! -x "$VENV/bin/llama-server" ]; then
+    "$VENV/bin/pip" install -q --upgrade pip
+    [ -x "$built/llama-server" ] || build_llama_cpp
+    say "installing harness-evo with the embedded model and test extras"
+    "$VENV/bin/pip" install -q --no-index --no-deps --force-reinstall "$built"/llama_cpp_python-"$LLAMA_CPP"-*.whl
+    "$VENV/bin/pip" install -q -e ".[local,test]"
+    # llama-server and the libraries in one folder (they find each other by RPATH $ORIGIN); the binding's lib folder
+    # and .venv/bin/llama-server, where harness-evo looks for the server, point into it
+    rm -rf "$VENV/lib/llama.cpp" && mkdir -p "$VENV/lib/llama.cpp"
+    cp -a "$built/llama-server" "$built/"lib*.so* "$VENV/lib/llama.cpp/"
+    binding=$("$VENV/bin/python" -c 'import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec("llama_cpp").origin).parent)')
+    rm -rf "$binding/lib" && ln -s "$(realpath --relative-to="$binding" "$VENV/lib/llama.cpp")" "$binding/lib"
+    ln -sfn ../lib/llama.cpp/llama-server "$VENV/bin/llama-server"
+    rm -f "$VENV"/.installed-* && touch "$stamp"
 fi
-cmp -s "$server" "$VENV/bin/llama-server" || install -m 755 "$server" "$VENV/bin/llama-server"
 
 if ! docker info >/dev/null 2>&1; then
     if command -v dockerd >/dev/null && [ "$(id -u)" = 0 ]; then

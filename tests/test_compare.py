@@ -1,22 +1,25 @@
 """`harness-evo compare` on real Docker with the scripted model: the table, the paired verdict, reuse, node names."""
 
+import io
 import json
 import shutil
 import time
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from scipy.stats import binomtest
 from typer.testing import CliRunner
 
 from harness_evo.cli import app
-from harness_evo.compare import Contender, resolve, summarize
+from harness_evo.compare import CompareFacts, Contender, resolve, summarize
 from harness_evo.config import RunConfig
 from harness_evo.errors import UserError
 from harness_evo.harness import Harness
 from harness_evo.llm import scripted
 from harness_evo.store import Rollout, RunStore
 from harness_evo.taskset import load_task
+from harness_evo.views import compare as compare_view
 
 ROOT = Path(__file__).parents[1]
 HARNESS = ROOT / "harnesses" / "bash-agent"
@@ -312,3 +315,78 @@ def test_compare_takes_its_settings_from_a_config_file_and_its_options_override_
     )
     again = compare_with("--trials", "1")
     assert again["trials"] == 1 and [(h["reused"], h["paid"]) for h in again["harnesses"]] == [(1, 0), (1, 0)]
+
+
+def test_on_a_large_suite_only_the_tasks_that_differ_are_listed_with_a_count_of_the_rest():
+    def harness(letter: str, passed: int) -> dict:
+        return {
+            "letter": letter,
+            "spec": f"h{letter}",
+            "hash": letter * 12,
+            "infra": 0,
+            "paid": 138,
+            "reused": 0,
+            "pass_at_1": {"passed": passed, "n": 138, "score": passed / 138, "low": 0.0, "high": 0.1},
+        }
+
+    per_task = [
+        {
+            "task_id": "sqlite-join",
+            "category": "sqlite",
+            "differs": True,
+            "cells": [{"passed": 0, "scored": 1}, {"passed": 1, "scored": 1}],
+        },
+        {
+            "task_id": "git-tag",
+            "category": "git",
+            "differs": False,
+            "cells": [{"passed": 0, "scored": 1}, {"passed": 0, "scored": 0}],
+        },
+    ]
+    per_task += [
+        {
+            "task_id": f"task-{k:03d}",
+            "category": "files",
+            "differs": False,
+            "cells": [{"passed": 0, "scored": 1}, {"passed": 0, "scored": 1}],
+        }
+        for k in range(136)
+    ]
+    facts = CompareFacts.model_validate(
+        {
+            "run": "compare-1",
+            "harnesses": [harness("A", 0), harness("B", 1)],
+            "tasks": 138,
+            "split": "dev",
+            "trials": 1,
+            "per_task": per_task,
+            "comparisons": [
+                {
+                    "verdict": "no measurable difference",
+                    "significant": False,
+                    "diff": 0.007,
+                    "b_better": 1,
+                    "a_better": 0,
+                    "n": 137,
+                    "tasks": 137,
+                    "a": "A",
+                    "b": "B",
+                }
+            ],
+            "folder": "runs/compare-1",
+        }
+    )
+
+    def shown(every_task: bool) -> str:
+        screen = Console(width=160, record=True, file=io.StringIO())
+        screen.print(compare_view.render(facts, every_task=every_task))
+        return " ".join(screen.export_text().split())
+
+    few = shown(every_task=False)
+    assert "sqlite-join" in few and "git-tag" in few, "a task some harness did not score is listed"
+    assert "task-0" not in few
+    assert (
+        "136 of 137 tasks score the same on every harness (not listed; --all lists every task, --json gives every row)"
+        in few
+    )
+    assert all(f"task-{k:03d}" in shown(every_task=True) for k in range(136))

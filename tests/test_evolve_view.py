@@ -169,7 +169,7 @@ def test_an_unexpected_error_in_a_run_is_one_line_that_keeps_the_traceback_and_s
     tmp_path, monkeypatch, capsys
 ):
     from harness_evo.cli import main
-    from harness_evo.evolve import session
+    from harness_evo.evolve import preflight, session
     from harness_evo.store import RunStore
 
     store = RunStore.create(tmp_path, "evolve")
@@ -178,6 +178,7 @@ def test_an_unexpected_error_in_a_run_is_one_line_that_keeps_the_traceback_and_s
         raise RuntimeError("the tree lost a node\nsecond line")
 
     monkeypatch.setattr(session, "run", broken_run)
+    monkeypatch.setattr(preflight, "check_resume", lambda store: None)  # a bare run folder has no budgets to check
     monkeypatch.setattr("sys.argv", ["harness-evo", "resume", str(store.folder), "--quiet"])
     with pytest.raises(SystemExit) as exit_:
         main()
@@ -325,3 +326,60 @@ def test_a_harvest_edit_is_named_by_its_move_and_its_source_tasks_not_a_pattern(
         screen.export_text().splitlines()[-1]
         == "edit i2-r0-0 (harvest of 21 tasks: t0, t1, t2, ...): rejected by the gate: 0 fixed vs 2 broken"
     )
+
+
+def test_the_closing_summary_of_a_run_that_measured_little_says_plainly_what_it_did_not_measure():
+    """A 15-minute run on a slow machine: the start scored on dev, then the time was up before the first iteration."""
+    unmeasured = {
+        "id": f"{ROOT}/train",
+        "node_id": ROOT,
+        "split": "train",
+        "identifiability": {"value": None},
+        "dependence": {"value": None},
+        "template": {"value": None},
+        "rollouts": 0,
+    }
+    summary = EvolutionSummary.model_validate(
+        {
+            "run_id": "evolve-1",
+            "stop": "wall time reached (15 min)",
+            "iterations": 0,
+            "rollouts": 32,
+            "elapsed_s": 900.0,
+            "proposals": 0,
+            "fates": {},
+            "start_dev": 0.14,
+            "start_dev_n": 28,
+            "best_dev": 0.14,
+            "best_dev_n": 28,
+            "nodes": 1,
+            "spend": {},
+            "root": ROOT,
+            "best_node": ROOT,
+            "dev_comparison": None,
+            "gates": 0,
+            "expected_false_accepts": 0.0,
+            "conditioning": {"start": unmeasured, "best": unmeasured, "reads_less": []},
+        }
+    )
+    screen = console()
+    screen.print(summary_panel(summary))
+    text = " ".join(screen.export_text().replace("│", " ").split())
+    assert "dev pass@1: start 14% [6%, 31%] (n=28); no edit was accepted, so no other harness was scored on dev" in text
+    assert "no edit was gated: the run ended before its first iteration" in text
+    assert (
+        "reads the task (the input-conditioning gauge): not measured, as no train rollout of the starting harness was scored"
+        in text
+    )
+    assert "n0" not in text and "-> best" not in text
+
+    screen = console()
+    screen.print(
+        summary_panel(
+            summary.model_copy(
+                update={"start_dev": None, "start_dev_n": 0, "best_dev": None, "best_dev_n": 0, "rollouts": 9}
+            )
+        )
+    )
+    text = " ".join(screen.export_text().replace("│", " ").split())
+    assert "dev pass@1: not measured: the run stopped before it had scored the starting harness on dev" in text

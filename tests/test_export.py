@@ -424,3 +424,17 @@ def test_the_claude_code_export_runs_the_discovery_commands_in_a_session_start_h
     assert start["matcher"] == "startup" and hook["type"] == "command" and hook["timeout"] == 30
     assert ran.returncode == 0, "a failing discovery command does not fail the hook"
     assert ran.stdout.startswith(f"$ pwd\n{workspace}\n$ cat absent.cfg\ncat: absent.cfg: No such file or directory\n(failed: exit code 1)")
+
+
+def test_export_takes_a_harness_folder_and_refuses_a_node_for_it_or_a_source_that_is_neither(cli, tmp_path: Path):
+    result = cli("export", BASH_AGENT, "--format", "claude-code", "--out", tmp_path / "project")
+    assert result.exit_code == 0, result.output
+    assert f"exported harness {BASH_AGENT} as claude-code" in result.output
+    assert f"From the harness folder `{BASH_AGENT}`" in (tmp_path / "project" / "EXPORT.md").read_text()
+    import_harness("claude-code", tmp_path / "project", tmp_path / "back", base=None)
+    assert Harness.load(tmp_path / "back").hash == Harness.load(BASH_AGENT).hash
+    refused = cli("export", BASH_AGENT, "--node", "root", "--out", tmp_path / "other")
+    assert isinstance(refused.exception, UserError) and "--node names a node of a run" in str(refused.exception)
+    assert not (tmp_path / "other").exists()
+    neither = cli("export", tmp_path, "--out", tmp_path / "other", "--runs", tmp_path)
+    assert isinstance(neither.exception, UserError) and "is neither a harness folder (with harness.toml) nor a run" in str(neither.exception)

@@ -100,9 +100,9 @@ def test_malformed_folder_is_one_line_naming_file_and_problem(harness_dir: Path,
     assert str(harness_dir) in message
 
 
-def test_binary_file_and_missing_folder_are_clear_errors(harness_dir: Path, tmp_path: Path):
+def test_a_binary_file_outside_skill_and_tool_folders_and_a_missing_folder_are_clear_errors(harness_dir: Path, tmp_path: Path):
     with pytest.raises(HarnessError, match="no such directory"):
         Harness.load(tmp_path / "nope")
-    (harness_dir / "tools" / "view" / "blob.bin").write_bytes(b"\xff\xfe\x00\x81")
-    with pytest.raises(HarnessError, match="not a text file"):
+    (harness_dir / "prompts" / "blob.bin").write_bytes(b"\xff\xfe\x00\x81")
+    with pytest.raises(HarnessError, match="prompts/blob.bin: not a text file; binary files may only be in skill and tool folders"):
         Harness.load(harness_dir)

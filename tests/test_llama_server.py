@@ -205,3 +205,18 @@ def test_a_server_that_dies_mid_rollout_fails_it_as_infrastructure_once_and_the_
     assert failed and "died" in failed[0]
     assert row.exit_reason != "model_error", "the rollout was not tried again on a new server"
     assert later.exit_reason != "model_error" and later.steps >= 1
+
+
+@pytest.mark.embedded
+@pytest.mark.usefixtures("user_cache")
+def test_the_response_cache_tells_the_replies_of_the_two_embedded_servers_apart():
+    ask = [{"role": "user", "content": "Say ok."}]
+
+    def reply(server: str):
+        models = ModelsConfig(solver=RoleModel(model=SMALL_MODEL, max_tokens=8), embedded=EmbeddedConfig(server=server, slots=1))
+        with LLM(models, cache=True) as llm:
+            return llm.complete("solver", ask, temperature=0)
+
+    assert not reply("llama-cpp-python").cached
+    assert not reply("llama-server").cached, "llama-server was answered with llama-cpp-python's reply"
+    assert reply("llama-server").cached and reply("llama-cpp-python").cached

@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -183,7 +184,7 @@ def test_one_server_per_model_serves_every_role_and_thread_until_its_last_user_c
     assert [record["pid"] for record in servers.running_servers()] == []
 
 
-def test_a_server_that_died_fails_one_call_and_is_started_again_for_the_next():
+def test_a_server_that_died_fails_one_call_is_started_again_for_the_next_and_its_log_stays_a_day():
     with LLM(ModelsConfig(solver=RoleModel(model="vllm/org/coder-7b")), cache=False) as llm:
         llm.complete("solver", [{"role": "user", "content": "one"}])
         crashed = llm.endpoint(llm.models.solver).server
@@ -193,8 +194,14 @@ def test_a_server_that_died_fails_one_call_and_is_started_again_for_the_next():
             llm.complete("solver", [{"role": "user", "content": "two"}])
         after = llm.complete("solver", [{"role": "user", "content": "three"}])
         restarted = llm.endpoint(llm.models.solver).server
+        assert crashed.log.is_file() and restarted.log != crashed.log, "a crashed server's log is kept to be read"
+        servers.remove_old_logs(now=time.time() + servers.LOG_KEPT_S / 2)
+        assert crashed.log.is_file()
+        servers.remove_old_logs(now=time.time() + servers.LOG_KEPT_S * 2)
+        assert not crashed.log.exists() and restarted.log.is_file(), "a day later the crashed server's log goes, a live one's stays"
     assert after.text == "org/coder-7b heard: three"
     assert restarted is not crashed and gone(restarted.process.pid)
+    assert not restarted.log.exists(), "a server that stopped cleanly takes its log with it"
 
 
 def test_http_failures_become_retries_or_one_line_errors(monkeypatch):

@@ -197,6 +197,21 @@ def test_prune_removes_a_leftover_labelled_container(client, cli):
     assert not exists(client, leftover.id)
 
 
+def test_prune_without_a_run_keeps_the_containers_of_a_run_still_going_here(client, cli):
+    def container(owner: Owner) -> str:
+        return client.containers.run("harness-evo/base:latest", ["sleep", "infinity"], detach=True, network_mode="none",
+                                     labels={LABEL: "1", f"{LABEL}.owner": owner.label()}).id
+
+    gone = container(Owner.current().model_copy(update={"started": "1"}))  # this pid, but a start time it never had
+    going = container(Owner.current())
+    try:
+        result = cli("sandbox", "prune")
+        assert result.exit_code == 0 and result.output.startswith("removed ")
+        assert not exists(client, gone) and exists(client, going), "another run's sandboxes are not leftovers"
+    finally:
+        client.api.remove_container(going, force=True)
+
+
 @pytest.fixture
 def fresh_task(client, tmp_path, make_task):
     """A task whose build context no earlier test run has seen; its images are removed afterwards."""

@@ -129,7 +129,11 @@ class CallLog:
 
 
 def rollout_on_node(
-    spec: NodeSpec, harness: tuple[dict[str, str], str], task_fields: dict, bundle: TaskBundle, trial: int
+    spec: NodeSpec,
+    harness: tuple[dict[str, str], str, dict[str, bytes]],
+    task_fields: dict,
+    bundle: TaskBundle,
+    trial: int,
 ) -> NodeResult:
     """One rollout, run by a Ray worker on a node with Docker."""
     from harness_evo.sandbox.docker import DockerBackend  # on the node: its own Docker engine
@@ -243,7 +247,7 @@ class RayRunner:
             exceptions.ObjectLostError,
             exceptions.RaySystemError,
         )
-        shipped = self.ray.put((harness.components, harness.source))
+        shipped = self.ray.put((harness.components, harness.source, harness.assets))
         queue, losses = deque(jobs), defaultdict(list)  # job key -> why its node was lost, each time
         try:
             while (queue and not self.stop.is_set()) or self._running:

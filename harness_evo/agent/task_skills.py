@@ -4,6 +4,7 @@ sandbox beside the harness's own and listed in the prompt with them, as Harbor's
 import logging
 from pathlib import Path
 
+from harness_evo.harness.assets import as_text
 from harness_evo.harness.folder import SANDBOX_ROOT, Skill, installed_skill_text
 from harness_evo.harness.formats.agent_skills import skill_file, skill_problems
 from harness_evo.harness.frontmatter import split_frontmatter
@@ -13,10 +14,12 @@ TASK_SKILLS_ROOT = f"{SANDBOX_ROOT}/task-skills"
 log = logging.getLogger(__name__)
 
 
-def bundled(task: Task) -> tuple[list[Skill], dict[str, str]]:
-    """The task's own skills and their text files by sandbox path; a skill that is not valid is left out with a warning."""
+def bundled(task: Task) -> tuple[list[Skill], dict[str, str | bytes]]:
+    """The task's own skills and their files by sandbox path (text, or bytes for a binary file); a skill that is not
+    valid is left out with a warning."""
     root = task.environment_dir / "skills"
-    skills, files = [], {}
+    skills: list[Skill] = []
+    files: dict[str, str | bytes] = {}
     for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
         problems = skill_problems(folder, lenient=True)
         if problems:
@@ -27,17 +30,20 @@ def bundled(task: Task) -> tuple[list[Skill], dict[str, str]]:
         skills.append(Skill(name=front["name"], description=str(front["description"]).strip(), body=body,
                             location=f"{TASK_SKILLS_ROOT}/{folder.name}/{skill_md.name}"))
         installed = f"{TASK_SKILLS_ROOT}/{folder.name}"
-        files |= {f"{installed}/{path.relative_to(folder).as_posix()}": installed_skill_text(text, installed)
-                  for path in sorted(folder.rglob("*")) if (text := _text(path)) is not None}
+        files |= {f"{installed}/{path.relative_to(folder).as_posix()}": installed_skill_text(content, installed)
+                  if isinstance(content, str) else content
+                  for path in sorted(folder.rglob("*")) if (content := _content(path)) is not None}
     return skills, files
 
 
-def _text(path: Path) -> str | None:
-    """A regular file's text; None for folders, links and binary files (the agent reads text)."""
+def _content(path: Path) -> str | bytes | None:
+    """A regular file's text, or its bytes when it is binary; None for folders, links and files that cannot be read."""
     if path.is_symlink() or not path.is_file():
         return None
     try:
-        return path.read_text()
-    except (UnicodeDecodeError, OSError):
+        data = path.read_bytes()
+    except OSError:
         return None
+    text = as_text(data)
+    return data if text is None else text
 

@@ -125,6 +125,13 @@ class Estimate(BaseModel):
     smallest pattern (`failures.promotion_support` tasks, `acceptance.trials` each)."""
     iterations_left: int = 0
     """The iteration budget, of what is left."""
+    rollouts_done: int = 0
+    """Rollouts a resumed run has already paid for (they count in its rollout budget)."""
+    decides: int = 0
+    """Edits the budgets can gate (each iteration gates at most one), at the pace of runs here."""
+    gain_needs: int = 0
+    """The fewest rollouts before the run can show a gain on dev: the first gate, then the accepted child scored on the
+    dev split (a run whose gates reject most edits needs several times more)."""
 
     def sentence(self) -> str:
         known = [d for d in self.dollars.values() if d is not None]
@@ -135,12 +142,19 @@ class Estimate(BaseModel):
             f"{sum(self.model_calls.values())} {more}model calls, {price} with these models, in up to {self.iterations} "
             f"{more}iteration{'s' * (self.iterations != 1)}"
         )
-        if self.binds not in self.allows:
-            return text
-        others = [self.allowance(name) for name in self.allows if name != self.binds]
-        return f"{text}; the {self.binds} binds: {self.allowance(self.binds)}" + (
-            f" ({'; '.join(others)})" if others else ""
-        )
+        if self.binds in self.allows:
+            others = [self.allowance(name) for name in self.allows if name != self.binds]
+            text += f"; the {self.binds} binds: {self.allowance(self.binds)}" + (
+                f" ({'; '.join(others)})" if others else ""
+            )
+        if self.iterations_left:
+            minutes = math.ceil(self.gain_needs * self.pace.seconds_per_rollout / 60)
+            text += (
+                f"; it can decide about {self.decides} edit{'s' * (self.decides != 1)}, and a gain shown on dev needs at "
+                f"least {self.gain_needs} {more}rollouts (about {minutes} min at this pace; more, as most gated edits are "
+                f"rejected)"
+            )
+        return text + (f"; {warning}" if (warning := self.warning()) else "")
 
     def allowance(self, name: str) -> str:
         """What the budget `name` allows, in words."""
@@ -154,24 +168,43 @@ class Estimate(BaseModel):
             return f"{self.iterations_left} {more}iterations would take about {n}"
         return f"the {name} allows about {n}"
 
-    def refusal(self) -> str | None:
-        """Why the budgets cannot hold one gate, with the budget to raise; None when they can or no iteration is asked."""
+    def short(self) -> dict[str, int]:
+        """The budgets (but the iteration budget) that hold fewer rollouts than the first gate needs; none when no
+        iteration is asked."""
         if not self.iterations_left:
-            return None
-        short = {name: n for name, n in self.allows.items() if name != ITERATIONS and n < self.first_gate}
+            return {}
+        return {name: n for name, n in self.allows.items() if name != ITERATIONS and n < self.first_gate}
+
+    def refusal(self) -> str | None:
+        """Why budgets that are counted (rollouts, dollars) cannot hold one gate, with the budget to raise; None when
+        they can. The wall time is a forecast at the pace of earlier runs, so a short one is a `warning` instead."""
+        short = {name: n for name, n in self.short().items() if name != WALL}
         if not short:
             return None
         name = min(short, key=short.get)
-        if name == WALL:
-            minutes = math.ceil(self.first_gate * self.pace.seconds_per_rollout / 60)
-            raise_it = f"raise --budget-minutes (budget.max_wall_s) to at least {minutes}"
-        elif name == ROLLOUTS:
-            raise_it = f"raise --budget-rollouts (budget.max_rollouts) to at least {self.first_gate}"
+        if name == ROLLOUTS:
+            raise_it = (
+                f"raise --budget-rollouts (budget.max_rollouts) to at least {self.rollouts_done + self.first_gate}"
+            )
         else:
             raise_it = f"raise budget.max_dollars.{name.removesuffix(' dollar cap')}"
+        return f"the budgets cannot hold one gate: {self.allowance(name)}, and {self.first_gate_words()}: {raise_it}"
+
+    def warning(self) -> str | None:
+        """That the wall time may not hold one gate at the pace of earlier runs, with the budget that would; None when it
+        holds one (or no iteration is asked)."""
+        if WALL not in self.short():
+            return None
+        minutes = math.ceil(self.first_gate * self.pace.seconds_per_rollout / 60)
         return (
-            f"the budgets cannot hold one gate: {self.allowance(name)}, and a first edit is gated only after at least {self.first_gate} (the root's "
-            f"dev scoring, a minibatch and the child's gate on the smallest pattern): {raise_it}"
+            f"warning: the wall time may end before any edit is gated: {self.allowance(WALL)}, and {self.first_gate_words()}; "
+            f"--budget-minutes {minutes} would hold one"
+        )
+
+    def first_gate_words(self) -> str:
+        return (
+            f"a first edit is gated only after at least {self.first_gate} (the root's dev scoring, a minibatch and the "
+            "child's gate on the smallest pattern)"
         )
 
 
@@ -228,6 +261,11 @@ def estimate(
     }
     dollars = {role: price(config.models.role(role), n) for role, n in calls.items()}
     first_gate = start + minibatch + config.failures.promotion_support * acceptance.trials
+    decides = (
+        min(iterations_left, 1 + int((allows[binds] - first_gate) // max(per_iteration, 1)))
+        if allows[binds] >= first_gate
+        else 0
+    )
     return Estimate(
         iterations=iterations,
         rollouts=rollouts,
@@ -241,6 +279,9 @@ def estimate(
         binds=binds,
         first_gate=first_gate,
         iterations_left=iterations_left,
+        rollouts_done=rollouts_done,
+        decides=decides,
+        gain_needs=int(start + minibatch + 2 * gate + n_dev * config.search.dev_trials),
     )
 
 

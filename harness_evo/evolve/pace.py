@@ -2,11 +2,14 @@
 reviews), by solver model and rollout workers.
 
 Each run session that paid for enough rollouts adds its measurement to `pace.json` in the user cache folder (with the
-response cache); the pre-flight estimate of the next run reads it. Before any run here it uses DEFAULT_SECONDS.
+response cache); the pre-flight estimate of the next run reads the median of the recent ones. Before any run here it
+uses DEFAULT_SECONDS.
 """
 
+import fcntl
 import json
 import os
+import statistics
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,22 +27,36 @@ DEFAULT_SECONDS = 10.0
 workers on a 2-core machine did 106 rollouts in 15.1 minutes (8.5 s each) and 497 in 88 minutes (10.6 s; both in
 docs/experiments.md)."""
 KEPT = 5
-"""Sessions kept per solver and workers: the pace is theirs, pooled."""
+"""Recent sessions kept per solver and workers: the pace is the median of theirs."""
+MAX_AGE_S = 30 * 24 * 3600.0
+"""A session older than this says little about the machine now and is left out."""
 MIN_ROLLOUTS = 4
-"""A session that paid for fewer rollouts says too little about the pace to be kept."""
-MAX_REPLAYED = 0.2
+"""A session that paid for fewer fresh rollouts says too little about the pace to be kept."""
+MAX_REPLAYED = 0.5
 """A session that answered more than this share of its model calls from the response cache (a run started again on
-the same keys replays its first rollouts) measured the cache, not the machine, and is not kept."""
+the same keys replays its first rollouts) measured the cache more than the machine, and is not kept; one that replayed
+less counts only its fresh rollouts."""
 FILE = "pace.json"
 
 
 class Measured(BaseModel):
-    """One run session: the rollouts it paid for in its wall time."""
+    """One run session: the rollouts it paid for in its wall time, and the share of its model calls the response cache
+    answered."""
 
     run: str
     rollouts: int
     seconds: float
     at: float = Field(default_factory=time.time)
+    replayed: float = 0.0
+
+    @property
+    def fresh(self) -> float:
+        """Its rollouts less the share answered from the response cache, which took next to no model time."""
+        return self.rollouts * (1 - self.replayed)
+
+    @property
+    def seconds_per_rollout(self) -> float:
+        return self.seconds / self.fresh
 
 
 class Pace(BaseModel):
@@ -47,14 +64,16 @@ class Pace(BaseModel):
 
     seconds_per_rollout: float = DEFAULT_SECONDS
     rollouts: int = 0
-    """The rollouts it was measured over; 0 for the default."""
+    """The fresh rollouts it was measured over; 0 for the default."""
     runs: int = 0
     """The run sessions they came from."""
 
     def basis(self) -> str:
         if not self.rollouts:
             return "a default until a run here measures it"
-        return f"measured here over {self.rollouts} rollouts of {self.runs} earlier run{'s' * (self.runs != 1)}"
+        if self.runs == 1:
+            return f"measured here over {self.rollouts} rollouts of 1 earlier run"
+        return f"the median of {self.runs} earlier runs here, over {self.rollouts} rollouts"
 
 
 def key(config: RunConfig) -> str:
@@ -71,15 +90,16 @@ def load(path: Path) -> dict[str, list[Measured]]:
         return {}
 
 
-def pace(config: RunConfig) -> Pace:
-    """The pace of runs like `config` on this machine: its last KEPT sessions pooled, or the default."""
-    sessions = load(cache_home() / FILE).get(key(config), [])
-    rollouts = sum(row.rollouts for row in sessions)
-    if not rollouts:
+def pace(config: RunConfig, now: float | None = None) -> Pace:
+    """The pace of runs like `config` on this machine: the median over its last KEPT sessions of the last MAX_AGE_S (one
+    run slowed down by another job beside it moves it little), or the default."""
+    now = time.time() if now is None else now
+    sessions = [row for row in load(cache_home() / FILE).get(key(config), []) if now - row.at <= MAX_AGE_S][-KEPT:]
+    if not sessions:
         return Pace()
     return Pace(
-        seconds_per_rollout=round(sum(row.seconds for row in sessions) / rollouts, 2),
-        rollouts=rollouts,
+        seconds_per_rollout=round(statistics.median(row.seconds_per_rollout for row in sessions), 2),
+        rollouts=round(sum(row.fresh for row in sessions)),
         runs=len(sessions),
     )
 
@@ -92,22 +112,22 @@ def replayed(before: tuple[int, int], after: tuple[int, int]) -> float:
 
 
 def record(config: RunConfig, run: str, rollouts: int, seconds: float, replayed_share: float = 0.0) -> None:
-    """Keep a session's pace for the next estimates; not when it ran too few rollouts, or answered more than
-    MAX_REPLAYED (`replayed_share`) of its model calls from the response cache. The file is replaced whole, so a reader
-    never sees half of it; of two sessions ending at once, one's measurement may be lost."""
-    if rollouts < MIN_ROLLOUTS or seconds <= 0 or replayed_share > MAX_REPLAYED:
+    """Keep a session's pace for the next estimates; not when it paid for too few fresh rollouts, or answered more than
+    MAX_REPLAYED (`replayed_share`) of its model calls from the response cache. Sessions of several processes ending at
+    once take turns (a lock beside the file), and the file is replaced whole, so a reader never sees half of it."""
+    measured = Measured(run=run, rollouts=rollouts, seconds=round(seconds, 1), replayed=round(replayed_share, 3))
+    if measured.fresh < MIN_ROLLOUTS or seconds <= 0 or replayed_share > MAX_REPLAYED:
         return
     path = cache_home() / FILE
-    sessions = load(path)
-    sessions[key(config)] = [
-        *sessions.get(key(config), []),
-        Measured(run=run, rollouts=rollouts, seconds=round(seconds, 1)),
-    ][-KEPT:]
-    partial = path.with_name(f"{FILE}.{os.getpid()}")
-    partial.write_text(
-        json.dumps({name: [row.model_dump() for row in rows] for name, rows in sessions.items()}, indent=1)
-    )
-    partial.replace(path)
+    with path.with_name(f"{FILE}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        sessions = load(path)
+        sessions[key(config)] = [*sessions.get(key(config), []), measured][-KEPT:]
+        partial = path.with_name(f"{FILE}.{os.getpid()}")
+        partial.write_text(
+            json.dumps({name: [row.model_dump() for row in rows] for name, rows in sessions.items()}, indent=1)
+        )
+        partial.replace(path)
 
 
 class Counts(Protocol):

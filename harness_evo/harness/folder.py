@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness_evo.config import one_line
 from harness_evo.errors import HarnessError, first_line
+from harness_evo.harness import assets as binary
 from harness_evo.harness.edit import Edit
 from harness_evo.harness.examples import SAMPLE_EXAMPLE, Example, parse_example
 from harness_evo.harness.features import SAMPLE_FINDINGS, unshown
@@ -131,10 +132,12 @@ class Skill(BaseModel):
 
 
 class Harness:
-    """An immutable set of components (relative path -> text); the folder is only its serialization."""
+    """An immutable set of components (relative path -> text) and binary assets (relative path -> bytes, see
+    harness/assets.py); the folder is only its serialization."""
 
-    def __init__(self, components: dict[str, str], source: str = "<components>"):
+    def __init__(self, components: dict[str, str], source: str = "<components>", assets: dict[str, bytes] | None = None):
         self.components = {safe_relative(path): text for path, text in sorted(components.items())}
+        self.assets = {safe_relative(path): data for path, data in sorted((assets or {}).items())}
         self.source = source
         self._validate()
 
@@ -143,39 +146,46 @@ class Harness:
         folder = Path(folder)
         if not folder.is_dir():
             raise HarnessError(f"{folder}: not a harness folder (no such directory)")
-        components = {}
+        components, assets = {}, {}
         for path in sorted(folder.rglob("*")):
             relative = path.relative_to(folder).as_posix()
             if path.is_symlink():
                 raise HarnessError(f"{folder / relative}: links are not allowed in a harness folder")
             if not path.is_file() or "__pycache__" in path.parts or relative == EXPORT_NOTES:
                 continue
-            try:
-                components[relative] = path.read_text()
-            except UnicodeDecodeError:
-                raise HarnessError(f"{folder / relative}: not a text file; every harness file is a text component") from None
-        return cls(components, source=str(folder))
+            data = path.read_bytes()
+            text = binary.as_text(data)
+            if text is not None:
+                components[relative] = text
+            elif binary.placeable(relative):
+                assets[relative] = data
+            else:
+                raise HarnessError(f"{folder / relative}: not a text file; binary files may only be in skill and tool folders")
+        return cls(components, source=str(folder), assets=assets)
 
     def save(self, folder: Path) -> Path:
         folder = Path(folder)
-        for relative, text in self.components.items():
+        for relative, content in {**self.components, **self.assets}.items():
             path = folder / relative
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-            if relative.startswith("tools/") and text.startswith("#!"):
+            path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
+            if relative.startswith("tools/") and content.startswith(b"#!" if isinstance(content, bytes) else "#!"):
                 path.chmod(0o755)
         return folder
 
     @cached_property
     def hash(self) -> str:
-        return hashlib.sha256(json.dumps(self.components, sort_keys=True).encode()).hexdigest()
+        """sha256 of the sorted components, and of the assets' own sha256s when there are any."""
+        counted: dict = self.components if not self.assets else {"components": self.components, "assets": binary.digest(self.assets)}
+        return hashlib.sha256(json.dumps(counted, sort_keys=True).encode()).hexdigest()
 
     @property
     def short_hash(self) -> str:
         return self.hash[:12]
 
     def apply(self, edit: Edit) -> "Harness":
-        return Harness(edit.apply(self.components), source="")
+        """The harness with `edit` applied to its components; its assets stay as they are."""
+        return Harness(edit.apply(self.components), source="", assets=self.assets)
 
     def changed_paths(self, other: "Harness") -> list[str]:
         """The components that differ from `other`'s (added, removed or changed), in path order."""
@@ -268,14 +278,14 @@ class Harness:
     def _example_index(self) -> ExampleIndex:
         return ExampleIndex(self.examples)
 
-    def files_for_sandbox(self) -> dict[str, str]:
-        """Sandbox path -> text of every tool and skill file, installed under /opt/harness (`${CLAUDE_SKILL_DIR}` in a
-        skill's files is its folder there)."""
-        files = {f"{SANDBOX_ROOT}/{path}": text for path, text in self.components.items() if path.startswith("tools/")}
+    def files_for_sandbox(self) -> dict[str, str | bytes]:
+        """Sandbox path -> text (or bytes, for an asset) of every tool and skill file, installed under /opt/harness
+        (`${CLAUDE_SKILL_DIR}` in a skill's text files is its folder there)."""
+        files: dict[str, str | bytes] = {f"{SANDBOX_ROOT}/{path}": text for path, text in self.components.items() if path.startswith("tools/")}
         for path, text in self.components.items():
             if path.startswith("skills/"):
                 files[f"{SANDBOX_ROOT}/{path}"] = installed_skill_text(text, f"{SANDBOX_ROOT}/skills/{path.split('/')[1]}")
-        return files
+        return files | {f"{SANDBOX_ROOT}/{path}": data for path, data in self.assets.items()}
 
     # rendering
 
@@ -307,6 +317,10 @@ class Harness:
     def _validate(self) -> None:
         if "harness.toml" not in self.components:
             raise self._error("", "missing harness.toml")
+        if both := sorted(self.components.keys() & self.assets.keys()):
+            raise self._error(both[0], "is both a text component and a binary file")
+        if problems := binary.problems(self.assets):
+            raise self._error("", problems[0])
         self.settings, self.tools, self.skills, self.examples  # noqa: B018 - parse everything now, so errors surface at load
         for template in REQUIRED_TEMPLATES:
             if f"prompts/{template}" not in self.components:

@@ -153,14 +153,21 @@ class LlamaProvider:
         self._held.append(key)
         model = f"openai/{name}"
         register_free(model)
+        identity = cache_identity(self.kind)
         return Endpoint(
             model=model, kwargs={"api_base": f"{server.url}/v1", "api_key": "local"}, schema="json_object",
-            slots=slots, server=server,
+            slots=slots, server=server, identity=lambda: identity,
         )
 
     def close(self) -> None:
         while self._held:
             process.release(self._held.pop())
+
+
+def cache_identity(kind: str) -> str:
+    """What tells the replies of each server of the same model apart in the response cache (their kernels round
+    differently, so their replies differ): llama-server's, the default, keep the keys they always had."""
+    return "" if kind == "llama-server" else kind
 
 
 def _available_memory() -> int | None:

@@ -7,7 +7,9 @@ that signal when the *thread* that forked the child ends, so every server is for
 launcher thread rather than from whichever worker thread first needed it.
 
 Each running server leaves a small JSON file in `<cache>/servers/` so that `harness-evo models` in
-another process can say where it runs.
+another process can say where it runs, and writes its log there (named by its port and the process that started it,
+so that two processes never write one log). A server that stops cleanly takes its log with it; the log of one that was
+killed or crashed stays for a day, to be read, and is then removed when a server starts.
 """
 
 import atexit
@@ -36,6 +38,8 @@ _running: set["ServerProcess"] = set()
 _shared: dict[str, tuple["ServerProcess", int]] = {}
 _starting: dict[str, threading.Lock] = {}
 _previous_handlers: dict[int, Any] = {}
+LOG_KEPT_S = 24 * 3600.0
+"""How long the log of a server that did not stop cleanly is kept."""
 
 
 def servers_dir() -> Path:
@@ -67,9 +71,10 @@ class ServerProcess:
     ) -> "ServerProcess":
         """Start `command(port)` and wait until GET `health` answers 200; raises ModelUnavailable with the log's tail."""
         install_signal_handlers()
+        remove_old_logs()
         port = port or free_port()
-        log = servers_dir() / f"{_slug(name)}-{port}.log"
         parent = os.getpid()
+        log = servers_dir() / f"{_slug(name)}-{port}-{parent}.log"
         with log.open("wb") as sink:
             process = _launcher.submit(
                 subprocess.Popen, command(port), stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
@@ -184,6 +189,18 @@ def running_servers() -> list[dict[str, Any]]:
         else:
             record_file.unlink(missing_ok=True)
     return alive
+
+
+def remove_old_logs(now: float | None = None) -> None:
+    """Remove the logs of servers that are gone (killed, crashed, or their process was) after LOG_KEPT_S."""
+    now = time.time() if now is None else now
+    live = {Path(record["log"]).name for record in running_servers()}
+    for log in servers_dir().glob("*.log"):
+        try:
+            if log.name not in live and now - log.stat().st_mtime > LOG_KEPT_S:
+                log.unlink()
+        except FileNotFoundError:  # another process removed it first
+            pass
 
 
 def install_signal_handlers() -> None:

@@ -28,8 +28,8 @@ class Sandbox(Protocol):
         """Run `command` with bash in the task's working directory; a fresh shell each time."""
         ...
 
-    def write_files(self, files: dict[str, str], executable: bool = False) -> None:
-        """Create files at absolute sandbox paths (parents created)."""
+    def write_files(self, files: dict[str, str | bytes], executable: bool = False) -> None:
+        """Create files at absolute sandbox paths (parents created), from text or bytes."""
         ...
 
     def copy_dir(self, local: Path, remote: str) -> None:

@@ -225,11 +225,11 @@ class DockerSandbox:
         oom = ", out of memory" if state.get("OOMKilled") else ""
         return InfraError(f"sandbox container {self.name} died ({state.get('Status')}, exit code {state.get('ExitCode')}{oom})")
 
-    def write_files(self, files: dict[str, str], executable: bool = False) -> None:
+    def write_files(self, files: dict[str, str | bytes], executable: bool = False) -> None:
         archive = io.BytesIO()
         with tarfile.open(fileobj=archive, mode="w") as tar:
-            for path, text in files.items():
-                data = text.encode()
+            for path, content in files.items():
+                data = content if isinstance(content, bytes) else content.encode()
                 info = tarfile.TarInfo(str(relative_to_root(path)))
                 info.size, info.mode, info.mtime = len(data), 0o755 if executable else 0o644, time.time()
                 tar.addfile(info, io.BytesIO(data))

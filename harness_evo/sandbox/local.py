@@ -123,11 +123,11 @@ class LocalSandbox:
         home, tmp = ("/root", "/tmp") if self.bwrap else (str(self.host_path("/root")), str(self.host_path("/tmp")))
         return {"PATH": PATH, "HOME": home, "TMPDIR": tmp, "LANG": "C.UTF-8"}
 
-    def write_files(self, files: dict[str, str], executable: bool = False) -> None:
-        for remote, text in files.items():
+    def write_files(self, files: dict[str, str | bytes], executable: bool = False) -> None:
+        for remote, content in files.items():
             path = self.host_path(remote)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
+            path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
             path.chmod(0o755 if executable else 0o644)
 
     def copy_dir(self, local: Path, remote: str) -> None:

@@ -86,9 +86,17 @@ class RunStore:
 
     @classmethod
     def create(cls, runs_dir: Path, kind: str, run_id: str | None = None) -> "RunStore":
-        run_id = run_id or f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
-        folder = Path(runs_dir) / run_id
-        folder.mkdir(parents=True, exist_ok=False)
+        """A new run folder under `runs_dir`, named `run_id` or, by default, by its kind, the time and a random suffix
+        (drawn again should another process have taken it the same second)."""
+        for attempt in range(10):
+            folder = Path(runs_dir) / (run_id or f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}")
+            try:
+                folder.mkdir(parents=True)
+                break
+            except FileExistsError:
+                if run_id is not None or attempt == 9:
+                    raise
+        run_id = folder.name
         draft = folder / "run.db.new"  # in WAL mode before anyone can open it: two processes switching it at once fail
         connection = sqlite3.connect(draft)
         connection.execute("PRAGMA journal_mode=WAL")

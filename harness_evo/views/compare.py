@@ -7,7 +7,9 @@ from rich.text import Text
 from harness_evo.compare import CompareFacts
 
 
-def render(facts: CompareFacts) -> Group:
+def render(facts: CompareFacts, every_task: bool = False) -> Group:
+    """The tables and verdicts; per task only the tasks the harnesses differ on (or that some did not score) and how many
+    others there are, unless `every_task`."""
     harnesses = facts.harnesses
     recorded = (
         (
@@ -27,18 +29,23 @@ def render(facts: CompareFacts) -> Group:
         overview.add_row(
             row.letter, row.spec, row.hash[:12], str(row.pass_at_1), str(row.infra), str(row.paid), str(row.reused)
         )
+    measured = [row for row in facts.per_task if all(cell.scored for cell in row.cells)]
+    same = {row.task_id for row in measured if not row.differs}
+    shown = [row for row in facts.per_task if every_task or row.task_id not in same]
     tasks = Table(
-        title="passes / scored trials per task (tasks where the harnesses differ first)", title_justify="left"
+        title="passes / scored trials per task"
+        + (" (tasks where the harnesses differ first)" if every_task else ", of the tasks where the harnesses differ"),
+        title_justify="left",
     )
     tasks.add_column("task")
     for row in harnesses:
         tasks.add_column(row.letter, justify="right")
-    for row in facts.per_task:
+    for row in shown:
         cells = [f"{cell.passed}/{cell.scored}" if cell.scored else "-" for cell in row.cells]
         tasks.add_row(row.task_id, *cells, style="" if row.differs else "dim")
-    measured = [row for row in facts.per_task if all(cell.scored for cell in row.cells)]
-    same = sum(not row.differs for row in measured)
-    tasks.caption, tasks.caption_justify = f"{same} of {len(measured)} tasks score the same on every harness", "left"
+    hidden = "" if every_task or not same else " (not listed; --all lists every task, --json gives every row)"
+    tasks.caption = f"{len(same)} of {len(measured)} tasks score the same on every harness{hidden}"
+    tasks.caption_justify = "left"
     verdicts = Text()
     for comparison in facts.comparisons:
         counts = f"  ({comparison.b_better} pairs better, {comparison.a_better} worse, of {comparison.n} on {comparison.tasks} tasks)\n"

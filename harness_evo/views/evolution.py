@@ -166,13 +166,25 @@ def summary_panel(summary: EvolutionSummary) -> Panel:
             if summary.accepted_by_move
             else ""
         ),
-        f"dev pass@1: start {style.score(summary.start_dev, summary.start_dev_n)} -> best "
-        f"{style.score(summary.best_dev, summary.best_dev_n)} ({summary.nodes} node{'s' * (summary.nodes != 1)} in the tree)",
+        *dev_scores(summary),
         *dev_lines(summary),
         *conditioning_lines(summary),
         f"spend: {dollars(summary.spend)}",
     ]
     return Panel("\n".join(lines), title=f"run {summary.run_id}", title_align="left")
+
+
+def dev_scores(summary: EvolutionSummary) -> list[str]:
+    """The dev scores of the start and the best node, or in plain words what the run did not get to measure."""
+    if not summary.start_dev_n:
+        return ["dev pass@1: not measured: the run stopped before it had scored the starting harness on dev"]
+    start = style.score(summary.start_dev, summary.start_dev_n)
+    if summary.best_node == summary.root and summary.nodes == 1:
+        return [f"dev pass@1: start {start}; no edit was accepted, so no other harness was scored on dev"]
+    return [
+        f"dev pass@1: start {start} -> best {style.score(summary.best_dev, summary.best_dev_n)} "
+        f"({summary.nodes} node{'s' * (summary.nodes != 1)} in the tree)"
+    ]
 
 
 def dev_lines(summary: EvolutionSummary) -> list[str]:
@@ -187,7 +199,11 @@ def dev_lines(summary: EvolutionSummary) -> list[str]:
             "the run has not shown a gain over the starting harness on dev"
             + (f" (closest: {comparison.verdict})" if comparison else "")
         )
-    if summary.gates is not None:
+    if summary.gates == 0:
+        lines.append(
+            "no edit was gated" + (": the run ended before its first iteration" if not summary.iterations else "")
+        )
+    elif summary.gates is not None:
         lines.append(
             f"gated {summary.gates} edits and accepted {summary.fates.get(EditStatus.ACCEPTED, 0)}; edits that change "
             f"nothing would get at most {summary.expected_false_accepts:g} accepts from noise alone"
@@ -206,9 +222,15 @@ def conditioning_lines(summary: EvolutionSummary) -> list[str]:
     found = summary.conditioning
     if not found:
         return []
+    start, best = (side if side and side.rollouts else None for side in (found.start, found.best))
+    if not start and not best:
+        return [
+            "reads the task (the input-conditioning gauge): not measured, as no train rollout of the starting harness "
+            "was scored"
+        ]
     lines = [
         f"reads the task (train; identifiability/chance, category dependence, template share): start "
-        f"{style.gauge(found.start)} -> best {style.gauge(found.best)}"
+        f"{style.gauge(start)} -> best {style.gauge(best)}"
     ]
     if found.reads_less:
         lines.append(

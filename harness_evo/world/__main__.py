@@ -6,11 +6,17 @@ import os
 import sys
 from pathlib import Path
 
-from harness_evo.world import continue_until, fill_disk_after, register
+from harness_evo.entry import INTERRUPTED
+
+try:
+    from harness_evo.world import continue_until, fill_disk_after, register
+except KeyboardInterrupt:  # Ctrl-C while the command still imports (litellm takes seconds) is a notice, as it is for
+    sys.stderr.write("interrupted before anything started; nothing was recorded\n")  # `harness-evo` itself
+    sys.exit(INTERRUPTED)
 
 register()
 if sys.argv[1] == "cli":
-    from harness_evo.cli import main
+    from harness_evo.entry import main
 
     if fill := os.environ.get("WORLD_FILL_DISK"):
         after, ballast = fill.split(":", 1)

@@ -21,7 +21,7 @@ def export_harness(harness: Harness, format_name: str, out: Path, origin: Origin
     if "EXPORT.md" in exported.files:
         raise UserError("the harness has a component named EXPORT.md, which an export writes itself; rename it")
     notes = export_notes(harness, origin or Origin(), format_name, exported)
-    write_folder(out, exported.files | {"EXPORT.md": notes})
+    write_folder(out, exported.files | exported.assets | {"EXPORT.md": notes})
     return exported
 
 
@@ -29,7 +29,7 @@ def import_harness(format_name: str, source: Path, out: Path, base: Harness | No
     """Make a harness folder at `out` from `source` in `format_name`; refuses, with the reason, what it cannot express.
     `base` gives what the source has no place for; an export of harness-evo carries it, other sources may need it."""
     imported = pick(IMPORTERS, format_name, "import").load(Path(source), base)
-    write_folder(out, imported.harness.components, empty=True)
+    write_folder(out, imported.harness.components | imported.harness.assets, empty=True)
     return imported
 
 

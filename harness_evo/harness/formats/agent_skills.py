@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness_evo.errors import UserError
+from harness_evo.harness import assets as binary
 from harness_evo.harness.features import not_carried
 from harness_evo.harness.folder import Harness
 from harness_evo.harness.formats.base import (
@@ -21,7 +22,7 @@ from harness_evo.harness.formats.base import (
     Imported,
     carried,
     read_carried,
-    read_text_files,
+    read_files,
 )
 from harness_evo.harness.frontmatter import frontmatter, split_frontmatter
 from harness_evo.harness.paths import safe_relative
@@ -49,9 +50,9 @@ def valid_name(name: str) -> bool:
 
 
 def frontmatter_problems(front: dict[str, Any], folder_name: str, lenient: bool = False) -> list[str]:
-    """Every way a SKILL.md frontmatter breaks the Agent Skills rules; empty when it is valid. `lenient` checks only what
-    the reference validator (skills-ref) checks, for skills brought in: it lets `allowed-tools` be a YAML list, `license`
-    any value and `metadata` any mapping."""
+    """Every way a SKILL.md frontmatter breaks the Agent Skills rules; empty when it is valid. `lenient` is for skills
+    brought in: it checks less than the reference validator (skills-ref) does, letting `allowed-tools` be a YAML list,
+    `license` any value, `metadata` any mapping and `description` run over its limit (an export shortens it)."""
     problems = [f"unknown frontmatter field `{key}` (allowed: {', '.join(sorted(FIELDS))})" for key in front if key not in FIELDS]
     name = front.get("name")
     if not isinstance(name, str) or not name.strip():
@@ -67,7 +68,7 @@ def frontmatter_problems(front: dict[str, Any], folder_name: str, lenient: bool 
     description = front.get("description")
     if not isinstance(description, str) or not description.strip():
         problems.append("`description` is missing or empty")
-    elif len(description) > MAX_DESCRIPTION:
+    elif len(description) > MAX_DESCRIPTION and not lenient:
         problems.append(f"`description` has {len(description)} characters, at most {MAX_DESCRIPTION} are allowed")
     compatibility = front.get("compatibility")
     if compatibility is not None and (not isinstance(compatibility, str) or len(compatibility) > MAX_COMPATIBILITY):
@@ -111,6 +112,13 @@ def skill_name(name: str) -> str:
     return valid
 
 
+def shortened(description: str) -> str:
+    """`description` cut to the Agent Skills limit at a word's end, with an ellipsis when it was cut."""
+    if len(description) <= MAX_DESCRIPTION:
+        return description
+    return description[: MAX_DESCRIPTION - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
+
+
 def skill_folders(harness: Harness) -> dict[str, dict[str, str]]:
     """Folder name -> {relative path -> text} of each skill of the harness."""
     folders: dict[str, dict[str, str]] = {}
@@ -121,22 +129,30 @@ def skill_folders(harness: Harness) -> dict[str, dict[str, str]]:
     return {folder: files for folder, files in folders.items() if "SKILL.md" in files}
 
 
+def folder_assets(harness: Harness, folder: str) -> dict[str, bytes]:
+    """Relative path -> bytes of the binary files in the harness's folder `folder` (`skills/NAME` or `tools/NAME`)."""
+    return {path.removeprefix(f"{folder}/"): data for path, data in harness.assets.items() if path.startswith(f"{folder}/")}
+
+
 def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
     """Skill folder files (relative to the skills folder) for every skill and tool; `tool_dir` is how a tool's
     instructions name the folder that holds its files."""
     files: dict[str, str] = {}
+    assets: dict[str, bytes] = {}
     lost: list[str] = []
     for folder, skill_files in skill_folders(harness).items():
         name = skill_name(folder)
         front, body = split_frontmatter(skill_files["SKILL.md"], f"skills/{folder}/SKILL.md")
-        problems = frontmatter_problems(front, name) if name == folder else ["renamed"]
+        problems = frontmatter_problems(front, name) if name == folder else [f"`{folder}` is not a valid name"]
         if problems:
             description = str(front.get("description", "")).strip()
-            fields = {"name": name, "description": description[:MAX_DESCRIPTION]}
+            fields = {"name": name, "description": shortened(description)}
             fields |= {key: front[key] for key in FIELDS - {"name", "description"} if key in front}
             skill_files = {**skill_files, "SKILL.md": frontmatter(fields, body)}
-            lost.append(f"skill `{folder}` was rewritten to meet the Agent Skills rules (name `{name}`, description of at most {MAX_DESCRIPTION} characters); other frontmatter was dropped")
+            lost.append(f"skill `{folder}` was rewritten to meet the Agent Skills rules ({'; '.join(problems)}): its name is `{name}`, "
+                        f"its description at most {MAX_DESCRIPTION} characters, and frontmatter fields the rules do not name were dropped")
         files |= {f"{name}/{relative}": text for relative, text in skill_files.items()}
+        assets |= {f"{name}/{relative}": data for relative, data in folder_assets(harness, f"skills/{folder}").items()}
     for tool in harness.tools:
         name = skill_name(tool.name)
         if any(path.startswith(f"{name}/") for path in files):
@@ -144,9 +160,10 @@ def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
         if name != tool.name:
             lost.append(f"tool `{tool.name}` became the skill `{name}`; an import brings it back under that name")
         body = TEMPLATES.get_template("tool_skill.md.j2").render(tool=tool, command=tool.command.replace("$TOOL_DIR", tool_dir))
-        description = tool.description[:MAX_DESCRIPTION]
+        description = shortened(tool.description)
         files[f"{name}/SKILL.md"] = frontmatter({"name": name, "description": description, "metadata": {TOOL_MARK: "true"}}, body)
         files |= {f"{name}/{relative}": text for relative, text in harness.tool_files(tool).items()}
+        assets |= {f"{name}/{relative}": data for relative, data in folder_assets(harness, f"tools/{tool.name}").items()}
     if harness.examples:
         name = skill_name(f"{harness.name}-examples")
         if any(path.startswith(f"{name}/") for path in files):
@@ -154,7 +171,7 @@ def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
         files |= examples_skill(harness, name)
         lost.append(f"examples: the skill `{name}` holds all {len(harness.examples)}, for the agent to read when one resembles its task; "
                     f"harness-evo shows each task the {harness.agent.examples} most similar to its instruction in the instance prompt")
-    return Exported(files=files, lost=lost)
+    return Exported(files=files, lost=lost, assets=assets)
 
 
 def examples_skill(harness: Harness, name: str) -> dict[str, str]:
@@ -226,8 +243,8 @@ class AgentSkills:
         if not read.components and read.carried is None:
             why = "; ".join(read.refused) if read.refused else "only exported instructions"
             raise UserError(f"{source}: no skill or tool to import ({why})")
-        components = over_carried_or_base(read, base, source)
-        return Imported(harness=Harness(components, source=str(source)), notes=read.notes)
+        components, assets = over_carried_or_base(read, base, source)
+        return Imported(harness=Harness(components, source=str(source), assets=assets), notes=read.notes)
 
 
 @dataclass
@@ -235,6 +252,8 @@ class SkillsRead:
     """What a folder of skills brings: harness components, what an export carried, and notes (refusals among them)."""
 
     components: dict[str, str] = field(default_factory=dict)
+    assets: dict[str, bytes] = field(default_factory=dict)
+    """The binary files of the skills, by their path in the harness."""
     carried: dict[str, str] | None = None
     """The components an export of a harness carried beside its skills (harness.toml, prompts), if it did."""
     notes: list[str] = field(default_factory=list)
@@ -263,22 +282,26 @@ def read_skills(source: Path) -> SkillsRead:
         raise UserError(f"{source}: no `<name>/SKILL.md` inside; a folder of Agent Skills holds one folder per skill")
     for skill in folders:
         try:
-            read.components |= one_skill(skill, read)
+            components, assets = one_skill(skill, read)
+            if over := binary.problems(read.assets | assets):
+                raise UserError(f"its binary files would take the harness over its cap ({over[0]})")
+            read.components |= components
+            read.assets |= assets
         except UserError as e:  # one bad skill is named and left out; the others come in
             read.refused.append(f"{skill.name}: {e}")
             read.notes.append(f"refused {skill.name}: {e}")
     return read
 
 
-def one_skill(folder: Path, read: SkillsRead) -> dict[str, str]:
-    """The harness files of one skill folder (none for exported instructions, which may carry the harness's prompts);
-    a UserError says why it is refused."""
+def one_skill(folder: Path, read: SkillsRead) -> tuple[dict[str, str], dict[str, bytes]]:
+    """The harness files of one skill folder, text and binary (none for exported instructions, which may carry the
+    harness's prompts); a UserError says why it is refused."""
     if folder.is_symlink():
         raise UserError("a link; copy the skill in place of the link")
     problems = skill_problems(folder, lenient=True)
     if problems:
         raise UserError(f"not a valid Agent Skill: {'; '.join(problems)}")
-    files = read_text_files(folder)
+    files, binaries = read_files(folder)
     if "SKILL.md" not in files:
         files["SKILL.md"] = files.pop("skill.md")
         read.notes.append(f"{folder.name}: skill.md is SKILL.md in the harness")
@@ -288,30 +311,46 @@ def one_skill(folder: Path, read: SkillsRead) -> dict[str, str]:
         read.carried = read_carried(folder)
         if read.carried is None:
             read.notes.append(f"{folder.name} holds instructions exported from a harness, without the prompts themselves")
-        return {}
+        return {}, {}
     if marks.get(EXAMPLES_MARK) == "true":
         read.notes.append(f"{folder.name}: its worked examples are the harness's examples/")
-        return {path: text for path, text in files.items() if path.startswith("examples/")}
+        return {path: text for path, text in files.items() if path.startswith("examples/")}, {}
     read.notes += [f"{folder.name}: frontmatter `{key}` is kept in SKILL.md but harness-evo does not act on it"
                    for key in ("allowed-tools", "compatibility") if key in front]
+    if len(description := str(front["description"]).strip()) > MAX_DESCRIPTION:
+        read.notes.append(f"{folder.name}: its description has {len(description)} characters, over the Agent Skills limit of "
+                          f"{MAX_DESCRIPTION}; kept whole here, an export shortens it")
     if marks.get(TOOL_MARK) == "true":
         if "tool.toml" not in files:
             raise UserError("marked as a harness-evo tool but has no tool.toml")
-        return {f"tools/{folder.name}/{path}": text for path, text in files.items() if path != "SKILL.md"}
-    return {f"skills/{folder.name}/{path}": text for path, text in files.items()}
+        prefix, files = f"tools/{folder.name}", {path: text for path, text in files.items() if path != "SKILL.md"}
+    else:
+        prefix = f"skills/{folder.name}"
+    assets = {f"{prefix}/{path}": data for path, data in binaries.items()}
+    if too_big := binary.problems(assets):
+        raise UserError(too_big[0])
+    if assets:
+        read.notes.append(f"{folder.name}: {len(assets)} binary file{'s' * (len(assets) > 1)} "
+                          f"({binary.describe_size(sum(map(len, assets.values())))}) carried unchanged: copied into the sandbox "
+                          "with the skill, never shown to a model")
+    return {f"{prefix}/{path}": text for path, text in files.items()}, assets
 
 
-def over_carried_or_base(read: SkillsRead, base: Harness | None, source: Path) -> dict[str, str]:
-    """The components of the imported harness: what was read, over what the export carried (prompts, settings) or, for
-    skills that carry none, over the base harness (whose skills and tools of the same names are replaced)."""
+def over_carried_or_base(read: SkillsRead, base: Harness | None, source: Path) -> tuple[dict[str, str], dict[str, bytes]]:
+    """The components and assets of the imported harness: what was read, over what the export carried (prompts,
+    settings) or, for skills that carry none, over the base harness (whose skills and tools of the same names are
+    replaced)."""
     if read.carried is not None:
         read.notes.append(f"prompts and agent settings come from the export itself (its {CARRIED}/ folder)")
-        return read.carried | read.components
+        return read.carried | read.components, read.assets
     if base is None:
         raise UserError(f"{source}: skills carry no prompts or agent settings; pass --base HARNESS to take them from")
     replaced = {"/".join(path.split("/")[:2]) for path in read.components}
     replaced |= {"examples"} if any(path.startswith("examples/") for path in read.components) else set()
-    kept = {path: text for path, text in base.components.items()
-            if "/".join(path.split("/")[:2]) not in replaced and path.split("/")[0] not in replaced}
+
+    def kept(files: dict) -> dict:
+        return {path: content for path, content in files.items()
+                if "/".join(path.split("/")[:2]) not in replaced and path.split("/")[0] not in replaced}
+
     read.notes.append(f"prompts and agent settings come from the base harness {base.source}")
-    return kept | read.components
+    return kept(base.components) | read.components, kept(base.assets) | read.assets

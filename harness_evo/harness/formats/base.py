@@ -7,6 +7,7 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from harness_evo.errors import UserError
+from harness_evo.harness.assets import as_text, listing
 from harness_evo.harness.folder import Harness
 from harness_evo.harness.paths import safe_relative
 from harness_evo.templating import environment
@@ -41,6 +42,8 @@ class Exported(BaseModel):
     """The files of an export (relative path -> text) and what the format could not carry."""
 
     files: dict[str, str]
+    assets: dict[str, bytes] = Field(default_factory=dict)
+    """The harness's binary files this format carries, where it puts them (relative path -> bytes)."""
     lost: list[str] = Field(default_factory=list)
     """Sentences: what of the harness is not in these files, and why."""
     usage: list[str] = Field(default_factory=list)
@@ -77,8 +80,8 @@ class Importer(Protocol):
         ...
 
 
-def write_folder(out: Path, files: dict[str, str], empty: bool = False) -> Path:
-    """Write `files` under `out`, never outside it: unsafe names, links on the way and existing files are refused; with
+def write_folder(out: Path, files: dict[str, str] | dict[str, str | bytes], empty: bool = False) -> Path:
+    """Write `files` (text, or bytes for a binary file) under `out`, never outside it: unsafe names, links on the way and existing files are refused; with
     `empty`, so is a folder that holds anything (a harness folder made there would carry it)."""
     out = Path(out)
     if out.is_symlink():
@@ -96,11 +99,11 @@ def write_folder(out: Path, files: dict[str, str], empty: bool = False) -> Path:
             raise UserError(f"{path} already exists; export into an empty or new folder")
         if not path.resolve().is_relative_to(root):
             raise UserError(f"refusing to write {relative}: it resolves outside {out}")
-    for relative, text in targets.items():
+    for relative, content in targets.items():
         path = out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        if text.startswith("#!"):
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
+        if content.startswith(b"#!" if isinstance(content, bytes) else "#!"):
             path.chmod(0o755)
     return out
 
@@ -113,23 +116,38 @@ def _prefixes(relative: str) -> list[str]:
 def export_notes(harness: Harness, origin: Origin, format_name: str, exported: Exported) -> str:
     """The text of EXPORT.md."""
     return TEMPLATES.get_template("EXPORT.md.j2").render(
-        harness=harness, origin=origin, format=format_name, exported=exported, when=time.strftime("%Y-%m-%d %H:%M")
+        harness=harness, origin=origin, format=format_name, exported=exported, when=time.strftime("%Y-%m-%d %H:%M"),
+        assets=listing(exported.assets),
     )
 
 
-def read_text_files(folder: Path) -> dict[str, str]:
-    """Relative path -> text of every file under `folder`; links and binary files are refused."""
-    files = {}
+def read_files(folder: Path) -> tuple[dict[str, str], dict[str, bytes]]:
+    """Relative path -> text of every text file under `folder`, and relative path -> bytes of every binary one; links
+    are refused."""
+    texts, binaries = {}, {}
     for path in sorted(folder.rglob("*")):
         relative = safe_relative(path.relative_to(folder).as_posix())
         if path.is_symlink():
             raise UserError(f"{path}: links are refused; copy the file in place of the link")
         if path.is_file() and "__pycache__" not in path.parts:
             try:
-                files[relative] = path.read_text()
-            except UnicodeDecodeError:
-                raise UserError(f"{path}: not a text file; a harness holds text components only") from None
-    return files
+                data = path.read_bytes()
+            except OSError as e:
+                raise UserError(f"{path}: cannot be read ({e.strerror})") from None
+            text = as_text(data)
+            if text is None:
+                binaries[relative] = data
+            else:
+                texts[relative] = text
+    return texts, binaries
+
+
+def read_text_files(folder: Path) -> dict[str, str]:
+    """Relative path -> text of every file under `folder`; links and binary files are refused."""
+    texts, binaries = read_files(folder)
+    if binaries:
+        raise UserError(f"{folder / next(iter(binaries))}: not a text file; binary files may only be in skill and tool folders")
+    return texts
 
 
 

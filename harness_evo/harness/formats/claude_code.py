@@ -68,7 +68,8 @@ class ClaudeCode:
         if harness.confirms_done and not harness.has_template("confirm_done.md.j2"):
             lost.append("confirm_done: Claude Code does not ask the agent to confirm that it is done")
         lost += not_carried(harness, "Claude Code", commands_carried=True)
-        return Exported(files=files, lost=lost, usage=[
+        assets = {f"{PROJECT_SKILLS}/{path}": data for path, data in skills.assets.items()}
+        return Exported(files=files, lost=lost, assets=assets, usage=[
             "copy `CLAUDE.md` and `.claude/` into the root of the project Claude Code works in (merge with an existing CLAUDE.md)",
             f"`claude -p --max-turns {harness.agent.step_limit} \"TASK\"` runs a task with it; or ask Claude Code to use the "
             f"`{agent}` subagent",
@@ -92,13 +93,14 @@ class ClaudeCode:
             base = with_project_instructions(base, claude_md, read.notes)
         elif not read.components and read.carried is None:
             raise UserError(f"{root}: nothing to import (no CLAUDE.md, and no skill, subagent or command in .claude/)")
-        components = over_carried_or_base(read, base, root)
+        components, assets = over_carried_or_base(read, base, root)
         if read.carried is None:
             toml = set_setting(components["harness.toml"], "harness", "name", root.resolve().name)
             components["harness.toml"] = set_setting(toml, "harness", "description", f"Imported from the Claude Code project {root.resolve().name}.")
+        harness = Harness(components, source=str(root), assets=assets)
         if generated:
-            self._changed(root, Harness(components, source=str(root)), read.notes)
-        return Imported(harness=Harness(components, source=str(root)), notes=read.notes)
+            self._changed(root, harness, read.notes)
+        return Imported(harness=harness, notes=read.notes)
 
     def _generated(self, root: Path, read: SkillsRead) -> set[str]:
         """The files an export of harness-evo wrote from the prompts it carried (they are not imported again)."""

@@ -38,8 +38,8 @@ from harness_evo.harness.folder import (
     SamplingSettings,
     installed_skill_text,
 )
-from harness_evo.harness.formats.agent_skills import skill_folders
-from harness_evo.harness.formats.base import Exported, Imported
+from harness_evo.harness.formats.agent_skills import folder_assets, skill_folders
+from harness_evo.harness.formats.base import Exported, Imported, read_files
 from harness_evo.harness.settings_edit import with_settings
 from harness_evo.templating import environment
 
@@ -104,9 +104,9 @@ class MiniSweAgent:
         for folder, skill_files in skill_folders(harness).items():
             others = {path: text for path, text in skill_files.items() if path != "SKILL.md"}
             files |= {f"skills/{folder}/{path}": installed_skill_text(text, skill_home(folder)) for path, text in others.items()}
-            if others:
+            if others := sorted([*others, *folder_assets(harness, f"skills/{folder}")]):
                 lost.append(f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in harness-evo); "
-                            f"its files ({', '.join(sorted(others))}) are in skills/{folder}/: copy them there in your environment")
+                            f"its files ({', '.join(others)}) are in skills/{folder}/: copy them there in your environment")
             elif SKILL_DIR in skill_files["SKILL.md"]:
                 lost.append(f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in harness-evo), "
                             "which holds no file besides SKILL.md")
@@ -122,7 +122,7 @@ class MiniSweAgent:
                  if path.startswith("prompts/") and path not in PLACES]
         lost.append(f"the output cap of {harness.agent.max_observation_chars} characters is applied by the observation template's "
                     "header, as mini-swe-agent itself does not cut output")
-        return Exported(files=files, lost=lost, usage=[
+        return Exported(files=files, lost=lost, assets=dict(harness.assets), usage=[
             "`mini -c config.yaml -m MODEL -t TASK` runs it (`-c config.yaml` replaces mini-swe-agent's default config); it needs "
             "mini-swe-agent 2 (pip install 'mini-swe-agent>=2'): 1.x has no model class `litellm_textbased` (\"Unknown model class\")",
             "`harness-evo import mini-swe-agent config.yaml --out DIR` brings it back (tools excepted)",
@@ -176,10 +176,12 @@ class MiniSweAgent:
         toml = with_settings(base.components["harness.toml"], {"harness": info, "agent": agent, "model": sampling})
         components = {"harness.toml": toml, **templates}
         components |= {f"skills/{skill['folder']}/SKILL.md": skill["text"] for skill in skills}
-        components |= exported_skill_files(Path(source).parent, [skill["folder"] for skill in skills], notes)
+        skill_texts, skill_assets = exported_skill_files(Path(source).parent, [skill["folder"] for skill in skills], notes)
+        components |= skill_texts
         components |= {f"examples/{example['name']}.md": example["file"] for example in examples}
-        components |= exported_tools(Path(source).parent, notes)
-        return Imported(harness=Harness(components, source=str(source)), notes=notes)
+        tool_texts, tool_assets = exported_tools(Path(source).parent, notes)
+        components |= tool_texts
+        return Imported(harness=Harness(components, source=str(source), assets=skill_assets | tool_assets), notes=notes)
 
 
 # export: our variables from mini-swe-agent's
@@ -402,11 +404,13 @@ def sampling_settings(config: dict[str, dict[str, Any]], notes: list[str]) -> di
         raise UserError(f"model.model_kwargs: {one_line(e)}") from None
 
 
-def exported_tools(folder: Path, notes: list[str]) -> dict[str, str]:
-    """The tools an export wrote beside its config (`tools/<name>/`, with its `tool.toml`), as components again."""
-    found = {}
+def exported_tools(folder: Path, notes: list[str]) -> tuple[dict[str, str], dict[str, bytes]]:
+    """The tools an export wrote beside its config (`tools/<name>/`, with its `tool.toml`), as components and assets again."""
+    found: tuple[dict[str, str], dict[str, bytes]] = ({}, {})
     for tool_toml in sorted((folder / "tools").glob("*/tool.toml")):
-        found |= files_beside(folder, tool_toml.parent, "tool")
+        texts, binaries = files_beside(folder, tool_toml.parent)
+        found[0].update(texts)
+        found[1].update(binaries)
         notes.append(f"tool `{tool_toml.parent.name}` comes from {tool_toml.parent} beside the config")
     return found
 
@@ -416,26 +420,28 @@ def skill_home(folder: str) -> str:
     return f"{SANDBOX_ROOT}/skills/{folder}"
 
 
-def exported_skill_files(folder: Path, skills: list[str], notes: list[str]) -> dict[str, str]:
-    """The files besides SKILL.md that an export wrote for the folded skills (`skills/<folder>/`), as components again,
-    their text naming the skill's folder as `${CLAUDE_SKILL_DIR}` again."""
-    found = {}
+def exported_skill_files(folder: Path, skills: list[str], notes: list[str]) -> tuple[dict[str, str], dict[str, bytes]]:
+    """The files besides SKILL.md that an export wrote for the folded skills (`skills/<folder>/`), as components (their
+    text naming the skill's folder as `${CLAUDE_SKILL_DIR}` again) and assets again."""
+    found: tuple[dict[str, str], dict[str, bytes]] = ({}, {})
     for skill in skills:
         home = folder / "skills" / skill
-        files = files_beside(folder, home, "skill", skip="SKILL.md")
-        found |= {path: text.replace(skill_home(skill), SKILL_DIR) for path, text in files.items()}
-        if files:
+        texts, binaries = files_beside(folder, home)
+        texts.pop(f"skills/{skill}/SKILL.md", None)
+        found[0].update({path: text.replace(skill_home(skill), SKILL_DIR) for path, text in texts.items()})
+        found[1].update(binaries)
+        if texts or binaries:
             notes.append(f"skill `{skill}`: its files come from {home} beside the config")
     return found
 
 
-def files_beside(folder: Path, home: Path, what: str, skip: str | None = None) -> dict[str, str]:
-    """The files under `home` (but one named `skip`) as components: their path relative to `folder` -> their text."""
-    paths = [path for path in sorted(home.rglob("*")) if path.is_file() and path.name != skip] if home.is_dir() else []
-    try:
-        return {path.relative_to(folder).as_posix(): path.read_text() for path in paths}
-    except (OSError, UnicodeDecodeError) as e:
-        raise UserError(f"{home}: cannot read the {what}'s files ({e})") from None
+def files_beside(folder: Path, home: Path) -> tuple[dict[str, str], dict[str, bytes]]:
+    """The files under `home`, text and binary, by their path relative to `folder`."""
+    if not home.is_dir():
+        return {}, {}
+    prefix = home.relative_to(folder).as_posix()
+    texts, binaries = read_files(home)
+    return {f"{prefix}/{path}": text for path, text in texts.items()}, {f"{prefix}/{path}": data for path, data in binaries.items()}
 
 
 def read_config(source: Path) -> dict[str, Any]:

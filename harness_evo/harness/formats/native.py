@@ -11,7 +11,7 @@ class Native:
 
     def export(self, harness: Harness) -> Exported:
         return Exported(
-            files=dict(harness.components),
+            files=dict(harness.components), assets=dict(harness.assets),
             usage=["`harness-evo eval --harness DIR` runs it; `harness-evo evolve --harness DIR` evolves it further."],
         )
 

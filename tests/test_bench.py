@@ -1,0 +1,80 @@
+"""Every benchmark under bench/ runs, each at a tiny size, as a user runs it (`python bench/NAME.py ...`, a process of its
+own), so that none can rot unseen while the code it measures changes. What they measure is not checked here."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness_evo import world
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).parents[1]
+BENCH = ROOT / "bench"
+FIXTURE_TASKS = world.TASKS
+
+SMALL: dict[str, tuple[list[str], list[pytest.MarkDecorator], str]] = {
+    "curriculum_sim": (["--seeds", "2", "--budget", "60", "--workers", "1"], [], "Evolution runs: 2 worlds"),
+    "gate_calibration": (["--gates", "20", "--runs", "3", "--workers", "1", "--skip-embedded"], [], "simulation:"),
+    "views": (["--rollouts", "100", "--nodes", "5", "--calls", "100"], [], "views of a run with 100 rollouts"),
+    "peer_gepa": (["--runs", "{tmp}"], [], "rollouts harness-evo needed to reach GEPA's final test score"),
+    "sandbox_overhead": (
+        ["--commands", "3", "--rollouts", "1", "--tasks", str(FIXTURE_TASKS)],
+        [pytest.mark.docker],
+        "throughput (1 rollouts",
+    ),
+    "soak": (
+        ["--kills", "1", "--kills-per-run", "1", "--interrupts", "1"],
+        [pytest.mark.docker],
+        "not ended within a minute: 0; tracebacks: 0",
+    ),
+    "distributed": (["--rollouts", "1", "--repeats", "1"], [pytest.mark.docker, pytest.mark.ray], "ray / local"),
+    "embedded_throughput": (
+        ["--count", "1", "--settings", "1", "--model", "local/qwen2.5-coder-0.5b", "--runs", "{tmp}"],
+        [pytest.mark.embedded, pytest.mark.docker],
+        "rollouts/min",
+    ),
+    "llm_local": (["--models", "local/qwen2.5-coder-0.5b"], [pytest.mark.embedded], "cache hit:"),
+}
+"""Bench script -> (arguments of a tiny run, the marks of what it needs, a line its output must hold). peer_gepa's
+defaults print the side by side from its recorded results without running anything."""
+EMBEDDED_POOL = ["--skip-simulation", "--tasks", "1", "--pool-trials", "1", "--gates", "5"]
+"""gate_calibration's second part: a pool of embedded-model rollouts, one task and one trial per side."""
+
+
+def test_every_bench_script_has_a_tiny_run_here():
+    scripts = {path.stem for path in BENCH.glob("*.py")}
+    assert scripts == set(SMALL), "a bench script without a tiny run in this file can rot unseen"
+
+
+def bench(name: str, args: list[str], tmp_path: Path) -> str:
+    """`python bench/NAME.py ARGS` in a process of its own; its output, after checking it ended well."""
+    env = {**os.environ, "COLUMNS": "200"}
+    process = subprocess.run(
+        [sys.executable, str(BENCH / f"{name}.py"), *(arg.replace("{tmp}", str(tmp_path)) for arg in args)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert process.returncode == 0 and "Traceback" not in process.stderr, f"bench/{name}.py: {process.stderr[-3000:]}"
+    return " ".join(process.stdout.split())
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=marks) for name, (_, marks, _) in SMALL.items()])
+@pytest.mark.usefixtures("user_cache")
+def test_a_bench_runs_at_a_tiny_size(name: str, tmp_path: Path):
+    args, _, expected = SMALL[name]
+    assert expected in bench(name, args, tmp_path)
+
+
+@pytest.mark.embedded
+@pytest.mark.docker
+@pytest.mark.usefixtures("user_cache")
+def test_the_gate_calibration_pool_of_embedded_rollouts_runs_at_a_tiny_size(tmp_path: Path):
+    assert "5 gates drawn from the pool: accepted" in bench(
+        "gate_calibration", [*EMBEDDED_POOL, "--runs-dir", str(tmp_path / "runs")], tmp_path
+    )
