@@ -82,6 +82,8 @@ def main() -> None:
                   f"characters after a closed block: {spread([len(part[1].strip()) for part in parts if part])}; "
                   f"characters before the block: {spread([len(part[0].strip()) for part in parts if part])}")
     after = []
+    if not args.replies:
+        return
     with LLM(config.models, cache=False) as llm:
         for trajectory, step, messages in found[: args.replies]:
             harness = Harness.load(store.folder / "harnesses" / trajectory.harness_hash)

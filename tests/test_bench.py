@@ -17,7 +17,7 @@ FIXTURE_TASKS = world.TASKS
 
 SMALL: dict[str, tuple[list[str], list[pytest.MarkDecorator], str]] = {
     "curriculum_sim": (["--seeds", "2", "--budget", "60", "--workers", "1"], [], "Evolution runs: 2 worlds"),
-    "gate_calibration": (["--gates", "20", "--runs", "3", "--workers", "1", "--skip-embedded"], [], "simulation:"),
+    "gate_calibration": (["--quick", "--workers", "1"], [], "side by side:"),
     "views": (["--rollouts", "100", "--nodes", "5", "--calls", "100"], [], "views of a run with 100 rollouts"),
     "peer_gepa": (["--runs", "{tmp}"], [], "rollouts harness-evo needed to reach GEPA's final test score"),
     "sandbox_overhead": (
@@ -37,16 +37,30 @@ SMALL: dict[str, tuple[list[str], list[pytest.MarkDecorator], str]] = {
         "rollouts/min",
     ),
     "llm_local": (["--models", "local/qwen2.5-coder-0.5b"], [pytest.mark.embedded], "cache hit:"),
+    "reply_budget": (["{eval}", "--replies", "0"], [pytest.mark.docker], "recorded replies: tokens n="),
 }
 """Bench script -> (arguments of a tiny run, the marks of what it needs, a line its output must hold). peer_gepa's
-defaults print the side by side from its recorded results without running anything."""
-EMBEDDED_POOL = ["--skip-simulation", "--tasks", "1", "--pool-trials", "1", "--gates", "5"]
+defaults print the side by side from its recorded results without running anything; `{eval}` is an eval run of the
+scripted world made first."""
+EMBEDDED_POOL = ["--embedded", "--skip-simulation", "--tasks", "1", "--pool-trials", "1", "--gates", "5"]
 """gate_calibration's second part: a pool of embedded-model rollouts, one task and one trial per side."""
 
 
 def test_every_bench_script_has_a_tiny_run_here():
     scripts = {path.stem for path in BENCH.glob("*.py")}
     assert scripts == set(SMALL), "a bench script without a tiny run in this file can rot unseen"
+
+
+def scripted_eval(runs: Path) -> Path:
+    """An eval run of the scripted world's solver on its train split: the folder of a run to read."""
+    process = subprocess.run(
+        [sys.executable, "-m", world.__name__, "cli", "eval", "--harness", str(world.HARNESS), "--tasks",
+         str(world.TASKS), "--split", "train", "--model", "scripted/world-solver", "--runs", str(runs)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert process.returncode == 0, process.stderr[-3000:]
+    [folder] = runs.iterdir()
+    return folder
 
 
 def bench(name: str, args: list[str], tmp_path: Path) -> str:
@@ -68,6 +82,8 @@ def bench(name: str, args: list[str], tmp_path: Path) -> str:
 @pytest.mark.usefixtures("user_cache")
 def test_a_bench_runs_at_a_tiny_size(name: str, tmp_path: Path):
     args, _, expected = SMALL[name]
+    if "{eval}" in args:
+        args = [str(scripted_eval(tmp_path / "runs")) if arg == "{eval}" else arg for arg in args]
     assert expected in bench(name, args, tmp_path)
 
 
