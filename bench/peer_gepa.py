@@ -54,8 +54,9 @@ PIECES = {"GEPA": "gepa", "harness-evo": "harness-evo", "random search": "random
 """System -> the name of its piece (its run folder and result file)."""
 RULES = {"harness-evo": "sign-test", "random search": "none"}
 """Acceptance rule of each evolve piece."""
-GATES = {"harness-evo": "evidence", "random search": "in-turn"}
-"""Gate of each evolve piece (`search.gate`): an acceptance rule is the in-turn gate's."""
+GATES = {"random search": "in-turn"}
+"""Gate of an evolve piece that needs one (`search.gate`): an acceptance rule is the in-turn gate's; harness-evo gates
+as `--config` says (the evidence engine by default)."""
 TEST_TRIALS = 3
 UNBOUNDED = {"budget.max_iterations": 1_000_000, "budget.max_wall_s": 30 * 24 * 3600.0}
 """The evolve pieces stop on their rollout budget (or patience), never on iterations or wall time."""
@@ -176,9 +177,10 @@ def run_gepa(bench: Bench, runs_dir: Path) -> dict[str, Any]:
 
 def run_evolve(bench: Bench, system: str, runs_dir: Path) -> dict[str, Any]:
     """harness-evo's loop at the rollout budget, with the acceptance rule of `system`."""
-    config = bench.config.with_options({"acceptance.rule": RULES[system], "search.gate": GATES[system]})
+    gate = GATES.get(system, bench.config.search.gate)
+    config = bench.config.with_options({"acceptance.rule": RULES[system], "search.gate": gate})
     store = bench.open_run(runs_dir, lambda: session.start(config, runs_dir, harness=bench.harness))
-    console.print(f"{system}: run {store.folder}, {bench.budget} rollouts, acceptance rule {RULES[system]}")
+    console.print(f"{system}: run {store.folder}, {bench.budget} rollouts, {gate} gate, acceptance rule {RULES[system]}")
     with session.owned(store), EvolutionView(console, quiet=True) as view:
         summary = session.run(store, [view])
     tree = SearchTree(store.records(Node))

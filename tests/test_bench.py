@@ -14,12 +14,14 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).parents[1]
 BENCH = ROOT / "bench"
 FIXTURE_TASKS = world.TASKS
+[PEER_GEPA] = (BENCH / "results" / "peer_gepa").iterdir()
+"""The recorded setting of peer_gepa: its table is printed from the results without running anything."""
 
 SMALL: dict[str, tuple[list[str], list[pytest.MarkDecorator], str]] = {
     "curriculum_sim": (["--seeds", "2", "--budget", "60", "--workers", "1"], [], "Evolution runs: 2 worlds"),
     "gate_calibration": (["--quick", "--workers", "1"], [], "side by side:"),
     "views": (["--rollouts", "100", "--nodes", "5", "--calls", "100"], [], "views of a run with 100 rollouts"),
-    "peer_gepa": (["--runs", "{tmp}"], [], "rollouts harness-evo needed to reach GEPA's final test score"),
+    "peer_gepa": (["--table", str(PEER_GEPA)], [], "rollouts harness-evo needed to reach GEPA's final test score"),
     "sandbox_overhead": (
         ["--commands", "3", "--rollouts", "1", "--tasks", str(FIXTURE_TASKS)],
         [pytest.mark.docker],
@@ -40,7 +42,7 @@ SMALL: dict[str, tuple[list[str], list[pytest.MarkDecorator], str]] = {
     "reply_budget": (["{eval}", "--replies", "0"], [pytest.mark.docker], "recorded replies: tokens n="),
 }
 """Bench script -> (arguments of a tiny run, the marks of what it needs, a line its output must hold). peer_gepa's
-defaults print the side by side from its recorded results without running anything; `{eval}` is an eval run of the
+running pieces are tested in test_peer_gepa.py; `{eval}` is an eval run of the
 scripted world made first."""
 EMBEDDED_POOL = ["--embedded", "--skip-simulation", "--tasks", "1", "--pool-trials", "1", "--gates", "5"]
 """gate_calibration's second part: a pool of embedded-model rollouts, one task and one trial per side."""

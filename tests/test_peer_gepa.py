@@ -119,14 +119,14 @@ def register(tag: str, reflections: Path) -> None:
 
 
 def base_config(tmp_path: Path) -> Path:
-    """Scripted roles (tagged with the test's folder name) and a lenient world (alpha 0.25): a gate of 2 trials that 4
-    fixes pass, and 3 dev trials that name the fixed node best."""
+    """Scripted roles (tagged with the test's folder name) and a lenient world (the in-turn gate at alpha 0.25): a gate
+    of 2 trials that 4 fixes pass, and 3 dev trials that name the fixed node best."""
     config = RunConfig()
     for role in ("analyzer", "proposer", "critic"):
         config.models.role(role).model = f"scripted/peer-{role}-{tmp_path.name}"
     config.executor.workers = 2
     config.acceptance = config.acceptance.model_copy(update={"alpha": 0.25, "trials": 2, "extra_trials": 0})
-    config.search = config.search.model_copy(update={"dev_trials": 3})
+    config.search = config.search.model_copy(update={"dev_trials": 3, "gate": "in-turn"})
     config.save(tmp_path / "base.toml")
     return tmp_path / "base.toml"
 
