@@ -453,7 +453,13 @@ def main() -> None:
         gates.add_column(kind, justify="right")
     for name in GATES:
         shares = {kind: [v for w in worlds for v in w["gates"].get((name, kind), [])] for kind in KINDS}
-        gates.add_row(name, *(f"{100 * fmean(shares[kind]):.0f} (n={len(shares[kind])})" if shares[kind] else "- (n=0)" for kind in KINDS))
+        gates.add_row(
+            name,
+            *(
+                f"{100 * fmean(shares[kind]):.0f} (n={len(shares[kind])})" if shares[kind] else "- (n=0)"
+                for kind in KINDS
+            ),
+        )
 
     console = Console(width=max(Console().width, 150))
     console.print(runs)

@@ -660,12 +660,43 @@ def test_rollout_folds_a_loop_of_identical_steps_unless_full(tmp_path: Path):
 
 def test_rollout_shows_what_workspace_discovery_found_before_the_first_step(tmp_path: Path):
     store = RunStore.create(tmp_path, "eval", run_id="found")
-    discovery = [{"command": "ls -la", "output": "notes.txt\n", "exit_code": 0}, {"command": "sleep 9", "output": "", "exit_code": -1, "timed_out": True}]
-    steps = [{"index": 0, "reply": "```bash\ncat notes.txt\n```", "action": "cat notes.txt", "output": "notes\n", "exit_code": 0}]
-    store.write_json("rollouts/found1.json", {"task_id": "t", "trial": 0, "harness_hash": "h", "model": "m", "steps": steps,
-                                              "discovery": discovery, "exit_reason": "loop_guard"})
-    store.put(Rollout(id="found1", task_id="t", split="dev", trial=0, reward=0.0, exit_reason="loop_guard", steps=1,
-                      trajectory="rollouts/found1.json"))
+    discovery = [
+        {"command": "ls -la", "output": "notes.txt\n", "exit_code": 0},
+        {"command": "sleep 9", "output": "", "exit_code": -1, "timed_out": True},
+    ]
+    steps = [
+        {
+            "index": 0,
+            "reply": "```bash\ncat notes.txt\n```",
+            "action": "cat notes.txt",
+            "output": "notes\n",
+            "exit_code": 0,
+        }
+    ]
+    store.write_json(
+        "rollouts/found1.json",
+        {
+            "task_id": "t",
+            "trial": 0,
+            "harness_hash": "h",
+            "model": "m",
+            "steps": steps,
+            "discovery": discovery,
+            "exit_reason": "loop_guard",
+        },
+    )
+    store.put(
+        Rollout(
+            id="found1",
+            task_id="t",
+            split="dev",
+            trial=0,
+            reward=0.0,
+            exit_reason="loop_guard",
+            steps=1,
+            trajectory="rollouts/found1.json",
+        )
+    )
 
     screen = text_of(rollout.render(rollout.collect(store, "found")))
 

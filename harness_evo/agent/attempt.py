@@ -12,8 +12,12 @@ from harness_evo.llm import ModelUnavailable
 from harness_evo.sandbox import Sandbox, SandboxBackend
 from harness_evo.taskset import Task
 
-AGENTS = {"model": lambda llm, stop: ModelAgent(llm, stop), "oracle": lambda llm, stop: OracleAgent(),
-          "solution": lambda llm, stop: SolutionAgent(), "noop": lambda llm, stop: NoopAgent()}
+AGENTS = {
+    "model": lambda llm, stop: ModelAgent(llm, stop),
+    "oracle": lambda llm, stop: OracleAgent(),
+    "solution": lambda llm, stop: SolutionAgent(),
+    "noop": lambda llm, stop: NoopAgent(),
+}
 """`agent` config name -> the agent, given the model layer and the stop event."""
 
 

@@ -107,7 +107,9 @@ def rewards(pull: Pull) -> dict[str, float]:
     progress = {EXPLORE: pull.found} if pull.arm == EXPLORE else {}
     worked_on = pull.arm if pull.pattern is None else pull.pattern
     if worked_on != EXPLORE:
-        progress[worked_on] = (pull.fixed - pull.broken) / max(1, pull.fixed + pull.broken + pull.ties) if pull.accepted else 0.0
+        progress[worked_on] = (
+            (pull.fixed - pull.broken) / max(1, pull.fixed + pull.broken + pull.ties) if pull.accepted else 0.0
+        )
     return progress
 
 
@@ -146,13 +148,20 @@ class Curriculum(Protocol):
 class ArmCurriculum(ABC):
     """Arm and task bookkeeping shared by every strategy; a strategy only says how likely each arm is."""
 
-    def __init__(self, config: CurriculumConfig, train: Sequence[str], similar: Similar | None = None,
-                 state: CurriculumState | None = None):
+    def __init__(
+        self,
+        config: CurriculumConfig,
+        train: Sequence[str],
+        similar: Similar | None = None,
+        state: CurriculumState | None = None,
+    ):
         self.config = config
         self.train = sorted(train)
         self._train = set(self.train)
         self.similar = similar or (lambda task_id: ())
-        self.state = state or CurriculumState(arms={EXPLORE: Arm(id=EXPLORE, kind="explore", prior=config.explore_prior)})
+        self.state = state or CurriculumState(
+            arms={EXPLORE: Arm(id=EXPLORE, kind="explore", prior=config.explore_prior)}
+        )
 
     @property
     def active(self) -> list[Arm]:

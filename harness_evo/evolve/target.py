@@ -28,5 +28,12 @@ class Target(BaseModel):
     @classmethod
     def of(cls, pattern: Pattern, missing_programs: dict[str, MissingProgram]) -> "Target":
         """The target of a pattern of the store, with the programs its failures missed."""
-        return cls(id=pattern.id, description=pattern.description, category=pattern.category, support=pattern.support,
-                   harness_blame=pattern.harness_blame, task_ids=pattern.task_ids, missing_programs=missing_programs)
+        return cls(
+            id=pattern.id,
+            description=pattern.description,
+            category=pattern.category,
+            support=pattern.support,
+            harness_blame=pattern.harness_blame,
+            task_ids=pattern.task_ids,
+            missing_programs=missing_programs,
+        )

@@ -48,13 +48,21 @@ def placeable(path: str) -> bool:
 
 def problems(assets: dict[str, bytes]) -> list[str]:
     """Every way `assets` (relative path -> bytes) break the rules above; empty when they keep them."""
-    found = [f"{path}: a binary file; only skill and tool folders (skills/<name>/, tools/<name>/) may hold one"
-             for path in assets if not placeable(path)]
-    found += [f"{path}: {len(data):,} bytes, a binary file may have at most {MAX_ASSET_BYTES:,} ({describe_size(MAX_ASSET_BYTES)})"
-              for path, data in assets.items() if len(data) > MAX_ASSET_BYTES]
+    found = [
+        f"{path}: a binary file; only skill and tool folders (skills/<name>/, tools/<name>/) may hold one"
+        for path in assets
+        if not placeable(path)
+    ]
+    found += [
+        f"{path}: {len(data):,} bytes, a binary file may have at most {MAX_ASSET_BYTES:,} ({describe_size(MAX_ASSET_BYTES)})"
+        for path, data in assets.items()
+        if len(data) > MAX_ASSET_BYTES
+    ]
     total = sum(len(data) for data in assets.values())
     if total > MAX_ASSETS_BYTES:
-        found.append(f"binary files of {total:,} bytes in all, a harness may carry at most {MAX_ASSETS_BYTES:,} ({describe_size(MAX_ASSETS_BYTES)})")
+        found.append(
+            f"binary files of {total:,} bytes in all, a harness may carry at most {MAX_ASSETS_BYTES:,} ({describe_size(MAX_ASSETS_BYTES)})"
+        )
     return found
 
 
@@ -69,4 +77,10 @@ def listing(assets: dict[str, bytes], prefix: str = "") -> list[AssetInfo]:
 
 
 def describe_size(size: int) -> str:
-    return f"{size} bytes" if size < 1024 else f"{size / 1024:.0f} KiB" if size < 1 << 20 else f"{size / (1 << 20):.1f} MiB"
+    return (
+        f"{size} bytes"
+        if size < 1024
+        else f"{size / 1024:.0f} KiB"
+        if size < 1 << 20
+        else f"{size / (1 << 20):.1f} MiB"
+    )

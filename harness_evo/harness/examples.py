@@ -93,7 +93,9 @@ class Example(Frontmatter):
     @classmethod
     def _one_file(cls, name: str) -> str:
         if not NAME.fullmatch(name):
-            raise ValueError(f"example name {name!r} must be letters, digits, '.', '_' and '-' (it names examples/<name>.md)")
+            raise ValueError(
+                f"example name {name!r} must be letters, digits, '.', '_' and '-' (it names examples/<name>.md)"
+            )
         return name
 
     @field_validator("instruction")
@@ -147,11 +149,15 @@ def parse_example(text: str, name: str, where: str) -> Example:
             raise HarnessError(f"{where}: a second `{INSTRUCTION}`; an example is one episode")
         if heading == REPLY:
             if turns and "observation" not in turns[-1]:
-                raise HarnessError(f"{where}: reply {len(turns)} has no `{OBSERVATION}`; only the finish may go without")
+                raise HarnessError(
+                    f"{where}: reply {len(turns)} has no `{OBSERVATION}`; only the finish may go without"
+                )
             try:
                 parse_bash_block(content)
             except FormatError as e:
-                raise HarnessError(f"{where}: reply {len(turns) + 1} does not parse in the bash-block action format: {e}") from None
+                raise HarnessError(
+                    f"{where}: reply {len(turns) + 1} does not parse in the bash-block action format: {e}"
+                ) from None
             turns.append({"reply": content})
         else:
             if not turns or "observation" in turns[-1]:
@@ -162,7 +168,9 @@ def parse_example(text: str, name: str, where: str) -> Example:
     if DONE_MARKER not in parse_bash_block(turns[-1]["reply"]):
         raise HarnessError(f"{where}: the last reply is not the finish; its command must print {DONE_MARKER}")
     try:
-        return Example(name=name, instruction=sections[0][1], turns=[Turn(**turn) for turn in turns], **info.model_dump())
+        return Example(
+            name=name, instruction=sections[0][1], turns=[Turn(**turn) for turn in turns], **info.model_dump()
+        )
     except ValidationError as e:
         raise HarnessError(f"{where}: {one_line(e)}") from None
 
@@ -221,7 +229,15 @@ def unheaded(text: str) -> str:
     return "\n".join(f" {line}" if heading else line for line, heading in headings(text)[0])
 
 
-SAMPLE_EXAMPLE = Example(name="sample", task="sample", category="files", tags=["one-step"], source="solution",
-                         instruction="Create hello.txt containing 'hi'.",
-                         turns=[Turn(reply="```bash\necho hi > hello.txt && cat hello.txt && echo TASK_DONE\n```", observation="hi\nTASK_DONE")])
+SAMPLE_EXAMPLE = Example(
+    name="sample",
+    task="sample",
+    category="files",
+    tags=["one-step"],
+    source="solution",
+    instruction="Create hello.txt containing 'hi'.",
+    turns=[
+        Turn(reply="```bash\necho hi > hello.txt && cat hello.txt && echo TASK_DONE\n```", observation="hi\nTASK_DONE")
+    ],
+)
 """What templates are checked with at load time."""

@@ -34,6 +34,12 @@ class ExampleIndex:
         terms = words(query)
         scores = self.bm25.get_scores(terms)
         shared = set(terms)
-        ranked = sorted(((float(score), example) for score, example, words_of in zip(scores, self.examples, self.documents, strict=True)
-                         if shared.intersection(words_of)), key=lambda pair: (-pair[0], pair[1].name))
+        ranked = sorted(
+            (
+                (float(score), example)
+                for score, example, words_of in zip(scores, self.examples, self.documents, strict=True)
+                if shared.intersection(words_of)
+            ),
+            key=lambda pair: (-pair[0], pair[1].name),
+        )
         return [example for _, example in ranked[:k]]

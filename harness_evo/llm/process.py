@@ -77,15 +77,29 @@ class ServerProcess:
         log = servers_dir() / f"{_slug(name)}-{port}-{parent}.log"
         with log.open("wb") as sink:
             process = _launcher.submit(
-                subprocess.Popen, command(port), stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                start_new_session=True, preexec_fn=lambda: _die_with(parent),
+                subprocess.Popen,
+                command(port),
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=lambda: _die_with(parent),
             ).result()
         server = cls(name, process, port, log)
         with _lock:
             _running.add(server)
-        server.state_file.write_text(json.dumps(
-            {"name": name, "url": server.url, "pid": process.pid, "owner": parent, "log": str(log), "started": time.time()}
-        ))
+        server.state_file.write_text(
+            json.dumps(
+                {
+                    "name": name,
+                    "url": server.url,
+                    "pid": process.pid,
+                    "owner": parent,
+                    "log": str(log),
+                    "started": time.time(),
+                }
+            )
+        )
         server._wait_healthy(health, timeout_s)
         return server
 
@@ -103,7 +117,9 @@ class ServerProcess:
             if not self.alive:
                 tail = self.tail()
                 self.stop()
-                raise ModelUnavailable(f"{self.name} exited with status {self.process.returncode} while starting; {tail}")
+                raise ModelUnavailable(
+                    f"{self.name} exited with status {self.process.returncode} while starting; {tail}"
+                )
             try:
                 with urllib.request.urlopen(self.url + health, timeout=5) as response:
                     if response.status == 200:

@@ -15,7 +15,9 @@ class Slots:
         self.routed = routed
         """The server takes the slot of a request (llama-server's `id_slot`); otherwise it has one and picks it itself."""
         self._free = list(range(count))
-        self._last: weakref.WeakKeyDictionary[threading.Thread, int] = weakref.WeakKeyDictionary()  # ended threads drop out
+        self._last: weakref.WeakKeyDictionary[threading.Thread, int] = (
+            weakref.WeakKeyDictionary()
+        )  # ended threads drop out
         self._changed = threading.Condition()
 
     @contextmanager

@@ -242,7 +242,9 @@ class RunStore:
         """Append a record as an event of its kind (its row in its table)."""
         return self.emit(record.event, record.model_dump(mode="json"))
 
-    def records(self, model: type[R], /, order_by: str | None = None, limit: int | None = None, **equal: Any) -> list[R]:
+    def records(
+        self, model: type[R], /, order_by: str | None = None, limit: int | None = None, **equal: Any
+    ) -> list[R]:
         """The rows of a record's table that match `equal`, as records (see `rows`)."""
         return [model.model_validate(row) for row in self.rows(model.table, order_by, limit, **equal)]
 

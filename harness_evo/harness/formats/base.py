@@ -116,7 +116,11 @@ def _prefixes(relative: str) -> list[str]:
 def export_notes(harness: Harness, origin: Origin, format_name: str, exported: Exported) -> str:
     """The text of EXPORT.md."""
     return TEMPLATES.get_template("EXPORT.md.j2").render(
-        harness=harness, origin=origin, format=format_name, exported=exported, when=time.strftime("%Y-%m-%d %H:%M"),
+        harness=harness,
+        origin=origin,
+        format=format_name,
+        exported=exported,
+        when=time.strftime("%Y-%m-%d %H:%M"),
         assets=listing(exported.assets),
     )
 
@@ -146,14 +150,17 @@ def read_text_files(folder: Path) -> dict[str, str]:
     """Relative path -> text of every file under `folder`; links and binary files are refused."""
     texts, binaries = read_files(folder)
     if binaries:
-        raise UserError(f"{folder / next(iter(binaries))}: not a text file; binary files may only be in skill and tool folders")
+        raise UserError(
+            f"{folder / next(iter(binaries))}: not a text file; binary files may only be in skill and tool folders"
+        )
     return texts
-
 
 
 def carried(harness: Harness) -> dict[str, str]:
     """The files of the CARRIED folder of a skills-based export: every component it does not hold as a skill."""
-    return {f"{CARRIED}/{path}": text for path, text in harness.components.items() if not path.startswith(HELD_AS_SKILLS)}
+    return {
+        f"{CARRIED}/{path}": text for path, text in harness.components.items() if not path.startswith(HELD_AS_SKILLS)
+    }
 
 
 def read_carried(folder: Path) -> dict[str, str] | None:
