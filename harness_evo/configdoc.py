@@ -129,8 +129,8 @@ def harness_defaults() -> HarnessToml:
 
 
 def as_markdown(config: RunConfig) -> str:
-    """The configuration, then a harness's settings, as a markdown page: a table of settings (key, default, what it does)
-    per section."""
+    """The configuration, then a harness's settings, as a markdown page: a table of settings (key, default, what it
+    does) per section."""
     lines = [
         MARKDOWN_HEADER,
         *markdown_tables(sections(config)),

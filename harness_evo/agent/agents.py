@@ -209,7 +209,8 @@ class OracleAgent:
 
 class SolutionAgent:
     """Runs the task's reference solution as an agent would: one command of `solution/solve.sh` per step (see
-    `script_steps`), each shown its output, then `echo TASK_DONE`; its passed rollouts are worked examples to harvest."""
+    `script_steps`), each shown its output, then `echo TASK_DONE`;
+    its passed rollouts are worked examples to harvest."""
 
     name = "solution"
 
@@ -253,7 +254,9 @@ def install_harness(harness: Harness, sandbox: Sandbox) -> None:
 def tool_wrappers(tools: Iterable[Tool]) -> dict[str, str]:
     """The program on PATH for each tool: it runs the tool's command with its arguments, `$TOOL_DIR` its folder."""
     return {
-        f"{TOOLS_BIN}/{tool.name}": f'#!/bin/sh\nTOOL_DIR={shlex.quote(tool.folder)}\nexport TOOL_DIR\nexec {tool.command} "$@"\n'
+        f"{TOOLS_BIN}/{tool.name}": (
+            f'#!/bin/sh\nTOOL_DIR={shlex.quote(tool.folder)}\nexport TOOL_DIR\nexec {tool.command} "$@"\n'
+        )
         for tool in tools
     }
 

@@ -1,4 +1,5 @@
-"""One rollout in a fresh sandbox: the agent acts, the verifier scores; the same code on this machine or a cluster node."""
+"""One rollout in a fresh sandbox: the agent acts, the verifier scores;
+the same code on this machine or a cluster node."""
 
 import threading
 import time

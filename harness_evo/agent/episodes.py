@@ -20,9 +20,9 @@ def as_example(
     name: str | None = None,
     max_output_chars: int = MAX_OUTPUT_CHARS,
 ) -> Example:
-    """The rollout of `task` by `harness` that passed, as an example named `name` (the task's id unless given): each reply that
-    ran, with the observation the harness showed for it, to the finish; replies that did not parse, and a finish the harness
-    asked the agent to confirm, are left out."""
+    """The rollout of `task` by `harness` that passed, as an example named `name` (the task's id unless given): each
+    reply that ran, with the observation the harness showed for it, to the finish; replies that did not parse, and a
+    finish the harness asked the agent to confirm, are left out."""
     if not trajectory.passed or not trajectory.steps or not trajectory.steps[-1].finished:
         raise ValueError(
             f"the rollout of {trajectory.task_id} (trial {trajectory.trial}) did not pass by saying it was done"

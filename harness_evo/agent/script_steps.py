@@ -1,4 +1,5 @@
-"""A task's reference solution (`solution/solve.sh`) as the steps an agent would take: one complete shell command each."""
+"""A task's reference solution (`solution/solve.sh`) as the steps an agent would take:
+one complete shell command each."""
 
 import re
 import subprocess

@@ -1,5 +1,5 @@
-"""Skills a task brings for the agent (`environment/skills/<name>/SKILL.md`, as SkillsBench ships them): installed in the
-sandbox beside the harness's own and listed in the prompt with them, as Harbor's agents see them."""
+"""Skills a task brings for the agent (`environment/skills/<name>/SKILL.md`, as SkillsBench ships them): installed in
+the sandbox beside the harness's own and listed in the prompt with them, as Harbor's agents see them."""
 
 import logging
 from pathlib import Path

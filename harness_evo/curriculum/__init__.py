@@ -1,4 +1,5 @@
-"""The curriculum: which promoted failure pattern (arm) the next iteration works on, and its minibatch of train tasks."""
+"""The curriculum: which promoted failure pattern (arm) the next iteration works on,
+and its minibatch of train tasks."""
 
 from collections.abc import Sequence
 

@@ -1,5 +1,5 @@
-"""Arms, their state, and the bookkeeping every curriculum shares: arms follow the promoted patterns, pulls draw minibatches
-and are rewarded with what they taught.
+"""Arms, their state, and the bookkeeping every curriculum shares: arms follow the promoted patterns, pulls draw
+minibatches and are rewarded with what they taught.
 
 A curriculum is pure: no I/O, no clock, no global random state. Its whole state is `CurriculumState` (a pydantic
 model the evolution loop persists as an event), and every random choice takes the `random.Random` it is given, so a
@@ -133,7 +133,8 @@ class Curriculum(Protocol):
         ...
 
     def minibatch(self, arm: Arm, rng: random.Random, size: int | None = None) -> list[str]:
-        """Pull `arm`: the train task ids of this iteration (a pattern's members plus similar unseen tasks; unseen ones for explore)."""
+        """Pull `arm`: the train task ids of this iteration (a pattern's members plus similar unseen tasks; unseen ones
+        for explore)."""
         ...
 
     def observe(self, arm_id: str, progress: float) -> None:
@@ -141,7 +142,8 @@ class Curriculum(Protocol):
         ...
 
     def reward(self, pull: Pull) -> None:
-        """Observe what `pull` taught each arm it reports on (see `rewards`); arms the curriculum does not have are skipped."""
+        """Observe what `pull` taught each arm it reports on (see `rewards`);
+        arms the curriculum does not have are skipped."""
         ...
 
 
@@ -229,7 +231,8 @@ class ArmCurriculum(ABC):
 
 
 def shuffled(items: Iterable[str], rng: random.Random) -> list[str]:
-    """A random order that depends only on the items and `rng` (sets are sorted first: their order varies by process)."""
+    """A random order that depends only on the items and `rng` (sets are sorted first: their order varies by
+    process)."""
     ordered = sorted(items)
     rng.shuffle(ordered)
     return ordered

@@ -19,7 +19,8 @@ class Target(BaseModel):
     harness_blame: float | None = None
     """Share of the pattern's failures blamed on the harness."""
     task_ids: list[str] = Field(default_factory=list)
-    """The tasks of the pattern, which the gate measures first (for a harvest: the tasks whose retrieved examples change)."""
+    """The tasks of the pattern, which the gate measures first (for a harvest: the tasks whose retrieved examples
+    change)."""
     missing_programs: dict[str, MissingProgram] = Field(default_factory=dict)
     """Programs the pattern's failures ran without their being installed."""
     sources: list[str] = Field(default_factory=list)

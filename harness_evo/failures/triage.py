@@ -86,7 +86,10 @@ def slow_model(trajectory: Trajectory) -> Triage | None:
         record=FailureRecord(
             category="infrastructure",
             pattern="time_limit: the model's replies took most of the wall time",
-            root_cause=f"Commands ran {commands:.0f} s of the {trajectory.duration_s:.0f} s episode; the rest was spent waiting for the model.",
+            root_cause=(
+                f"Commands ran {commands:.0f} s of the {trajectory.duration_s:.0f} s episode; the rest was spent "
+                "waiting for the model."
+            ),
             critical_step=last_step(trajectory),
             evidence=f"{len(trajectory.steps)} steps in {trajectory.duration_s:.0f} s",
             blame="environment",
@@ -133,7 +136,10 @@ def missing_program(trajectory: Trajectory) -> Triage | None:
         record=FailureRecord(
             category=category,
             pattern=pattern,
-            root_cause=f"The agent's command `{cut(calling_line(step, program), MAX_CALL_CHARS)}` needs `{program}`, {why}, and no later command of the agent succeeded.",
+            root_cause=(
+                f"The agent's command `{cut(calling_line(step, program), MAX_CALL_CHARS)}` needs `{program}`, {why}, "
+                "and no later command of the agent succeeded."
+            ),
             critical_step=step.index,
             evidence=cut(f"{step_key(step)} -> {message}", 200),
             blame="harness",
@@ -184,7 +190,8 @@ def format_errors(trajectory: Trajectory) -> Triage | None:
 
 
 def command_loop(trajectory: Trajectory, loop_repeats: int) -> Triage | None:
-    """Commands repeated in a row `loop_repeats` times, or repeated (anywhere) until the harness's loop guard ended it."""
+    """Commands repeated in a row `loop_repeats` times,
+    or repeated (anywhere) until the harness's loop guard ended it."""
     steps = trajectory.steps
     loop = longest_loop([step_key(step) for step in steps], loop_repeats)
     if loop is None and trajectory.exit_reason == "loop_guard" and steps:
@@ -195,8 +202,8 @@ def command_loop(trajectory: Trajectory, loop_repeats: int) -> Triage | None:
             record=FailureRecord(
                 category="command-loop",
                 pattern="repeats the same commands without changing its approach",
-                root_cause=f"The agent ran `{cut(command, 120)}` {times} times, and repeated earlier commands with the same output until "
-                "the harness's loop guard ended the episode.",
+                root_cause=f"The agent ran `{cut(command, 120)}` {times} times, and repeated earlier commands with the "
+                "same output until the harness's loop guard ended the episode.",
                 critical_step=first.index,
                 evidence=f"{times} times: `{cut(command, 150)}`",
                 blame="harness",
@@ -212,7 +219,9 @@ def command_loop(trajectory: Trajectory, loop_repeats: int) -> Triage | None:
         record=FailureRecord(
             category="command-loop",
             pattern="repeats the same commands without changing its approach",
-            root_cause=f"The agent ran `{cut(commands, 120)}` {loop.times} times in a row instead of changing its approach.",
+            root_cause=(
+                f"The agent ran `{cut(commands, 120)}` {loop.times} times in a row instead of changing its approach."
+            ),
             critical_step=first.index,
             evidence=f"steps {first.index}-{last.index}: `{cut(commands, 150)}`",
             blame="harness",
@@ -222,7 +231,8 @@ def command_loop(trajectory: Trajectory, loop_repeats: int) -> Triage | None:
 
 
 def unchecked_success(trajectory: Trajectory) -> Triage | None:
-    """A wrong claim of success whose mechanism is plain from the steps: it followed a failed command, or one command."""
+    """A wrong claim of success whose mechanism is plain from the steps: it followed a failed command,
+    or one command."""
     if trajectory.exit_reason != "done":
         return None
     work = work_steps(trajectory)
@@ -236,7 +246,9 @@ def unchecked_success(trajectory: Trajectory) -> Triage | None:
             record=FailureRecord(
                 category="premature-success",
                 pattern="declares the task done right after its last command failed",
-                root_cause=f"The agent declared success although its last command `{cut(step_key(last), 100)}` {failed}.",
+                root_cause=(
+                    f"The agent declared success although its last command `{cut(step_key(last), 100)}` {failed}."
+                ),
                 critical_step=claim.index,
                 evidence=cut(f"{step_key(last)} -> {last.output.strip()}", 200),
                 blame="harness",
@@ -248,8 +260,13 @@ def unchecked_success(trajectory: Trajectory) -> Triage | None:
             final=True,
             record=FailureRecord(
                 category="no-verification",
-                pattern="declares the task done after a single command, without inspecting the input or checking the result",
-                root_cause=f"The agent ran only `{cut(step_key(last), 100)}` and declared success without looking at what it produced.",
+                pattern=(
+                    "declares the task done after a single command, without inspecting the input or checking the result"
+                ),
+                root_cause=(
+                    f"The agent ran only `{cut(step_key(last), 100)}` and declared success without looking at what it "
+                    "produced."
+                ),
                 critical_step=claim.index,
                 evidence=cut(step_key(last), 200),
                 blame="harness",

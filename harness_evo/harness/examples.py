@@ -134,7 +134,8 @@ def render_example(example: Example) -> str:
 
 
 def parse_example(text: str, name: str, where: str) -> Example:
-    """The example in `text`, the file `examples/<name>.md` (`where` names it in errors); a HarnessError says what is wrong."""
+    """The example in `text`, the file `examples/<name>.md` (`where` names it in errors);
+    a HarnessError says what is wrong."""
     front, body = split_frontmatter(text, where, needs="task, category, tags and source")
     try:
         info = Frontmatter.model_validate(front)
@@ -194,8 +195,8 @@ def split_sections(body: str, where: str) -> list[tuple[str, str]]:
 
 
 def headings(text: str) -> tuple[list[tuple[str, bool]], int]:
-    """Each line of `text` and whether it is a heading of the episode (one of HEADINGS, outside any fenced block); and the
-    number of the line that opens a fence left unclosed at the end, or 0."""
+    """Each line of `text` and whether it is a heading of the episode (one of HEADINGS, outside any fenced block); and
+    the number of the line that opens a fence left unclosed at the end, or 0."""
     lines, fence, opened = [], 0, 0
     for number, line in enumerate(text.splitlines(), 1):
         lines.append((line, not fence and line.rstrip() in HEADINGS))

@@ -28,8 +28,8 @@ EXPORT_NOTES = "EXPORT.md"
 SANDBOX_ROOT = "/opt/harness"
 """Where tools and skills are installed inside the sandbox."""
 SKILL_DIR = "${CLAUDE_SKILL_DIR}"
-"""Claude Code's name, in a skill's files, for the folder that holds its SKILL.md: replaced, when the skill is installed in
-the sandbox, by the folder it is installed in."""
+"""Claude Code's name, in a skill's files, for the folder that holds its SKILL.md: replaced, when the skill is installed
+in the sandbox, by the folder it is installed in."""
 
 
 class Strict(BaseModel):
@@ -60,8 +60,8 @@ class AgentSettings(Strict):
     """Worked examples (`examples/<name>.md`) shown per task: the instance template's `examples` are this many, the most
     similar to the task's instruction; 0: none."""
     confirm_done: bool | None = None
-    """Ask the agent once to confirm when it says it is done: unset asks when the harness has `prompts/confirm_done.md.j2`;
-    true asks (with that template, or a built-in question); false never asks."""
+    """Ask the agent once to confirm when it says it is done: unset asks when the harness has
+    `prompts/confirm_done.md.j2`; true asks (with that template, or a built-in question); false never asks."""
     discovery: bool = False
     """Workspace discovery: before the first reply, run `discovery_commands` in the sandbox, and `head` each file the
     instruction names that exists there, and show what they printed in the first prompt (the instance template's
@@ -69,11 +69,12 @@ class AgentSettings(Strict):
     discovery_commands: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=lambda: ["pwd", "ls -la"])
     """The commands workspace discovery runs, in the task's working folder, each under `command_timeout_s`."""
     discovery_head_lines: int = Field(10, ge=0)
-    """Workspace discovery shows this many first lines of each file the instruction names, and lists each folder it names
-    (at most 5 in all); 0: neither."""
+    """Workspace discovery shows this many first lines of each file the instruction names, and lists each folder it
+    names (at most 5 in all); 0: neither."""
     loop_guard: bool = False
     """When the agent runs a command it already ran and gets the same output again, the observation says so (the
-    observation template's `repeated`: how many times before), and the episode ends at the `loop_guard_repeats`th repeat."""
+    observation template's `repeated`: how many times before),
+    and the episode ends at the `loop_guard_repeats`th repeat."""
     loop_guard_repeats: int = Field(3, ge=1)
     """With `loop_guard`, the episode ends (exit reason `loop_guard`) when this many commands have repeated an earlier
     command and its output."""
@@ -283,7 +284,8 @@ class Harness:
             if self.agent.action_format != "bash-block":
                 raise self._error(
                     path,
-                    f"examples are episodes in the bash-block action format, and this harness's is {self.agent.action_format!r}",
+                    "examples are episodes in the bash-block action format, and this harness's is "
+                    f"{self.agent.action_format!r}",
                 )
             examples.append(parse_example(text, name, self.where(path)))
         return examples
@@ -312,7 +314,8 @@ class Harness:
     # rendering
 
     def render(self, template: str, **context: Any) -> str:
-        """Render `prompts/<template>` with the common context (tools, skills, agent) plus `context`, which may replace it."""
+        """Render `prompts/<template>` with the common context (tools, skills, agent) plus `context`,
+        which may replace it."""
         source = self.components.get(f"prompts/{template}")
         if source is None:
             raise self._error(f"prompts/{template}", "missing template")
@@ -406,10 +409,10 @@ SAMPLE_CONTEXT = {
 """Sample values of the variables the agent loop passes to templates (besides `agent`, `tools` and `skills`);
 `elapsed_s` is the episode's wall time so far and `time_limit_s` the task's limit on it (seconds). `examples`
 are the worked examples retrieved for the task, none when `[agent] examples` is 0; each has `text` (the episode as its
-file holds it), `instruction`, `turns` (each a `reply` and its `observation`), `task`, `category`, `tags`, `source`, `name`.
-The features of `harness/features.py` give the rest, each empty when its setting is off: `discovery` (what workspace
-discovery found: each a `command`, its `output`, `exit_code`, `timed_out` and `failed`), `repeated` (how many times the
-command ran before with the same output), `missing` (a program the command's output says is not installed) and
+file holds it), `instruction`, `turns` (each a `reply` and its `observation`), `task`, `category`, `tags`, `source`,
+`name`. The features of `harness/features.py` give the rest, each empty when its setting is off: `discovery` (what
+workspace discovery found: each a `command`, its `output`, `exit_code`, `timed_out` and `failed`), `repeated` (how many
+times the command ran before with the same output), `missing` (a program the command's output says is not installed) and
 `available` (what is installed to do its job)."""
 TEMPLATE_VARIABLES = {
     "system.md.j2": (),

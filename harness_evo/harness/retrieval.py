@@ -28,7 +28,8 @@ class ExampleIndex:
         self.bm25 = BM25Plus(self.documents) if self.examples else None
 
     def most_similar(self, query: str, k: int) -> list[Example]:
-        """The `k` examples that score highest for `query`, ties by name; an example sharing no word with it is never chosen."""
+        """The `k` examples that score highest for `query`, ties by name;
+        an example sharing no word with it is never chosen."""
         if k == 0 or self.bm25 is None:
             return []
         terms = words(query)

@@ -205,7 +205,8 @@ class LLM:
                     return _completion(endpoint, messages, {**params, **routed}, config.timeout_s)
             except litellm.ContextWindowExceededError as e:
                 raise ContextTooLong(
-                    f"{config.model}: the request does not fit its context window ({_first_line(e)}); shorten the prompt or observations"
+                    f"{config.model}: the request does not fit its context window ({_first_line(e)}); shorten the "
+                    "prompt or observations"
                 ) from e
             except litellm.AuthenticationError as e:
                 raise ModelError(f"{config.model}: authentication failed ({_first_line(e)}); check its API key") from e

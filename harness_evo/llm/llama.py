@@ -1,4 +1,5 @@
-"""`local/<name>`: an embedded GGUF served on 127.0.0.1 by llama.cpp's own `llama-server` or by llama-cpp-python's server.
+"""`local/<name>`: an embedded GGUF served on 127.0.0.1 by llama.cpp's own `llama-server` or by llama-cpp-python's
+server.
 
 One server per model per process, shared by all roles and worker threads, started on first use. llama-server holds
 `embedded.slots` conversations at once, each with its own evaluated prompt; a call goes to the slot its thread had
@@ -135,8 +136,9 @@ def check_memory(name: str, models: ModelsConfig) -> None:
     available = _available_memory()
     if available is not None and needed > available:
         raise ModelError(
-            f"llama-server with {slots} slots of {models.context_tokens} tokens for local/{name} needs about {needed / 2**30:.1f} GiB, "
-            f"{available / 2**30:.1f} GiB is available; set models.embedded.slots (or executor.workers) or models.context_tokens lower"
+            f"llama-server with {slots} slots of {models.context_tokens} tokens for local/{name} needs about "
+            f"{needed / 2**30:.1f} GiB, {available / 2**30:.1f} GiB is available; set models.embedded.slots (or "
+            "executor.workers) or models.context_tokens lower"
         )
 
 

@@ -69,7 +69,8 @@ class ServerProcess:
     def start(
         cls, name: str, command: Callable[[int], list[str]], health: str, timeout_s: float, port: int | None = None
     ) -> "ServerProcess":
-        """Start `command(port)` and wait until GET `health` answers 200; raises ModelUnavailable with the log's tail."""
+        """Start `command(port)` and wait until GET `health` answers 200;
+        raises ModelUnavailable with the log's tail."""
         install_signal_handlers()
         remove_old_logs()
         port = port or free_port()
@@ -220,7 +221,8 @@ def remove_old_logs(now: float | None = None) -> None:
 
 
 def install_signal_handlers() -> None:
-    """On SIGINT/SIGTERM signal our servers to stop, then do what the previous handler did. Only from the main thread."""
+    """On SIGINT/SIGTERM signal our servers to stop,
+    then do what the previous handler did. Only from the main thread."""
     if threading.current_thread() is not threading.main_thread():
         return
     for signum in (signal.SIGINT, signal.SIGTERM):

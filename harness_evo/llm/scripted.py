@@ -68,7 +68,8 @@ def calls(name: str) -> int:
 
 
 def last_params(name: str) -> dict[str, Any] | None:
-    """The sampling parameters (temperature, max_tokens, stop, seed) of the last call of `scripted/<name>` that reached it."""
+    """The sampling parameters (temperature, max_tokens, stop, seed) of the last call of `scripted/<name>` that reached
+    it."""
     with _lock:
         return _lookup(name).params
 

@@ -61,7 +61,8 @@ HEREDOC_INSTRUCTIONS = ("RUN", "COPY", "ADD")
 
 def instruction_lines(text: str) -> list[int]:
     """Indexes (in `text.splitlines(keepends=True)`) of the lines that start an instruction, as Docker reads them:
-    not comments, not continuations of the line before (a trailing backslash), not the bodies of heredocs (`RUN <<EOF`)."""
+    not comments, not continuations of the line before (a trailing backslash),
+    not the bodies of heredocs (`RUN <<EOF`)."""
     starts, closing, continued = [], [], False
     for index, line in enumerate(text.splitlines(keepends=True)):
         if closing:
@@ -89,7 +90,8 @@ def normalize(image: str) -> str:
 
 
 def resolve_image(image: str, config: SandboxConfig) -> str:
-    """The local image a `FROM` name stands for: the configured aliases (glob patterns) first, then the built-in ones."""
+    """The local image a `FROM` name stands for: the configured aliases (glob patterns) first,
+    then the built-in ones."""
     name = normalize(image)
     for pattern, target in config.image_aliases.items():
         if fnmatch.fnmatchcase(name, normalize(pattern)) or fnmatch.fnmatchcase(image, pattern):
@@ -135,7 +137,8 @@ def resolve_dockerfile(text: str, config: SandboxConfig) -> tuple[str, list[str]
 
 
 def context_hash(folder: Path, dockerfile: str, base_ids: list[str]) -> str:
-    """Hash of what a build depends on: the resolved Dockerfile, the ids of its base images, every file of the folder."""
+    """Hash of what a build depends on: the resolved Dockerfile, the ids of its base images,
+    every file of the folder."""
     digest = hashlib.sha256()
     for part in (dockerfile, *base_ids):
         digest.update(part.encode() + b"\0")
@@ -230,7 +233,8 @@ class TaskImages:
 
 
 def build_base(client: docker.DockerClient, tag: str, force: bool = False, mirror: str = DEBIAN_MIRROR) -> bool:
-    """Build the base image from `sandboxes/base` with debootstrap and `docker import`; False when it was already there."""
+    """Build the base image from `sandboxes/base` with debootstrap and `docker import`;
+    False when it was already there."""
     if not force:
         try:
             client.images.get(tag)

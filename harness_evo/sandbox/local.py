@@ -205,7 +205,8 @@ def layer(own: Path, host: Path, at: PurePosixPath) -> list[str]:
 
 
 def kill_group(process: subprocess.Popen) -> None:
-    """SIGKILL a command's process group (its own session), unless it has ended; bubblewrap takes its namespace along."""
+    """SIGKILL a command's process group (its own session), unless it has ended;
+    bubblewrap takes its namespace along."""
     if process.poll() is None:
         try:
             os.killpg(process.pid, signal.SIGKILL)

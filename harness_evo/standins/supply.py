@@ -75,10 +75,10 @@ class StandIns:
 
     def offer(self, needs: Needs, node: str, tried: list[Edit]) -> Offer | None:
         """A tool for the program the most of the pattern's failed tasks ran without its being installed, when a script
-        can stand in for it and no edit of `node` against the pattern has offered it yet (`tried`: the ledger's edits), or each
-        offer was refused before any rollout (the toolsmith's scripts all failed; a new seed writes new ones), fewer than
-        `SUPPLY_OFFERS` times. Supplying the program is the remedy that fits, and a small proposer model does not reliably
-        choose it. The toolsmith still writes the script."""
+        can stand in for it and no edit of `node` against the pattern has offered it yet (`tried`: the ledger's edits),
+        or each offer was refused before any rollout (the toolsmith's scripts all failed; a new seed writes new ones),
+        fewer than `SUPPLY_OFFERS` times. Supplying the program is the remedy that fits, and a small proposer model does
+        not reliably choose it. The toolsmith still writes the script."""
         offers = [(name, edit.status) for edit in tried if edit.parent_id == node for name in tool_names(edit.ops)]
         refused = Counter(name for name, status in offers if status is EditStatus.INVALID)
         done = {name for name, status in offers if status is not EditStatus.INVALID} | {
@@ -92,14 +92,17 @@ class StandIns:
         tasks = f"{len(program.tasks)} failed task{'s' * (len(program.tasks) > 1)} ran `{program.name}`"
         if program.broken:
             rationale = (
-                f"{tasks}, and the harness's tool of that name fails their calls; a tool that does the program's work runs "
-                "them as they were written."
+                f"{tasks}, and the harness's tool of that name fails their calls; a tool that does the program's work "
+                "runs them as they were written."
             )
             prediction = (
                 f"Commands that call `{program.name}` get what the program would print, and the tasks go on from there."
             )
         else:
-            rationale = f"{tasks}, which is not installed here; a tool of that name runs the agent's commands as they were written."
+            rationale = (
+                f"{tasks}, which is not installed here; a tool of that name runs the agent's commands as they were "
+                "written."
+            )
             prediction = (
                 f"Commands that stopped at `{program.name}: command not found` run, and the tasks go on from there."
             )

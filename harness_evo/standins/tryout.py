@@ -57,7 +57,8 @@ def _program(event, args):
 def _record(event, args):
     if event in ("subprocess.Popen", "os.exec", "os.posix_spawn", "os.system"):
         _opened.write("{SPAWNED} " + _program(event, args) + "\\n")
-    elif event.startswith(("open", "os.", "shutil.", "sqlite3.connect")) and args and isinstance(args[0], (str, bytes, os.PathLike)):
+    elif event.startswith(("open", "os.", "shutil.", "sqlite3.connect")) and args and \
+isinstance(args[0], (str, bytes, os.PathLike)):
         _opened.write(os.path.abspath(os.fsdecode(args[0])) + "\\n")
     _opened.flush()
 
@@ -175,7 +176,10 @@ def verdict(program: str, shown: str, seen: Observed) -> str | None:
             "is given (or does its work), not only says it did"
         )
     if not result.output.strip() and not changed:
-        return f"`{shown}` printed nothing and changed no file{f' (its errors: {cut(errors.strip(), 200)})' if errors.strip() else ''}"
+        return (
+            f"`{shown}` printed nothing and changed no "
+            f"file{f' (its errors: {cut(errors.strip(), 200)})' if errors.strip() else ''}"
+        )
     if seen.unasked and seen.unasked.exit_code == 0 and seen.unasked.output == result.output:
         return (
             f"`{shown}` printed the same without `{cut(seen.request, 80)}`: a stand-in does what the call asks, not "

@@ -57,7 +57,8 @@ class Task(BaseModel):
     memory_mb: int | None = None
     """[environment] memory_mb (or the older `memory`, as "2G" or "512M"), overriding the sandbox default."""
     storage_mb: int | None = None
-    """[environment] storage_mb (or the older `storage`): the disk the task expects; recorded, not enforced by our sandboxes."""
+    """[environment] storage_mb (or the older `storage`): the disk the task expects; recorded,
+    not enforced by our sandboxes."""
 
     @property
     def environment_dir(self) -> Path:

@@ -1,4 +1,5 @@
-"""skills: a folder of Agent Skills (agentskills.io): `<name>/SKILL.md` per skill, and per tool a skill with its scripts.
+"""skills: a folder of Agent Skills (agentskills.io): `<name>/SKILL.md` per skill,
+and per tool a skill with its scripts.
 
 A tool becomes a skill whose folder holds the tool's files as they are (`tool.toml` included) and whose
 generated SKILL.md says how to run it; its frontmatter `metadata` marks it, so that an import turns it back
@@ -39,11 +40,13 @@ INSTRUCTIONS_MARK = "harness-evo-instructions"
 PROJECT_SKILLS = ".claude/skills"
 """Where a Claude Code project keeps its skills."""
 EXAMPLES_MARK = "harness-evo-examples"
-"""Key of the frontmatter `metadata` that marks the skill holding the harness's worked examples (`examples/<name>.md`)."""
+"""Key of the frontmatter `metadata` that marks the skill holding the harness's worked examples
+(`examples/<name>.md`)."""
 
 
 def valid_name(name: str) -> bool:
-    """Lowercase letters (any script) and digits in words joined by single hyphens, as the reference validator reads names."""
+    """Lowercase letters (any script) and digits in words joined by single hyphens,
+    as the reference validator reads names."""
     name = unicodedata.normalize("NFKC", name)
     return (
         name == name.lower()
@@ -172,8 +175,9 @@ def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
             fields |= {key: front[key] for key in FIELDS - {"name", "description"} if key in front}
             skill_files = {**skill_files, "SKILL.md": frontmatter(fields, body)}
             lost.append(
-                f"skill `{folder}` was rewritten to meet the Agent Skills rules ({'; '.join(problems)}): its name is `{name}`, "
-                f"its description at most {MAX_DESCRIPTION} characters, and frontmatter fields the rules do not name were dropped"
+                f"skill `{folder}` was rewritten to meet the Agent Skills rules ({'; '.join(problems)}): its name is "
+                f"`{name}`, its description at most {MAX_DESCRIPTION} characters, and frontmatter fields the rules do "
+                "not name were dropped"
             )
         files |= {f"{name}/{relative}": text for relative, text in skill_files.items()}
         assets |= {f"{name}/{relative}": data for relative, data in folder_assets(harness, f"skills/{folder}").items()}
@@ -200,14 +204,16 @@ def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
             name = skill_name(f"{harness.name}-worked-examples")
         files |= examples_skill(harness, name)
         lost.append(
-            f"examples: the skill `{name}` holds all {len(harness.examples)}, for the agent to read when one resembles its task; "
-            f"harness-evo shows each task the {harness.agent.examples} most similar to its instruction in the instance prompt"
+            f"examples: the skill `{name}` holds all {len(harness.examples)}, for the agent to read when one resembles "
+            f"its task; harness-evo shows each task the {harness.agent.examples} most similar to its instruction in "
+            "the instance prompt"
         )
     return Exported(files=files, lost=lost, assets=assets)
 
 
 def examples_skill(harness: Harness, name: str) -> dict[str, str]:
-    """The files of a skill `name` of the harness's worked examples: a SKILL.md listing them, and the example files as they are."""
+    """The files of a skill `name` of the harness's worked examples: a SKILL.md listing them,
+    and the example files as they are."""
     description = (
         f"Worked examples: {len(harness.examples)} terminal tasks solved step by step with the {harness.name} harness, "
         "each with its commands and their outputs. Read the one closest to your task before you start it."
@@ -255,11 +261,12 @@ def lost_prompts(harness: Harness, why: str) -> list[str]:
         if path.startswith("prompts/") and Path(path).name not in ("system.md.j2", "confirm_done.md.j2")
     ]
     return [
-        f"the system prompt is rendered once; where it describes harness-evo's reply format (one fenced bash block per reply, "
-        f"TASK_DONE to finish) it does not apply to {why}",
+        "the system prompt is rendered once; where it describes harness-evo's reply format (one fenced bash block per "
+        f"reply, TASK_DONE to finish) it does not apply to {why}",
         f"{', '.join(dropped)}: {why} writes the task, observation and format-error messages itself",
-        f"the agent settings of harness.toml (step limit {harness.agent.step_limit}, command timeout {harness.agent.command_timeout_s:g} s, "
-        f"output cap {harness.agent.max_observation_chars} characters, action format {harness.agent.action_format})",
+        f"the agent settings of harness.toml (step limit {harness.agent.step_limit}, command timeout "
+        f"{harness.agent.command_timeout_s:g} s, output cap {harness.agent.max_observation_chars} characters, action "
+        f"format {harness.agent.action_format})",
     ]
 
 
@@ -270,8 +277,8 @@ class AgentSkills:
         exported = as_skills(harness)
         name = skill_name(f"{harness.name}-instructions")
         description = (
-            f"How to carry out a task in a terminal, step by step: the working method of the {harness.name} agent harness, "
-            "evolved by harness-evo from the agent's failures. Use it for any task done with shell commands."
+            f"How to carry out a task in a terminal, step by step: the working method of the {harness.name} agent "
+            "harness, evolved by harness-evo from the agent's failures. Use it for any task done with shell commands."
         )
         exported.files[f"{name}/SKILL.md"] = frontmatter(
             {"name": name, "description": description, "metadata": {INSTRUCTIONS_MARK: "true"}},
@@ -283,8 +290,8 @@ class AgentSkills:
         )
         exported.usage = [
             "copy the skill folders where your agent looks for skills (e.g. `.claude/skills/` or `~/.claude/skills/`)",
-            f"`harness-evo import skills DIR --out HARNESS` turns them back into this harness: its prompts and settings are in "
-            f"`{name}/{CARRIED}/`",
+            "`harness-evo import skills DIR --out HARNESS` turns them back into this harness: its prompts and "
+            f"settings are in `{name}/{CARRIED}/`",
         ]
         return exported
 

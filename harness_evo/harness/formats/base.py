@@ -75,14 +75,15 @@ class Importer(Protocol):
     name: str
 
     def load(self, source: Path, base: Harness | None) -> Imported:
-        """`base` provides what the source format has no place for (e.g. prompts, for a folder of skills); a UserError says
-        so when the source needs one and there is none."""
+        """`base` provides what the source format has no place for (e.g. prompts, for a folder of skills); a UserError
+        says so when the source needs one and there is none."""
         ...
 
 
 def write_folder(out: Path, files: dict[str, str] | dict[str, str | bytes], empty: bool = False) -> Path:
-    """Write `files` (text, or bytes for a binary file) under `out`, never outside it: unsafe names, links on the way and existing files are refused; with
-    `empty`, so is a folder that holds anything (a harness folder made there would carry it)."""
+    """Write `files` (text, or bytes for a binary file) under `out`, never outside it: unsafe names, links on the way
+    and existing files are refused; with `empty`, so is a folder that holds anything (a harness folder made there would
+    carry it)."""
     out = Path(out)
     if out.is_symlink():
         raise UserError(f"{out} is a link; export into a real folder")

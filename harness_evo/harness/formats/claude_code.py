@@ -71,8 +71,9 @@ class ClaudeCode:
             )
         lost += [
             f"the step limit ({harness.agent.step_limit}) is the subagent's `maxTurns` (and `claude -p --max-turns`); "
-            f"the command timeout ({harness.agent.command_timeout_s:g} s) and output cap ({harness.agent.max_observation_chars} "
-            f"characters) are BASH_DEFAULT_TIMEOUT_MS and BASH_MAX_OUTPUT_LENGTH in {SETTINGS}"
+            f"the command timeout ({harness.agent.command_timeout_s:g} s) and output cap "
+            f"({harness.agent.max_observation_chars} characters) are BASH_DEFAULT_TIMEOUT_MS and "
+            f"BASH_MAX_OUTPUT_LENGTH in {SETTINGS}"
         ]
         if sampling := harness.sampling.model_dump(exclude_defaults=True):
             lost.append(f"the sampling settings {sampling}: Claude Code does not let a project set them")
@@ -85,15 +86,19 @@ class ClaudeCode:
             lost=lost,
             assets=assets,
             usage=[
-                "copy `CLAUDE.md` and `.claude/` into the root of the project Claude Code works in (merge with an existing CLAUDE.md)",
-                f'`claude -p --max-turns {harness.agent.step_limit} "TASK"` runs a task with it; or ask Claude Code to use the '
+                "copy `CLAUDE.md` and `.claude/` into the root of the project Claude Code works in (merge with an "
+                "existing CLAUDE.md)",
+                f'`claude -p --max-turns {harness.agent.step_limit} "TASK"` runs a task with it; or ask Claude Code to '
+                "use the "
                 f"`{agent}` subagent",
-                f"`harness-evo import claude-code DIR --out HARNESS` gives this harness back (prompts and settings from .claude/{CARRIED}/)",
+                "`harness-evo import claude-code DIR --out HARNESS` gives this harness back (prompts and settings "
+                f"from .claude/{CARRIED}/)",
             ]
             + (
                 [
-                    f"the SessionStart hook in {SETTINGS} runs the workspace discovery commands ({'; '.join(harness.agent.discovery_commands)}) "
-                    "when a session starts, and Claude Code adds what they print to its context"
+                    f"the SessionStart hook in {SETTINGS} runs the workspace discovery commands "
+                    f"({'; '.join(harness.agent.discovery_commands)}) when a session starts, and Claude Code adds what "
+                    "they print to its context"
                 ]
                 if "hooks" in settings(harness)
                 else []
@@ -174,7 +179,8 @@ def project_instructions(harness: Harness) -> tuple[str, list[str]]:
 
 
 def without_loop_rules(text: str) -> tuple[str, list[str]]:
-    """`text` without the sentences, list items and code blocks that describe harness-evo's agent loop; and those left out."""
+    """`text` without the sentences, list items and code blocks that describe harness-evo's agent loop;
+    and those left out."""
     kept, dropped = [], []
     for paragraph in paragraphs(text):
         if paragraph.startswith("```"):

@@ -121,25 +121,27 @@ class MiniSweAgent:
             }
             if others := sorted([*others, *folder_assets(harness, f"skills/{folder}")]):
                 lost.append(
-                    f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in harness-evo); "
-                    f"its files ({', '.join(others)}) are in skills/{folder}/: copy them there in your environment"
+                    f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in "
+                    f"harness-evo); its files ({', '.join(others)}) are in skills/{folder}/: copy them there in your "
+                    "environment"
                 )
             elif SKILL_DIR in skill_files["SKILL.md"]:
                 lost.append(
-                    f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in harness-evo), "
-                    "which holds no file besides SKILL.md"
+                    f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in "
+                    "harness-evo), which holds no file besides SKILL.md"
                 )
         for tool in harness.tools:
             files |= {f"tools/{tool.name}/{path}": text for path, text in harness.tool_files(tool).items()}
             lost.append(
                 f"tool `{tool.name}`: mini-swe-agent has no tools besides bash; its files are in tools/{tool.name}/ "
-                "and the templates see no tools (install them in your environment and mention them in the prompt to use them)"
+                "and the templates see no tools (install them in your environment and mention them in the prompt to "
+                "use them)"
             )
         if harness.examples:
             lost.append(
-                f"examples: mini-swe-agent cannot choose them per task, so the instance template holds all {len(harness.examples)} "
-                f"and shows the first {harness.agent.examples} by name (harness-evo shows the {harness.agent.examples} most similar "
-                "to each task's instruction)"
+                "examples: mini-swe-agent cannot choose them per task, so the instance template holds all "
+                f"{len(harness.examples)} and shows the first {harness.agent.examples} by name (harness-evo shows the "
+                f"{harness.agent.examples} most similar to each task's instruction)"
             )
         lost += [
             f"{path}: mini-swe-agent has no such step"
@@ -147,16 +149,17 @@ class MiniSweAgent:
             if path.startswith("prompts/") and path not in PLACES
         ]
         lost.append(
-            f"the output cap of {harness.agent.max_observation_chars} characters is applied by the observation template's "
-            "header, as mini-swe-agent itself does not cut output"
+            f"the output cap of {harness.agent.max_observation_chars} characters is applied by the observation "
+            "template's header, as mini-swe-agent itself does not cut output"
         )
         return Exported(
             files=files,
             lost=lost,
             assets=dict(harness.assets),
             usage=[
-                "`mini -c config.yaml -m MODEL -t TASK` runs it (`-c config.yaml` replaces mini-swe-agent's default config); it needs "
-                "mini-swe-agent 2 (pip install 'mini-swe-agent>=2'): 1.x has no model class `litellm_textbased` (\"Unknown model class\")",
+                "`mini -c config.yaml -m MODEL -t TASK` runs it (`-c config.yaml` replaces mini-swe-agent's default "
+                "config); it needs mini-swe-agent 2 (pip install 'mini-swe-agent>=2'): 1.x has no model class "
+                '`litellm_textbased` ("Unknown model class")',
                 "`harness-evo import mini-swe-agent config.yaml --out DIR` brings it back (tools excepted)",
             ],
         )
@@ -174,8 +177,8 @@ class MiniSweAgent:
         fence = action_fence(config["model"].get("action_regex"))
         if fence.startswith("<"):
             notes.append(
-                f"model.action_regex: the command in {fence} tags is a fenced bash block in harness-evo; the templates' "
-                "tags and examples were rewritten to fenced blocks, check that their wording still fits"
+                f"model.action_regex: the command in {fence} tags is a fenced bash block in harness-evo; the "
+                "templates' tags and examples were rewritten to fenced blocks, check that their wording still fits"
             )
         for component, (section, key) in PLACES.items():
             text = config[section].pop(key, None)
@@ -304,7 +307,8 @@ def folded_skill_list(harness: Harness) -> list[dict[str, str]]:
 
 
 def folded_example_list(harness: Harness) -> list[dict[str, Any]]:
-    """The examples as the exported instance template sees them, in mini-swe-agent's terms; `file` lets an import restore them."""
+    """The examples as the exported instance template sees them, in mini-swe-agent's terms;
+    `file` lets an import restore them."""
     return [
         example.model_dump()
         | {
@@ -375,7 +379,8 @@ def import_header(where: str, text: str, notes: list[str]) -> str:
     }
     if where == "model.observation_template":
         given["output"] = (
-            '{"output": output, "returncode": exit_code, "exception_info": "the command timed out" if timed_out else ""}'
+            '{"output": output, "returncode": exit_code, "exception_info": "the command timed out" if timed_out else '
+            '""}'
         )
         given |= {"elapsed_seconds": "elapsed_s | int", "wall_time_limit_seconds": "time_limit_s | int"}
     if where == "model.format_error_template":  # a reply with no runnable block: no actions, and no tool calls here
@@ -385,11 +390,13 @@ def import_header(where: str, text: str, notes: list[str]) -> str:
     if missing:
         raise UserError(
             f"{where} uses {', '.join(f'`{name}`' for name in missing)}, which harness-evo does not give that template "
-            f"(it gives {', '.join(f'`{name}`' for name in sorted(given))}); edit the config to do without, then import again"
+            f"(it gives {', '.join(f'`{name}`' for name in sorted(given))}); edit the config to do without, then "
+            "import again"
         )
     if used & {"system", "release", "version", "machine"}:
         notes.append(
-            f"{where}: the machine's name, release, version and architecture are fixed to this machine's ({uname.system} {uname.machine})"
+            f"{where}: the machine's name, release, version and architecture are fixed to this machine's "
+            f"({uname.system} {uname.machine})"
         )
     lines = [f"{{%- set {name} = {given[name]} -%}}\n" for name in given if name in used and given[name] != name]
     return IMPORT_START + "".join(lines) + HEADER_END if lines else ""
@@ -422,7 +429,8 @@ def translate(text: str, fence: str) -> str:
 
 
 def to_mini(text: str) -> str:
-    """Our finish marker in mini-swe-agent's terms: its name, and "first line" for "last line" where a sentence names it."""
+    """Our finish marker in mini-swe-agent's terms: its name,
+    and "first line" for "last line" where a sentence names it."""
     return _near(text.replace(DONE, MINI_DONE), MINI_DONE, "last line", "first line")
 
 
@@ -455,7 +463,8 @@ def action_fence(regex: Any) -> str:
 def agent_settings(
     config: dict[str, dict[str, Any]], extra: dict[str, Any], base: Harness, notes: list[str]
 ) -> AgentSettings:
-    """Our agent settings from the config's; what is taken is removed from `config`, so that the rest can be reported."""
+    """Our agent settings from the config's; what is taken is removed from `config`,
+    so that the rest can be reported."""
     step_limit = config["agent"].pop("step_limit", base.agent.step_limit)
     if not isinstance(step_limit, int) or step_limit < 1:
         notes.append(
@@ -466,8 +475,8 @@ def agent_settings(
     config["model"].pop("action_regex", None)
     if model_class and "textbased" not in model_class:
         notes.append(
-            f"model.model_class {model_class} makes native tool calls; the harness reads one fenced bash block per reply, "
-            "as harness-evo's agent loop does (check that the prompts ask for one)"
+            f"model.model_class {model_class} makes native tool calls; the harness reads one fenced bash block per "
+            "reply, as harness-evo's agent loop does (check that the prompts ask for one)"
         )
     features = {
         name: extra.get(name, getattr(base.agent, name))
@@ -485,7 +494,8 @@ def agent_settings(
 
 
 def sampling_settings(config: dict[str, dict[str, Any]], notes: list[str]) -> dict[str, Any]:
-    """Our `[model]` settings from the config's `model.model_kwargs` (taken out of it); other keyword arguments are noted."""
+    """Our `[model]` settings from the config's `model.model_kwargs` (taken out of it);
+    other keyword arguments are noted."""
     kwargs = config["model"].pop("model_kwargs", None) or {}
     taken = {key: kwargs.pop(key) for key in SamplingSettings.model_fields if key in kwargs}
     notes += [f"`model.model_kwargs.{key}` is not carried: the run's model configuration sets it" for key in kwargs]
@@ -496,7 +506,8 @@ def sampling_settings(config: dict[str, dict[str, Any]], notes: list[str]) -> di
 
 
 def exported_tools(folder: Path, notes: list[str]) -> tuple[dict[str, str], dict[str, bytes]]:
-    """The tools an export wrote beside its config (`tools/<name>/`, with its `tool.toml`), as components and assets again."""
+    """The tools an export wrote beside its config (`tools/<name>/`, with its `tool.toml`),
+    as components and assets again."""
     found: tuple[dict[str, str], dict[str, bytes]] = ({}, {})
     for tool_toml in sorted((folder / "tools").glob("*/tool.toml")):
         texts, binaries = files_beside(folder, tool_toml.parent)
@@ -547,7 +558,8 @@ def read_config(source: Path) -> dict[str, Any]:
     if isinstance(config, dict) and "agent" not in config and config and set(config) <= {"environment", "model", "run"}:
         raise UserError(
             f"{source}: only {', '.join(f'`{key}`' for key in config)} settings, an overlay that `mini -c BASE -c "
-            f"{Path(source).name}` merges over another config; import that config (the overlay's settings belong to a run)"
+            f"{Path(source).name}` merges over another config; import that config (the overlay's settings belong to a "
+            "run)"
         )
     if not isinstance(config, dict) or not isinstance(config.get("agent"), dict):
         raise UserError(f"{source}: not a mini-swe-agent config (no `agent` section)")
