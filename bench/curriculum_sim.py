@@ -227,7 +227,8 @@ class Run:
         return range(self.trials_used - n, self.trials_used)
 
     def score_dev(self, harness: Harness) -> None:
-        """An accepted node is scored on the dev split, one trial per task (DESIGN step 7); its failures are not analyzed."""
+        """An accepted node is scored on the dev split, one trial per task (DESIGN step 7);
+        its failures are not analyzed."""
         results = self.results(harness, list(self.world.dev), self.fresh_trials(1))
         self.nodes.append((fmean(outcome.passed for outcome in results.values()), -len(self.nodes), harness))
 

@@ -8,7 +8,8 @@
 3. `--quality`: the solver's job in small (20 bash one-liners checked by running them) and a critic's job
    (12 labelled judgements of harness edits, as structured output): pass rates and seconds per call.
 
-    python bench/llm_local.py [--models local/qwen2.5-coder-0.5b local/qwen2.5-coder-1.5b] [--threads N] [--prompt-cache] [--quality]
+    python bench/llm_local.py [--models local/qwen2.5-coder-0.5b local/qwen2.5-coder-1.5b] [--threads N]
+        [--prompt-cache] [--quality]
 """
 
 import argparse
@@ -59,7 +60,8 @@ def speed(model: str) -> None:
         generation_rate = generation.tokens_out / max(generation.latency_s - generation.tokens_in / prompt_rate, 1e-6)
         print(f"  prompt:     {prompt_rate:7.1f} tokens/s  ({prompt.tokens_in} tokens in {prompt.latency_s:.2f} s)")
         print(
-            f"  generation: {generation_rate:7.1f} tokens/s  ({generation.tokens_out} tokens in {generation.latency_s:.2f} s)"
+            f"  generation: {generation_rate:7.1f} tokens/s  ({generation.tokens_out} tokens in "
+            f"{generation.latency_s:.2f} s)"
         )
 
         def request(i: int) -> int:
@@ -73,7 +75,8 @@ def speed(model: str) -> None:
                 tokens = sum(pool.map(request, range(4)))
             elapsed = time.perf_counter() - started
             print(
-                f"  throughput, {workers} concurrent: {tokens / elapsed:6.1f} generated tokens/s ({tokens} tokens, 4 requests, {elapsed:.1f} s)"
+                f"  throughput, {workers} concurrent: {tokens / elapsed:6.1f} generated tokens/s ({tokens} tokens, 4 "
+                f"requests, {elapsed:.1f} s)"
             )
     with tempfile.TemporaryDirectory() as cache_dir:
         os.environ["HARNESS_EVO_CACHE"] = cache_dir
@@ -179,7 +182,9 @@ def quality(model: str) -> None:
                 [
                     {
                         "role": "system",
-                        "content": "You are a shell expert. Reply with exactly one ```bash code block holding one command.",
+                        "content": (
+                            "You are a shell expert. Reply with exactly one ```bash code block holding one command."
+                        ),
                     },
                     *user(f"The current folder holds some files. {question}"),
                 ],
@@ -200,10 +205,12 @@ def quality(model: str) -> None:
             solved += output == expected
             if VERBOSE and output != expected:
                 print(
-                    f"    wrong: {question}\n      ran {block.group(1).strip() if block else reply.text!r}\n      got {output!r}"
+                    f"    wrong: {question}\n      ran {block.group(1).strip() if block else reply.text!r}\n"
+                    f"      got {output!r}"
                 )
         print(
-            f"  solver (bash one-liners): {solved}/{len(BASH_PROBLEMS)} correct, {sum(seconds) / len(seconds):.1f} s per call"
+            f"  solver (bash one-liners): {solved}/{len(BASH_PROBLEMS)} correct, {sum(seconds) / len(seconds):.1f} s "
+            "per call"
         )
         right, valid, seconds = 0, 0, []
         for edit, general in EDITS:
@@ -212,10 +219,14 @@ def quality(model: str) -> None:
                 [
                     {
                         "role": "system",
-                        "content": "You review edits to the instructions of a coding agent that is evaluated on many different tasks.",
+                        "content": (
+                            "You review edits to the instructions of a coding agent that is evaluated on many "
+                            "different tasks."
+                        ),
                     },
                     *user(
-                        "Is this edit general, i.e. useful on many tasks without naming or answering one specific task? "
+                        "Is this edit general, i.e. useful on many tasks without naming or answering one specific "
+                        "task? "
                         f'Answer as JSON {{"reason": "...", "general": true or false}}.\n\nEdit: {edit}'
                     ),
                 ],
@@ -229,7 +240,8 @@ def quality(model: str) -> None:
             if VERBOSE and not (reply.parsed and reply.parsed.general == general):
                 print(f"    wrong: {edit}\n      said {reply.text!r}")
         print(
-            f"  critic (edit judgements): {right}/{len(EDITS)} right, {valid}/{len(EDITS)} valid JSON, {sum(seconds) / len(seconds):.1f} s per call"
+            f"  critic (edit judgements): {right}/{len(EDITS)} right, {valid}/{len(EDITS)} valid JSON, "
+            f"{sum(seconds) / len(seconds):.1f} s per call"
         )
 
 
@@ -250,7 +262,8 @@ def main() -> None:
     THREADS, VERBOSE = args.threads, args.verbose
     threads = args.threads or llama.default_threads()
     print(
-        f"{len(os.sched_getaffinity(0))} cores, server threads {threads}, load average {os.getloadavg()[0]:.1f} at the start"
+        f"{len(os.sched_getaffinity(0))} cores, server threads {threads}, load average {os.getloadavg()[0]:.1f} at the "
+        "start"
     )
     for model in args.models:
         print(model)

@@ -30,7 +30,8 @@ BLOCK = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n.*?\n?```", re.DOTALL)
 
 
 def around(reply: str) -> tuple[str, str] | None:
-    """(text before, text after) the reply's first closed block; None when it has none (a stop cut it, or none at all)."""
+    """(text before, text after) the reply's first closed block;
+    None when it has none (a stop cut it, or none at all)."""
     match = BLOCK.search(reply)
     return (reply[: match.start()], reply[match.end() :]) if match else None
 
@@ -116,8 +117,8 @@ def main() -> None:
             spent = tokens(llm, config, split[1]) if split else 0
             after.append(spent)
             console.print(
-                f"{trajectory.task_id} step {step}: {trajectory.steps[step].tokens_out} tokens with the stop sequences, "
-                f"{free.tokens_out} without; "
+                f"{trajectory.task_id} step {step}: {trajectory.steps[step].tokens_out} tokens with the stop "
+                f"sequences, {free.tokens_out} without; "
                 + (
                     f"{spent} after the block: {split[1].strip()[:70]!r}"
                     if split

@@ -2,7 +2,8 @@
 
 1. Kills: evolution runs of the scripted world (`harness_evo.world`: scripted models, real Docker) are killed with
    SIGKILL at random moments, each kill followed by `harness-evo resume` (which may be killed in turn), until each run
-   finishes; each finished run is compared with an uninterrupted run of the same seed. Prints kills survived / tried (a kill survived
+   finishes; each finished run is compared with an uninterrupted run of the same seed. Prints kills survived / tried \
+(a kill survived
    when its run finished deciding and paying exactly what the uninterrupted one did), repeats (finished rollouts run
    again, and model calls paid beyond the uninterrupted run's) and the differences found.
 2. Interrupts: `eval` and `evolve` (in turn) get SIGINT, as Ctrl-C sends it, at a random moment; after each, the
@@ -242,7 +243,8 @@ def interrupts(count: int, rng: random.Random, folder: Path) -> Leftovers:
         )
         result.clean += interrupted and after == before
         print(
-            f"  {command} #{i}: exit {process.returncode} after {time.monotonic() - started:.0f} s, runs {len(folders)}",
+            f"  {command} #{i}: exit {process.returncode} after {time.monotonic() - started:.0f} s, "
+            f"runs {len(folders)}",
             flush=True,
         )
     return result
@@ -261,8 +263,8 @@ def main() -> None:
         if args.kills:
             kills = killed_runs(args.kills, args.kills_per_run, rng, folder / "kills")
             print(
-                f"kills survived: {kills.survived} / {kills.tried} ({stats.rate(kills.survived, kills.tried)}); repeats: {kills.repeats}; "
-                f"differences: {len(kills.differences)}",
+                f"kills survived: {kills.survived} / {kills.tried} ({stats.rate(kills.survived, kills.tried)}); "
+                f"repeats: {kills.repeats}; differences: {len(kills.differences)}",
                 flush=True,
             )
             for difference in kills.differences:
@@ -270,10 +272,10 @@ def main() -> None:
         if args.interrupts:
             left = interrupts(args.interrupts, rng, folder / "interrupts")
             print(
-                f"Ctrl-C's: {left.tried} (and {left.ended_first} commands that ended before theirs); left nothing behind: "
-                f"{stats.rate(left.clean, left.tried)}; leftover containers: {left.containers}, processes: {left.processes}, "
-                f"temporary folders: {left.temp_folders}; rollouts without their trajectory: {left.lost_trajectories}; "
-                f"not ended within a minute: {left.stuck}; tracebacks: {left.tracebacks}"
+                f"Ctrl-C's: {left.tried} (and {left.ended_first} commands that ended before theirs); left nothing "
+                f"behind: {stats.rate(left.clean, left.tried)}; leftover containers: {left.containers}, processes: "
+                f"{left.processes}, temporary folders: {left.temp_folders}; rollouts without their trajectory: "
+                f"{left.lost_trajectories}; not ended within a minute: {left.stuck}; tracebacks: {left.tracebacks}"
             )
 
 
