@@ -144,7 +144,8 @@ def test_a_skills_script_uses_its_binary_files_in_the_sandbox(with_assets: Path,
     scripted.register(
         name,
         [
-            f"```bash\n(sha256sum {installed}/fonts/Mono.ttf | cut -d' ' -f1; sh {installed}/unpack.sh) > /app/out.txt\n```",
+            f"```bash\n(sha256sum {installed}/fonts/Mono.ttf | cut -d' ' -f1; sh {installed}/unpack.sh) > "
+            "/app/out.txt\n```",
             "```bash\ncat /app/out.txt; echo TASK_DONE\n```",
         ],
     )

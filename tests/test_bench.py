@@ -1,5 +1,5 @@
-"""Every benchmark under bench/ runs, each at a tiny size, as a user runs it (`python bench/NAME.py ...`, a process of its
-own), so that none can rot unseen while the code it measures changes. What they measure is not checked here."""
+"""Every benchmark under bench/ runs, each at a tiny size, as a user runs it (`python bench/NAME.py ...`, a process of
+its own), so that none can rot unseen while the code it measures changes. What they measure is not checked here."""
 
 import os
 import subprocess

@@ -1,5 +1,5 @@
-"""Skills and Claude Code, in and out: round trips that need no base harness, what Claude Code itself reads, and the import
-of a Claude Code project (CLAUDE.md, .claude/skills, .claude/agents, .claude/commands)."""
+"""Skills and Claude Code, in and out: round trips that need no base harness, what Claude Code itself reads, and the
+import of a Claude Code project (CLAUDE.md, .claude/skills, .claude/agents, .claude/commands)."""
 
 import json
 from pathlib import Path
@@ -47,10 +47,15 @@ def evolved() -> Harness:
         | {
             "harness.toml": toml,
             "examples/greeting.md": render_example(example),
-            "prompts/confirm_done.md.j2": "Show the file you made (`cat` it) and check it against the task. Then say TASK_DONE again.\n",
-            "tools/count-lines/tool.toml": 'description = "count-lines FILE: how many lines FILE has."\ncommand = "sh $TOOL_DIR/count.sh"\n',
+            "prompts/confirm_done.md.j2": (
+                "Show the file you made (`cat` it) and check it against the task. Then say TASK_DONE again.\n"
+            ),
+            "tools/count-lines/tool.toml": (
+                'description = "count-lines FILE: how many lines FILE has."\ncommand = "sh $TOOL_DIR/count.sh"\n'
+            ),
             "tools/count-lines/count.sh": '#!/bin/sh\nwc -l < "$1"\n',
-            "skills/check-before-done/SKILL.md": "---\nname: check-before-done\ndescription: Look at what you made before you finish.\n---\n"
+            "skills/check-before-done/SKILL.md": "---\nname: check-before-done\n"
+            "description: Look at what you made before you finish.\n---\n"
             "Run `cat FILE` on what you produced; only then finish.\n",
         }
     )
@@ -113,12 +118,14 @@ def test_a_claude_code_project_imports_its_skills_subagents_commands_and_claude_
     project = tmp_path / "project"
     (project / ".claude" / "skills" / "pdf-text" / "scripts").mkdir(parents=True)
     (project / ".claude" / "skills" / "pdf-text" / "SKILL.md").write_text(
-        "---\nname: pdf-text\ndescription: Get the text out of a PDF.\n---\nRun `python3 ${CLAUDE_SKILL_DIR}/scripts/text.py FILE`.\n"
+        "---\nname: pdf-text\ndescription: Get the text out of a PDF.\n---\n"
+        "Run `python3 ${CLAUDE_SKILL_DIR}/scripts/text.py FILE`.\n"
     )
     (project / ".claude" / "skills" / "pdf-text" / "scripts" / "text.py").write_text("print('text')\n")
     (project / ".claude" / "agents").mkdir()
     (project / ".claude" / "agents" / "reviewer.md").write_text(
-        "---\nname: reviewer\ndescription: Reviews a change for bugs.\ntools: Read, Grep\nmodel: sonnet\n---\nYou review code.\n"
+        "---\nname: reviewer\ndescription: Reviews a change for bugs.\ntools: Read, Grep\nmodel: sonnet\n---\n"
+        "You review code.\n"
     )
     (project / ".claude" / "commands" / "git").mkdir(parents=True)
     (project / ".claude" / "commands" / "git" / "fix-issue.md").write_text(
@@ -209,7 +216,8 @@ def test_the_subagent_frontmatter_is_yaml_claude_code_reads(tmp_path: Path):
 def test_only_the_sentences_about_our_loop_are_left_out_of_claude_md():
     text = (
         "The API server replies with JSON; parse it with python3. Every reply must hold one fenced bash block.\n\n"
-        "Tips:\n- Use `jq` when it is installed.\n- Print TASK_DONE when you are done.\n\n```bash\necho TASK_DONE\n```\n"
+        "Tips:\n- Use `jq` when it is installed.\n- Print TASK_DONE when you are done.\n\n```bash\necho TASK_DONE\n"
+        "```\n"
     )
     kept, dropped = without_loop_rules(text)
     assert kept == "The API server replies with JSON; parse it with python3.\n\nTips:\n- Use `jq` when it is installed."

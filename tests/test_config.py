@@ -126,7 +126,8 @@ def test_a_dollar_cap_on_a_misspelt_role_is_refused_in_one_line_that_names_the_r
         ),
         (
             '[models.critic]\nparams = { api_key = "sk-live-0123456789" }\n',
-            "models.critic.params: api_key holds a secret, which every run would copy into the config.toml of its folder; set it in an "
+            "models.critic.params: api_key holds a secret, which every run would copy into the config.toml of its "
+            "folder; set it in an "
             'environment variable and write api_key = "env:VARIABLE"',
         ),
     ],

@@ -1,4 +1,5 @@
-"""The curriculum: arms follow the promoted patterns, the bandit moves budget to arms that still teach, explore never starves."""
+"""The curriculum: arms follow the promoted patterns, the bandit moves budget to arms that still teach,
+explore never starves."""
 
 import random
 

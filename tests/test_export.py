@@ -36,18 +36,25 @@ def harness() -> Harness:
             "harness.toml": '[harness]\nname = "terminal-agent"\ndescription = "Bash blocks, TASK_DONE to finish."\n\n'
             "[agent]\nstep_limit = 20\ncommand_timeout_s = 30\nmax_observation_chars = 3000\n",
             "prompts/system.md.j2": SYSTEM,
-            "prompts/instance.md.j2": "Task:\n{{ instruction }}\n\nYou have {{ agent.step_limit }} replies ({{ steps_left }} left). Start.\n",
+            "prompts/instance.md.j2": (
+                "Task:\n{{ instruction }}\n\nYou have {{ agent.step_limit }} replies ({{ steps_left }} left). Start.\n"
+            ),
             "prompts/observation.md.j2": (
                 "{% if timed_out %}Timed out after {{ agent.command_timeout_s }} s.\n{% endif %}"
                 'Exit code: {{ exit_code }}\nOutput:\n{{ output if output else "(no output)" }}\n'
             ),
-            "prompts/format_error.md.j2": "Your reply was not run: {{ error }}\nReply with one fenced bash block, or `echo TASK_DONE` when done.\n",
+            "prompts/format_error.md.j2": (
+                "Your reply was not run: {{ error }}\nReply with one fenced bash block, or `echo TASK_DONE` when "
+                "done.\n"
+            ),
             "tools/view/tool.toml": (
                 'description = "view FILE: print a file with line numbers."\ncommand = "python3 $TOOL_DIR/view.py"\n\n'
                 '[parameters]\ntype = "object"\nrequired = ["file"]\n\n[parameters.properties.file]\ntype = "string"\n'
                 'description = "Path of the file to show."\n'
             ),
-            "tools/view/view.py": "import sys\n\nfor n, line in enumerate(open(sys.argv[1]), 1):\n    print(n, line, end='')\n",
+            "tools/view/view.py": (
+                "import sys\n\nfor n, line in enumerate(open(sys.argv[1]), 1):\n    print(n, line, end='')\n"
+            ),
             "skills/check-before-done/SKILL.md": (
                 "---\nname: check-before-done\ndescription: Show the file you made before you say TASK_DONE.\n---\n"
                 "Run `cat FILE` on what you produced; only then `echo TASK_DONE`.\n"
@@ -142,9 +149,14 @@ def test_a_skill_with_a_script_exported_to_mini_swe_agent_names_where_its_script
     scripted = Harness(
         harness.components
         | {
-            "skills/pdf-text/SKILL.md": "---\nname: pdf-text\ndescription: Get the text out of a PDF.\n---\nRun `python3 ${CLAUDE_SKILL_DIR}/scripts/text.py FILE`.\n",
+            "skills/pdf-text/SKILL.md": (
+                "---\nname: pdf-text\ndescription: Get the text out of a PDF.\n---\n"
+                "Run `python3 ${CLAUDE_SKILL_DIR}/scripts/text.py FILE`.\n"
+            ),
             "skills/pdf-text/scripts/text.py": "# run as python3 ${CLAUDE_SKILL_DIR}/scripts/text.py\nprint('text')\n",
-            "skills/notes/SKILL.md": "---\nname: notes\ndescription: Keep notes.\n---\nAppend to ${CLAUDE_SKILL_DIR}/notes.txt.\n",
+            "skills/notes/SKILL.md": (
+                "---\nname: notes\ndescription: Keep notes.\n---\nAppend to ${CLAUDE_SKILL_DIR}/notes.txt.\n"
+            ),
         }
     )
     export_harness(scripted, "mini-swe-agent", tmp_path / "mini")

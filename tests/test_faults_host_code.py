@@ -1,5 +1,5 @@
-"""Where model-written code runs: with `--sandbox docker`, the toolsmith's scripts run in the tasks' containers and never
-on this machine; with `--sandbox local` they run on this machine, and the run says so, once."""
+"""Where model-written code runs: with `--sandbox docker`, the toolsmith's scripts run in the tasks' containers and
+never on this machine; with `--sandbox local` they run on this machine, and the run says so, once."""
 
 from pathlib import Path
 
@@ -41,8 +41,9 @@ def test_with_the_docker_sandbox_the_toolsmith_s_scripts_run_in_the_task_s_conta
         prompts.append(messages[-1]["content"])
         arguments = "sys.argv[1:3]" if len(prompts) > 1 else "sys.argv[2:4]"
         return (
-            f'```python\n"""putword WORD FILE: write WORD into FILE."""\nimport os, sys\nos.makedirs({str(here)!r}, exist_ok=True)\n'
-            f'open(os.path.join({str(here)!r}, "ran"), "a").write("x")\nword, name = {arguments}\nopen(name, "w").write(word + "\\n")\n```'
+            '```python\n"""putword WORD FILE: write WORD into FILE."""\nimport os, sys\n'
+            f'os.makedirs({str(here)!r}, exist_ok=True)\nopen(os.path.join({str(here)!r}, "ran"), "a").write("x")\n'
+            f'word, name = {arguments}\nopen(name, "w").write(word + "\\n")\n```'
         )
 
     world.register()

@@ -106,7 +106,8 @@ def harness_evo(*args) -> subprocess.Popen:
 def test_a_container_of_an_eval_killed_with_sigkill_stops_by_itself_and_the_next_run_removes_it(
     client, tmp_path, make_task
 ):
-    """The oracle sleeps far past the task's 2 s limit; the eval is killed with SIGKILL the moment its container starts."""
+    """The oracle sleeps far past the task's 2 s limit;
+    the eval is killed with SIGKILL the moment its container starts."""
     suite = tmp_path / "suite"
     task = make_task(suite / f"short-{secrets.token_hex(3)}")
     (task.folder / "task.toml").write_text("[agent]\ntimeout_sec = 2\n[verifier]\ntimeout_sec = 1\n")

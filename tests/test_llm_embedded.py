@@ -1,4 +1,5 @@
-"""The embedded model: GGUF assembly from data packages, and structured output from the real model (marked `embedded`)."""
+"""The embedded model: GGUF assembly from data packages,
+and structured output from the real model (marked `embedded`)."""
 
 import hashlib
 
@@ -69,7 +70,8 @@ def test_structured_output_from_the_embedded_model_is_a_valid_object(tmp_path):
                 {
                     "role": "user",
                     "content": (
-                        'Which bash command lists the files of the current folder? Answer as JSON: {"command": ..., "explanation": ...}'
+                        'Which bash command lists the files of the current folder? Answer as JSON: {"command": ..., '
+                        '"explanation": ...}'
                     ),
                 }
             ],

@@ -1,4 +1,5 @@
-"""Model servers we start: the vLLM launcher against a stand-in `vllm` on PATH, and servers (llama.cpp too) never outliving us."""
+"""Model servers we start: the vLLM launcher against a stand-in `vllm` on PATH,
+and servers (llama.cpp too) never outliving us."""
 
 import os
 import select
@@ -56,7 +57,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(503, {"error": {"message": "server busy", "code": 503}})
         if len(json.dumps(body["messages"])) > 2000:
             return self.answer(400, {"error": {
-                "message": "This model's maximum context length is 512 tokens. Please reduce the length of the messages.",
+                "message": "This model's maximum context length is 512 tokens. "
+                "Please reduce the length of the messages.",
                 "type": "invalid_request_error", "code": "context_length_exceeded",
             }})
         text = body["model"] + " heard: " + body["messages"][-1]["content"]
@@ -87,7 +89,9 @@ CHILD = textwrap.dedent("""\
     from harness_evo.config import EmbeddedConfig, ModelsConfig, RoleModel
     from harness_evo.llm import LLM
 
-    models = ModelsConfig(solver=RoleModel(model=sys.argv[1], max_tokens=8), embedded=EmbeddedConfig(server=sys.argv[2]))
+    models = ModelsConfig(
+        solver=RoleModel(model=sys.argv[1], max_tokens=8), embedded=EmbeddedConfig(server=sys.argv[2])
+    )
     llm = LLM(models, cache=False)
     llm.complete("solver", [{"role": "user", "content": "hi"}])
     server = llm.endpoint(llm.models.solver).server

@@ -251,7 +251,10 @@ def test_a_script_that_names_a_file_from_the_agents_call_is_written_again():
             }
         }
     )
-    hard_coded = '```python\n"""sqlite3 /app/shop.db .tables: list the tables."""\nimport sqlite3\nsqlite3.connect("shop.db")\n```'
+    hard_coded = (
+        '```python\n"""sqlite3 /app/shop.db .tables: list the tables."""\nimport sqlite3\nsqlite3.connect("shop.db")\n'
+        "```"
+    )
     general = '```python\n"""sqlite3 DB SQL: run SQL."""\nimport sqlite3, sys\nsqlite3.connect(sys.argv[1])\n```'
     [proposal], seen = propose([hard_coded, general], pattern=pattern)
 
@@ -350,7 +353,10 @@ def test_a_script_that_uses_a_standard_module_it_never_imports_gets_the_import()
             }
         }
     )
-    script = '"""sqlite3 DB SQL: run SQL."""\nimport sqlite3\n\ndef main(db):\n    print(sqlite3.connect(db), sys.argv, os.sep)\nmain(sys.argv[1])\n'
+    script = (
+        '"""sqlite3 DB SQL: run SQL."""\nimport sqlite3\n\ndef main(db):\n'
+        "    print(sqlite3.connect(db), sys.argv, os.sep)\nmain(sys.argv[1])\n"
+    )
     [proposal], _ = propose([f"```python\n{script}```"], pattern=pattern)
     written = HARNESS.apply(proposal.edit).components["tools/sqlite3/tool.py"]
     assert written == script.replace('run SQL."""\n', 'run SQL."""\nimport os\nimport sys\n')
@@ -549,7 +555,7 @@ def test_a_rewrite_that_loses_a_call_the_harness_s_tool_runs_or_gains_none_is_a_
     assert len(seen) == SearchConfig().tool_attempts, "each attempt saw how the last one failed"
 
 
-def test_of_the_toolsmith_s_scripts_the_one_that_keeps_the_calls_the_harness_s_tool_runs_is_chosen_over_one_that_runs_more():
+def test_the_toolsmith_script_that_keeps_the_calls_the_harness_s_tool_runs_is_chosen_over_one_that_runs_more():
     calls = {
         "sqlite3 a.db .tables": "a",
         "sqlite3 b.db 'SELECT 1'": "b",

@@ -16,7 +16,10 @@ def make_task(root: Path, name: str, category: str = "files", toml: str | None =
     files = {
         "task.toml": toml
         if toml is not None
-        else f'version = "1.0"\n[metadata]\ncategory = "{category}"\ndifficulty = "easy"\ntags = ["t"]\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 30\n',
+        else (
+            f'version = "1.0"\n[metadata]\ncategory = "{category}"\ndifficulty = "easy"\ntags = ["t"]\n[agent]\n'
+            "timeout_sec = 120\n[verifier]\ntimeout_sec = 30\n"
+        ),
         "instruction.md": f"Do {name}.\n",
         "environment/Dockerfile": "FROM python:3.11-slim-bookworm\nWORKDIR /app\n",
         "tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",

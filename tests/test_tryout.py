@@ -84,9 +84,9 @@ def test_a_script_that_prints_without_opening_the_file_its_call_names_fails_the_
     [found] = tryout.run(
         "wc", 'import sys\nprint("Header")\nprint(" ".join(sys.argv[1:]))\n', {READ_CALL: "color"}
     ).values()
-    assert (
-        found
-        == "`wc -l /etc/passwd` never opened `/etc/passwd`, the file it names: a stand-in does the program's work on the files it is given"
+    assert found == (
+        "`wc -l /etc/passwd` never opened `/etc/passwd`, the file it names: a stand-in does the program's work on "
+        "the files it is given"
     )
 
 
@@ -140,7 +140,8 @@ def test_a_script_that_only_says_it_ran_the_program_its_call_names_fails_the_cal
 @pytest.mark.parametrize(
     "script",
     [
-        'import subprocess, sys\nprint(subprocess.run(["sudo", *sys.argv[1:]], capture_output=True, text=True).stdout)\n',
+        'import subprocess, sys\nprint(subprocess.run(["sudo", *sys.argv[1:]], capture_output=True, '
+        "text=True).stdout)\n",
         'import os, sys\nos.system("sudo " + " ".join(sys.argv[1:]))\n',
         'import os, sys\nos.execvp("sudo", sys.argv)\n',
     ],
@@ -166,6 +167,9 @@ def test_a_script_runs_in_the_task_s_container_and_never_on_this_machine(tryout,
     """The script writes a file at a path of this machine's (the test's own folder) before it prints its word: the call
     ran, and the file is not here."""
     marker = tmp_path / "the-script-ran-here"
-    script = f'import os, sys\nos.makedirs({str(tmp_path)!r}, exist_ok=True)\nopen({str(marker)!r}, "w").write("x")\nprint(sys.argv[1])\n'
+    script = (
+        f'import os, sys\nos.makedirs({str(tmp_path)!r}, exist_ok=True)\nopen({str(marker)!r}, "w").write("x")\n'
+        "print(sys.argv[1])\n"
+    )
     assert tryout.run("putword", script, {CALL: "color"}) == {"putword ruby-red-9 color.txt": None}
     assert not marker.exists()

@@ -32,7 +32,10 @@ from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
 
 BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
 T0 = 1_780_000_000.0
-CHECK_SKILL = "---\nname: check-before-done\ndescription: Look at what you made before you say TASK_DONE.\n---\nRun `cat FILE` first.\n"
+CHECK_SKILL = (
+    "---\nname: check-before-done\ndescription: Look at what you made before you say TASK_DONE.\n---\n"
+    "Run `cat FILE` first.\n"
+)
 
 
 def text_of(renderable) -> str:
@@ -42,7 +45,8 @@ def text_of(renderable) -> str:
 
 
 def evolve_world(runs_dir: Path) -> dict:
-    """A finished evolution run: root R -> A (iteration 0, against P1) -> B (iteration 2, against P2), with rejected edits."""
+    """A finished evolution run: root R -> A (iteration 0, against P1) -> B (iteration 2, against P2),
+    with rejected edits."""
     store = RunStore.create(runs_dir, "evolve", run_id="evolve-1")
     root = Harness.load(BASH_AGENT)
     system = root.components["prompts/system.md.j2"]
