@@ -227,7 +227,8 @@ class Run:
         return range(self.trials_used - n, self.trials_used)
 
     def score_dev(self, harness: Harness) -> None:
-        """An accepted node is scored on the dev split, one trial per task (DESIGN step 7); its failures are not analyzed."""
+        """An accepted node is scored on the dev split, one trial per task (DESIGN step 7);
+        its failures are not analyzed."""
         results = self.results(harness, list(self.world.dev), self.fresh_trials(1))
         self.nodes.append((fmean(outcome.passed for outcome in results.values()), -len(self.nodes), harness))
 
@@ -453,7 +454,13 @@ def main() -> None:
         gates.add_column(kind, justify="right")
     for name in GATES:
         shares = {kind: [v for w in worlds for v in w["gates"].get((name, kind), [])] for kind in KINDS}
-        gates.add_row(name, *(f"{100 * fmean(shares[kind]):.0f} (n={len(shares[kind])})" if shares[kind] else "- (n=0)" for kind in KINDS))
+        gates.add_row(
+            name,
+            *(
+                f"{100 * fmean(shares[kind]):.0f} (n={len(shares[kind])})" if shares[kind] else "- (n=0)"
+                for kind in KINDS
+            ),
+        )
 
     console = Console(width=max(Console().width, 150))
     console.print(runs)

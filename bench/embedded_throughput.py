@@ -117,9 +117,9 @@ def measure(setting: Setting, config: RunConfig, tasks: list, runs: Path) -> Mea
 
 
 REPLAY_SYSTEM = (
-    "You are an agent that completes tasks in a Linux terminal. Every reply must contain exactly one fenced bash block. "
-    * 25
-)
+    "You are an agent that completes tasks in a Linux terminal. "
+    "Every reply must contain exactly one fenced bash block. "
+) * 25
 REPLAY_OBSERVATION = "Exit code: 0\nOutput:\n" + "\n".join(
     f"-rw-r--r-- 1 root root {i * 137} Dec  3 file{i}.txt" for i in range(8)
 )

@@ -3,9 +3,9 @@
 1. Today's gate and the evidence engine side by side (the default): one stream of candidates, mostly inert (A/A),
    some helping by +5, +10 or +15 pp, some hurting by 5 or 10 pp, half global and half targeted, judged by both in
    simulated worlds whose train tasks' pass rates are the embedded solver's own (bench/data/pass_rates.json, made by
-   `--pass-rates RUN` from an eval run, below; see evolve/evidence/world.py for the world and what +d means). Today's gate is
-   `make_planner` + `make_rule(AcceptanceConfig())` driven as `Evolution.try_candidate` drives them; the engine is
-   `Engine(EvidenceConfig(), train).gate`. Each parent's run judges `--per-parent` candidates, each gate reusing the
+   `--pass-rates RUN` from an eval run, below; see evolve/evidence/world.py for the world and what +d means). Today's
+   gate is `make_planner` + `make_rule(AcceptanceConfig())` driven as `Evolution.try_candidate` drives them; the engine
+   is `Engine(EvidenceConfig(), train).gate`. Each parent's run judges `--per-parent` candidates, each gate reusing the
    parent's rollouts (today: the executor's cache by key; the engine: its pool). Reported per gate: A/A false accepts,
    power at each effect, rollouts per decision, true accepts per 1000 rollouts, the share of accepts that were inert
    or harmful, and the expected false accepts of a run of 50 gates. Then a move's three alternatives (one +10 pp, two
@@ -23,9 +23,9 @@
    trial more (the one that chose the gate's tasks, as trial 0 does in a run); gates are then drawn from that pool as
    the gate would pick tasks and trials. Gates drawn from one pool are not independent.
 
-    python bench/gate_calibration.py [--gates 4000] [--per-parent 10] [--races 300] [--seed 0] [--workers 2] [--data FILE]
-        [--synthetic] [--quick] [--skip-simulation] [--curriculum-world [--runs 300]] [--embedded [--tasks 10 |
-        --tasks ID,ID,...] [--pool-trials 6] [--run RUN]]
+    python bench/gate_calibration.py [--gates 4000] [--per-parent 10] [--races 300] [--seed 0] [--workers 2]
+        [--data FILE] [--synthetic] [--quick] [--skip-simulation] [--curriculum-world [--runs 300]]
+        [--embedded [--tasks 10 | --tasks ID,ID,...] [--pool-trials 6] [--run RUN]]
 
 The pass-rate file. Make an eval run of the embedded 1.5B on the train split (68 tasks x 3 trials), then the file:
 
@@ -185,12 +185,13 @@ def write_pass_rates(options: argparse.Namespace, console: Console) -> None:
     console.print(f"{out}: {len(rates.tasks)} train tasks, {passed} of {n} rollouts passed, from run {rates.run}")
 
 
-# --- today's gate and the evidence engine side by side -----------------------------------------------------------------
+# --- today's gate and the evidence engine side by side ----------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Kind:
-    """A kind of candidate in the stream: its scope, its true effect (see `world.Effect`), and its share of the stream."""
+    """A kind of candidate in the stream: its scope, its true effect (see `world.Effect`),
+    and its share of the stream."""
 
     scope: str
     delta: float
@@ -348,10 +349,10 @@ def side_by_side(options: argparse.Namespace, data: PassRates, console: Console)
         "logit scale so that the mean rate rises by d, a targeted +d adds d to each of its pattern's tasks"
     )
     console.print(
-        f"  today: make_planner + make_rule(AcceptanceConfig()): alpha {ACCEPTANCE.alpha:g}, {ACCEPTANCE.pattern_tasks} "
-        f"pattern + {ACCEPTANCE.regression_sample} regression tasks x {ACCEPTANCE.trials} trials, a second look of "
-        f"{ACCEPTANCE.extra_trials} more; engine: EvidenceConfig() alpha {EVIDENCE.alpha:g}, at most "
-        f"{EVIDENCE.max_rollouts} rollouts, {EVIDENCE.batch} keys a look, alternatives {EVIDENCE.alternatives}"
+        f"  today: make_planner + make_rule(AcceptanceConfig()): alpha {ACCEPTANCE.alpha:g}, "
+        f"{ACCEPTANCE.pattern_tasks} pattern + {ACCEPTANCE.regression_sample} regression tasks x {ACCEPTANCE.trials} "
+        f"trials, a second look of {ACCEPTANCE.extra_trials} more; engine: EvidenceConfig() alpha {EVIDENCE.alpha:g}, "
+        f"at most {EVIDENCE.max_rollouts} rollouts, {EVIDENCE.batch} keys a look, alternatives {EVIDENCE.alternatives}"
     )
     table = Table(title=f"{label}Per kind of candidate: share accepted [95%], rollouts and pairs per decision")
     for column in (
@@ -763,8 +764,9 @@ def simulate(options: argparse.Namespace, console: Console) -> None:
     console.print(
         f"[bold]Simulation[/] (bench/curriculum_sim.py's world, REPLAY share of shared randomness): the real gate, "
         f"make_rule(AcceptanceConfig()): sign test at alpha {alpha:g}, {ACCEPTANCE.trials} trials per side per task, "
-        f"{ACCEPTANCE.extra_trials} more on a second look (p <= {ACCEPTANCE.second_look_p:g}), each look at {per_look:g}; "
-        f"up to {ACCEPTANCE.pattern_tasks} pattern tasks + {ACCEPTANCE.regression_sample} protected regression tasks"
+        f"{ACCEPTANCE.extra_trials} more on a second look (p <= {ACCEPTANCE.second_look_p:g}), each look at "
+        f"{per_look:g}; up to {ACCEPTANCE.pattern_tasks} pattern tasks + {ACCEPTANCE.regression_sample} protected "
+        "regression tasks"
     )
     table = Table(
         title=f"1a, 3. Per gate: share of gates accepting the child ({WORLDS} worlds, each gate its own outcomes)"
@@ -803,7 +805,10 @@ def simulate(options: argparse.Namespace, console: Console) -> None:
 
     table = Table(
         title=f"2. Per run: {options.runs} runs of A/A gates against one parent: share with at least one accept",
-        caption=f"expected false accepts at most G x alpha (both looks) = G x {alpha:g}; G x per-look alpha = G x {per_look:g}",
+        caption=(
+            f"expected false accepts at most G x alpha (both looks) = G x {alpha:g}; G x per-look alpha = G x "
+            f"{per_look:g}"
+        ),
     )
     for column in (
         "gates G",
@@ -840,8 +845,8 @@ def calibration_line(measured: stats.Rate, alpha: float) -> str:
     """Whether a measured false-accept rate is within the configured alpha."""
     if measured.low > alpha:
         return (
-            f"[bold red]FALSE ACCEPTS EXCEED ALPHA[/]: {measured} > {alpha:g} beyond the interval; the gate does not hold "
-            "its level here"
+            f"[bold red]FALSE ACCEPTS EXCEED ALPHA[/]: {measured} > {alpha:g} beyond the interval; the gate does not "
+            "hold its level here"
         )
     verdict = "within" if measured.high <= alpha else "not distinguishable from"
     return f"false accepts per gate {measured}: {verdict} alpha {alpha:g}"
@@ -949,7 +954,8 @@ def open_pool(options: argparse.Namespace, store, suite, config: RunConfig, cons
         for task in tasks:
             passed, n = seen.get(task.id, (0, 0))
             console.print(
-                f"  {task.id} ({task.difficulty}): {f'{passed} of {n} passed in earlier runs' if n else 'not tried in earlier runs'}"
+                f"  {task.id} ({task.difficulty}): "
+                f"{f'{passed} of {n} passed in earlier runs' if n else 'not tried in earlier runs'}"
             )
     trials = options.pool_trials or (spec["trials"] if spec else 6)
     pool = Pool(tasks, parent, inert_copy(parent), spec["first_trial"] if spec else options.first_trial, trials)
@@ -1020,9 +1026,10 @@ def embedded(options: argparse.Namespace, console: Console) -> None:
         return
     pool = open_pool(options, store, suite, config, console)
     console.print(
-        f"  {len(pool.tasks)} tasks x {pool.trials} trials per side (trials {pool.gate_trials[0]}-{pool.gate_trials[-1]}), "
-        f"the parent's trial {pool.first_trial} choosing pattern vs regression tasks: "
-        f"{len(pool.tasks) * (2 * pool.trials + 1)} rollouts in all; child = parent + one blank line in {SYSTEM}"
+        f"  {len(pool.tasks)} tasks x {pool.trials} trials per side (trials "
+        f"{pool.gate_trials[0]}-{pool.gate_trials[-1]}), the parent's trial {pool.first_trial} choosing pattern vs "
+        f"regression tasks: {len(pool.tasks) * (2 * pool.trials + 1)} rollouts in all; child = parent + one blank line "
+        f"in {SYSTEM}"
     )
     started, paid = time.perf_counter(), []
 
@@ -1058,9 +1065,10 @@ def report_pool(
     scored = {(row.harness_hash, row.task_id, row.trial): row.reward for row in rows if row.scored}
     durations = [row.duration_s for row in rows if row.duration_s]
     console.print(
-        f"  {len(paid)} rollouts paid now in {elapsed / 60:.1f} min ({statistics.fmean(paid) if paid else 0:.0f} s each); "
-        f"the pool holds {len(rows)} ({len(rows) - len(scored)} infrastructure failures), "
-        f"median {statistics.median(durations) if durations else 0:.0f} s, mean {statistics.fmean(durations) if durations else 0:.0f} s"
+        f"  {len(paid)} rollouts paid now in {elapsed / 60:.1f} min ({statistics.fmean(paid) if paid else 0:.0f} s "
+        f"each); the pool holds {len(rows)} ({len(rows) - len(scored)} infrastructure failures), "
+        f"median {statistics.median(durations) if durations else 0:.0f} s, mean "
+        f"{statistics.fmean(durations) if durations else 0:.0f} s"
     )
     table = Table(title="1b. The pool: passes per side on the gate trials, and the trial that chose the task's role")
     for column in ("task", "difficulty", "chose (parent)", "parent", "child", "fixed", "broken"):
@@ -1098,8 +1106,8 @@ def report_pool(
     gates, used = pool_gates(pool, rows, options.gates, options.seed)
     accepted = stats.rate(sum(g.verdict.accepted for g in gates), len(gates))
     console.print(
-        f"  {len(gates)} gates drawn from the pool: accepted {accepted}, {sum(g.looks == 2 for g in gates) / len(gates):.0%} "
-        f"took a second look; configured alpha {ACCEPTANCE.alpha:g}"
+        f"  {len(gates)} gates drawn from the pool: accepted {accepted}, "
+        f"{sum(g.looks == 2 for g in gates) / len(gates):.0%} took a second look; configured alpha {ACCEPTANCE.alpha:g}"
     )
     console.print(
         f"  [bold]gates drawn from one pool are not independent[/]: they share {used} distinct rollouts (of "

@@ -8,7 +8,8 @@
 3. `--quality`: the solver's job in small (20 bash one-liners checked by running them) and a critic's job
    (12 labelled judgements of harness edits, as structured output): pass rates and seconds per call.
 
-    python bench/llm_local.py [--models local/qwen2.5-coder-0.5b local/qwen2.5-coder-1.5b] [--threads N] [--prompt-cache] [--quality]
+    python bench/llm_local.py [--models local/qwen2.5-coder-0.5b local/qwen2.5-coder-1.5b] [--threads N]
+        [--prompt-cache] [--quality]
 """
 
 import argparse
@@ -58,17 +59,25 @@ def speed(model: str) -> None:
         # the short prompt's own evaluation is taken out at the measured prompt rate
         generation_rate = generation.tokens_out / max(generation.latency_s - generation.tokens_in / prompt_rate, 1e-6)
         print(f"  prompt:     {prompt_rate:7.1f} tokens/s  ({prompt.tokens_in} tokens in {prompt.latency_s:.2f} s)")
-        print(f"  generation: {generation_rate:7.1f} tokens/s  ({generation.tokens_out} tokens in {generation.latency_s:.2f} s)")
+        print(
+            f"  generation: {generation_rate:7.1f} tokens/s  ({generation.tokens_out} tokens in "
+            f"{generation.latency_s:.2f} s)"
+        )
 
         def request(i: int) -> int:
-            return llm.complete("solver", user(f"{uuid.uuid4()} Write a bash loop that prints {i} squares."), max_tokens=64).tokens_out
+            return llm.complete(
+                "solver", user(f"{uuid.uuid4()} Write a bash loop that prints {i} squares."), max_tokens=64
+            ).tokens_out
 
         for workers in (1, 2):
             started = time.perf_counter()
             with ThreadPoolExecutor(workers) as pool:
                 tokens = sum(pool.map(request, range(4)))
             elapsed = time.perf_counter() - started
-            print(f"  throughput, {workers} concurrent: {tokens / elapsed:6.1f} generated tokens/s ({tokens} tokens, 4 requests, {elapsed:.1f} s)")
+            print(
+                f"  throughput, {workers} concurrent: {tokens / elapsed:6.1f} generated tokens/s ({tokens} tokens, 4 "
+                f"requests, {elapsed:.1f} s)"
+            )
     with tempfile.TemporaryDirectory() as cache_dir:
         os.environ["HARNESS_EVO_CACHE"] = cache_dir
         with open_llm(model, cache=True) as llm:
@@ -92,7 +101,10 @@ def prompt_cache(model: str) -> None:
                 for _ in range(4):
                     for messages in conversations:
                         reply = llm.complete("solver", messages, max_tokens=32, seed=1)
-                        messages += [{"role": "assistant", "content": reply.text}, *user("output:\nfile1\nfile2\nNext command?")]
+                        messages += [
+                            {"role": "assistant", "content": reply.text},
+                            *user("output:\nfile1\nfile2\nNext command?"),
+                        ]
                 elapsed = time.perf_counter() - started
         finally:
             server.stop()
@@ -165,51 +177,94 @@ def quality(model: str) -> None:
     solved, seconds = 0, []
     with open_llm(model, cache=False) as llm:
         for question, expected in BASH_PROBLEMS:
-            reply = llm.complete("solver", [
-                {"role": "system", "content": "You are a shell expert. Reply with exactly one ```bash code block holding one command."},
-                *user(f"The current folder holds some files. {question}"),
-            ], max_tokens=128, seed=0)
+            reply = llm.complete(
+                "solver",
+                [
+                    {
+                        "role": "system",
+                        "content": (
+                            "You are a shell expert. Reply with exactly one ```bash code block holding one command."
+                        ),
+                    },
+                    *user(f"The current folder holds some files. {question}"),
+                ],
+                max_tokens=128,
+                seed=0,
+            )
             seconds.append(reply.latency_s)
             block = re.search(r"```(?:bash|sh)?\s*\n(.*?)```", reply.text, re.DOTALL)
             with tempfile.TemporaryDirectory() as folder:
                 bash_world(Path(folder))
-                output = subprocess.run(
-                    ["bash", "-c", block.group(1)], cwd=folder, capture_output=True, text=True, timeout=20
-                ).stdout.strip() if block else "(no bash block)"
+                output = (
+                    subprocess.run(
+                        ["bash", "-c", block.group(1)], cwd=folder, capture_output=True, text=True, timeout=20
+                    ).stdout.strip()
+                    if block
+                    else "(no bash block)"
+                )
             solved += output == expected
             if VERBOSE and output != expected:
-                print(f"    wrong: {question}\n      ran {block.group(1).strip() if block else reply.text!r}\n      got {output!r}")
-        print(f"  solver (bash one-liners): {solved}/{len(BASH_PROBLEMS)} correct, {sum(seconds) / len(seconds):.1f} s per call")
+                print(
+                    f"    wrong: {question}\n      ran {block.group(1).strip() if block else reply.text!r}\n"
+                    f"      got {output!r}"
+                )
+        print(
+            f"  solver (bash one-liners): {solved}/{len(BASH_PROBLEMS)} correct, {sum(seconds) / len(seconds):.1f} s "
+            "per call"
+        )
         right, valid, seconds = 0, 0, []
         for edit, general in EDITS:
-            reply = llm.complete("critic", [
-                {"role": "system", "content": "You review edits to the instructions of a coding agent that is evaluated on many different tasks."},
-                *user(
-                    "Is this edit general, i.e. useful on many tasks without naming or answering one specific task? "
-                    f'Answer as JSON {{"reason": "...", "general": true or false}}.\n\nEdit: {edit}'
-                ),
-            ], output=Judgement, max_tokens=128, seed=0)
+            reply = llm.complete(
+                "critic",
+                [
+                    {
+                        "role": "system",
+                        "content": (
+                            "You review edits to the instructions of a coding agent that is evaluated on many "
+                            "different tasks."
+                        ),
+                    },
+                    *user(
+                        "Is this edit general, i.e. useful on many tasks without naming or answering one specific "
+                        "task? "
+                        f'Answer as JSON {{"reason": "...", "general": true or false}}.\n\nEdit: {edit}'
+                    ),
+                ],
+                output=Judgement,
+                max_tokens=128,
+                seed=0,
+            )
             seconds.append(reply.latency_s)
             valid += reply.parsed is not None
             right += reply.parsed is not None and reply.parsed.general == general
             if VERBOSE and not (reply.parsed and reply.parsed.general == general):
                 print(f"    wrong: {edit}\n      said {reply.text!r}")
-        print(f"  critic (edit judgements): {right}/{len(EDITS)} right, {valid}/{len(EDITS)} valid JSON, {sum(seconds) / len(seconds):.1f} s per call")
+        print(
+            f"  critic (edit judgements): {right}/{len(EDITS)} right, {valid}/{len(EDITS)} valid JSON, "
+            f"{sum(seconds) / len(seconds):.1f} s per call"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=["local/qwen2.5-coder-0.5b", "local/qwen2.5-coder-1.5b"])
-    parser.add_argument("--prompt-cache", action="store_true", help="compare llama-cpp-python's --cache true against none")
+    parser.add_argument(
+        "--prompt-cache", action="store_true", help="compare llama-cpp-python's --cache true against none"
+    )
     parser.add_argument("--quality", action="store_true", help="solver and critic pass rates")
     parser.add_argument("--no-speed", action="store_true", help="skip the speed figures")
     parser.add_argument("--verbose", action="store_true", help="show each wrong answer of --quality")
-    parser.add_argument("--threads", type=int, help=f"threads of the embedded server (default here: {llama.default_threads()})")
+    parser.add_argument(
+        "--threads", type=int, help=f"threads of the embedded server (default here: {llama.default_threads()})"
+    )
     args = parser.parse_args()
     global THREADS, VERBOSE
     THREADS, VERBOSE = args.threads, args.verbose
     threads = args.threads or llama.default_threads()
-    print(f"{len(os.sched_getaffinity(0))} cores, server threads {threads}, load average {os.getloadavg()[0]:.1f} at the start")
+    print(
+        f"{len(os.sched_getaffinity(0))} cores, server threads {threads}, load average {os.getloadavg()[0]:.1f} at the "
+        "start"
+    )
     for model in args.models:
         print(model)
         if not args.no_speed:

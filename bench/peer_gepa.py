@@ -266,7 +266,7 @@ def run_bench(bench: Bench, random_search: bool = True) -> tuple[dict[str, dict]
     return results, test
 
 
-# --- the table ---------------------------------------------------------------------------------------------------------
+# --- the table --------------------------------------------------------------------------------------------------------
 
 
 def rate(facts: dict[str, Any]) -> stats.Rate:
@@ -328,7 +328,10 @@ def ratio_line(test: dict[str, Any]) -> str:
     """harness-evo's test gain over GEPA's (point estimates), when GEPA gained anything."""
     ours, theirs = (row["diff"] if (row := gain(test, system)) else 0.0 for system in ("harness-evo", "GEPA"))
     if theirs <= 0:
-        return f"harness-evo's gain / GEPA's: undefined, GEPA's test gain is {stats.pp(theirs)} (harness-evo's {stats.pp(ours)})"
+        return (
+            f"harness-evo's gain / GEPA's: undefined, GEPA's test gain is {stats.pp(theirs)} (harness-evo's "
+            f"{stats.pp(ours)})"
+        )
     return f"harness-evo's gain / GEPA's: {ours / theirs:.2f} ({stats.pp(ours)} / {stats.pp(theirs)}, point estimates)"
 
 
@@ -341,7 +344,10 @@ def reach_line(results: dict[str, dict], test: dict[str, Any]) -> str:
     }
     evo = results["harness-evo"]
     if None in score.values():
-        return "rollouts harness-evo needed to reach GEPA's final test score: not measured (a harness has no scored test rollout)"
+        return (
+            "rollouts harness-evo needed to reach GEPA's final test score: not measured (a harness has no scored test "
+            "rollout)"
+        )
     if score["start"] >= score["GEPA"]:
         return "rollouts harness-evo needed to reach GEPA's final test score: 0 (the start already scores as well)"
     if score["harness-evo"] >= score["GEPA"]:
@@ -360,17 +366,17 @@ def report(results: dict[str, dict], test: dict[str, Any]) -> None:
         f"{gepa_run['best_dev']:.0%}); the test split was seen by neither optimizer."
     )
     console.print(
-        f"GEPA's pool took {gepa_run['candidates'] - 1} of its proposals (better on their minibatch, then scored on the "
-        f"valset); {gepa_run['evaluated']} distinct harnesses, the start and its proposals, ran through harness-evo's "
-        f"executor in {gepa_run['rollouts']} rollouts for its {gepa_run['metric_calls']} metric calls (a key already "
-        "run is not run again)."
+        f"GEPA's pool took {gepa_run['candidates'] - 1} of its proposals (better on their minibatch, then scored on "
+        f"the valset); {gepa_run['evaluated']} distinct harnesses, the start and its proposals, ran through "
+        f"harness-evo's executor in {gepa_run['rollouts']} rollouts for its {gepa_run['metric_calls']} metric calls (a "
+        "key already run is not run again)."
     )
     if "random search" in results:
         console.print(
             "random search: harness-evo's loop accepting every edit that reaches the gate (acceptance rule none; "
             "the gate's rollouts are still paid); its result is the node with the best dev score "
-            f"({results['random search']['best_dev']:.0%} against the start's {results['random search']['start_dev']:.0%}), "
-            "with no test of the difference."
+            f"({results['random search']['best_dev']:.0%} against the start's "
+            f"{results['random search']['start_dev']:.0%}), with no test of the difference."
         )
     else:
         console.print(

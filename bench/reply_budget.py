@@ -30,14 +30,18 @@ BLOCK = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n.*?\n?```", re.DOTALL)
 
 
 def around(reply: str) -> tuple[str, str] | None:
-    """(text before, text after) the reply's first closed block; None when it has none (a stop cut it, or none at all)."""
+    """(text before, text after) the reply's first closed block;
+    None when it has none (a stop cut it, or none at all)."""
     match = BLOCK.search(reply)
     return (reply[: match.start()], reply[match.end() :]) if match else None
 
 
 def trajectories(store: RunStore) -> list[Trajectory]:
-    return [Trajectory.model_validate(store.read_json(rollout.trajectory)) for rollout in store.records(Rollout)
-            if rollout.trajectory and (store.folder / rollout.trajectory).is_file()]
+    return [
+        Trajectory.model_validate(store.read_json(rollout.trajectory))
+        for rollout in store.records(Rollout)
+        if rollout.trajectory and (store.folder / rollout.trajectory).is_file()
+    ]
 
 
 def prompts(trajectory: Trajectory) -> list[list[dict]]:
@@ -59,8 +63,10 @@ def tokens(llm: LLM, config: RunConfig, text: str) -> int:
 def spread(values: list[float]) -> str:
     if not values:
         return "n=0"
-    return (f"n={len(values)}, mean {fmean(values):.1f}, sd {pstdev(values):.1f}, median {median(values):g}, "
-            f"min {min(values):g}, max {max(values):g}")
+    return (
+        f"n={len(values)}, mean {fmean(values):.1f}, sd {pstdev(values):.1f}, median {median(values):g}, "
+        f"min {min(values):g}, max {max(values):g}"
+    )
 
 
 def main() -> None:
@@ -70,17 +76,25 @@ def main() -> None:
     args = parser.parse_args()
     store = RunStore(args.run)
     config = RunConfig.load(store.folder / "config.toml")
-    config.models.solver.timeout_s = max(config.models.solver.timeout_s, 1800)  # a reply without stop sequences may run to max_tokens
+    config.models.solver.timeout_s = max(
+        config.models.solver.timeout_s, 1800
+    )  # a reply without stop sequences may run to max_tokens
     stored = trajectories(store)
     recorded = [step for trajectory in stored for step in trajectory.steps]
-    asked = [[(trajectory, step, messages) for step, messages in enumerate(prompts(trajectory))] for trajectory in stored]
-    found = [turn for turns in zip_longest(*asked) for turn in turns if turn]  # every rollout's first reply, then the seconds...
+    asked = [
+        [(trajectory, step, messages) for step, messages in enumerate(prompts(trajectory))] for trajectory in stored
+    ]
+    found = [
+        turn for turns in zip_longest(*asked) for turn in turns if turn
+    ]  # every rollout's first reply, then the seconds...
     parts = [around(step.reply) for step in recorded]
     console = Console()
     console.print(f"recorded replies: tokens {spread([step.tokens_out for step in recorded])}")
-    console.print(f"  cut by a stop sequence at the close of their block: {sum(part is None for part in parts)}; "
-                  f"characters after a closed block: {spread([len(part[1].strip()) for part in parts if part])}; "
-                  f"characters before the block: {spread([len(part[0].strip()) for part in parts if part])}")
+    console.print(
+        f"  cut by a stop sequence at the close of their block: {sum(part is None for part in parts)}; "
+        f"characters after a closed block: {spread([len(part[1].strip()) for part in parts if part])}; "
+        f"characters before the block: {spread([len(part[0].strip()) for part in parts if part])}"
+    )
     after = []
     if not args.replies:
         return
@@ -88,17 +102,30 @@ def main() -> None:
         for trajectory, step, messages in found[: args.replies]:
             harness = Harness.load(store.folder / "harnesses" / trajectory.harness_hash)
             try:
-                free = llm.complete("solver", messages, seed=trajectory.trial, stop=None, temperature=harness.sampling.temperature,
-                                    max_tokens=harness.sampling.max_tokens)
+                free = llm.complete(
+                    "solver",
+                    messages,
+                    seed=trajectory.trial,
+                    stop=None,
+                    temperature=harness.sampling.temperature,
+                    max_tokens=harness.sampling.max_tokens,
+                )
             except ModelUnavailable as e:
                 console.print(f"{trajectory.task_id} step {step}: no reply ({e})", soft_wrap=True)
                 continue
             split = around(free.text)
             spent = tokens(llm, config, split[1]) if split else 0
             after.append(spent)
-            console.print(f"{trajectory.task_id} step {step}: {trajectory.steps[step].tokens_out} tokens with the stop sequences, "
-                          f"{free.tokens_out} without; " + (f"{spent} after the block: {split[1].strip()[:70]!r}" if split
-                                                            else f"no closed block: {free.text[-70:]!r}"), soft_wrap=True)
+            console.print(
+                f"{trajectory.task_id} step {step}: {trajectory.steps[step].tokens_out} tokens with the stop "
+                f"sequences, {free.tokens_out} without; "
+                + (
+                    f"{spent} after the block: {split[1].strip()[:70]!r}"
+                    if split
+                    else f"no closed block: {free.text[-70:]!r}"
+                ),
+                soft_wrap=True,
+            )
     console.print(f"tokens after the block without stop sequences: {spread(after)}")
 
 

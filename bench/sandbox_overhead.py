@@ -109,7 +109,8 @@ def main() -> None:
     print(f"throughput ({args.rollouts} rollouts, instant scripted model, one step + verifier each):")
     for workers in (1, 2, 4):
         print(
-            f"  {workers} worker{'s' if workers > 1 else ' '}: {rollouts_per_minute(backend, suite, args.rollouts, workers):6.1f} rollouts/min"
+            f"  {workers} worker{'s' if workers > 1 else ' '}: "
+            f"{rollouts_per_minute(backend, suite, args.rollouts, workers):6.1f} rollouts/min"
         )
 
 

@@ -2,7 +2,8 @@
 
 1. Kills: evolution runs of the scripted world (`harness_evo.world`: scripted models, real Docker) are killed with
    SIGKILL at random moments, each kill followed by `harness-evo resume` (which may be killed in turn), until each run
-   finishes; each finished run is compared with an uninterrupted run of the same seed. Prints kills survived / tried (a kill survived
+   finishes; each finished run is compared with an uninterrupted run of the same seed. Prints kills survived / tried \
+(a kill survived
    when its run finished deciding and paying exactly what the uninterrupted one did), repeats (finished rollouts run
    again, and model calls paid beyond the uninterrupted run's) and the differences found.
 2. Interrupts: `eval` and `evolve` (in turn) get SIGINT, as Ctrl-C sends it, at a random moment; after each, the
@@ -49,8 +50,15 @@ class Kills:
 
 def world_command(args: list[str], env: dict[str, str], **popen) -> subprocess.Popen:
     """`harness-evo ARGS` with the world's scripted models, started in a new process."""
-    return subprocess.Popen([sys.executable, "-m", world.__name__, "cli", *map(str, args)], env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **popen)
+    return subprocess.Popen(
+        [sys.executable, "-m", world.__name__, "cli", *map(str, args)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,
+    )
 
 
 def reference_run(folder: Path) -> tuple[RunStore, float]:
@@ -95,13 +103,20 @@ def killed_runs(kills: int, per_run: int, rng: random.Random, folder: Path) -> K
             break
         store = RunStore(store.folder)
         differences = world.differences(store, reference)
-        repeats = world.repeats(store) + sum((world.facts(store)["model calls paid"] - world.facts(reference)["model calls paid"]).values())
+        repeats = world.repeats(store) + sum(
+            (world.facts(store)["model calls paid"] - world.facts(reference)["model calls paid"]).values()
+        )
         result.tried += in_run
         result.repeats += repeats
         result.survived += in_run if not differences and not repeats else 0
-        result.differences += [f"{store.id}: {name}: {mine} where the uninterrupted run has {theirs}"
-                               for name, (mine, theirs) in differences.items()]
-        print(f"  run {store.id}: {in_run} kills, differences: {list(differences) or 'none'}, repeats: {repeats}", flush=True)
+        result.differences += [
+            f"{store.id}: {name}: {mine} where the uninterrupted run has {theirs}"
+            for name, (mine, theirs) in differences.items()
+        ]
+        print(
+            f"  run {store.id}: {in_run} kills, differences: {list(differences) or 'none'}, repeats: {repeats}",
+            flush=True,
+        )
     return result
 
 
@@ -139,7 +154,10 @@ def interrupts(count: int, rng: random.Random, folder: Path) -> Leftovers:
     config_file = folder / "evolve.toml"
     config().save(config_file)
     result = Leftovers()
-    spans = {"eval": 20.0, "evolve": 60.0}  # seconds a Ctrl-C is drawn from, per command: its whole time once it ended first
+    spans = {
+        "eval": 20.0,
+        "evolve": 60.0,
+    }  # seconds a Ctrl-C is drawn from, per command: its whole time once it ended first
     for i in itertools.count():
         if result.tried >= count:
             break
@@ -147,11 +165,31 @@ def interrupts(count: int, rng: random.Random, folder: Path) -> Leftovers:
         temp, runs = case / "tmp", case / "runs"
         temp.mkdir(parents=True)
         mark = f"SOAK_MARK={uuid.uuid4().hex}"
-        env = os.environ | {"HARNESS_EVO_CACHE": str(case / "cache"), "TMPDIR": str(temp), mark.split("=")[0]: mark.split("=")[1]}
+        env = os.environ | {
+            "HARNESS_EVO_CACHE": str(case / "cache"),
+            "TMPDIR": str(temp),
+            mark.split("=")[0]: mark.split("=")[1],
+        }
         command = "evolve" if i % 2 else "eval"
-        args = (["evolve", "--config", config_file] if command == "evolve" else
-                ["eval", "--harness", world.HARNESS, "--tasks", world.TASKS, "--split", "all", "--trials", 2,
-                 "--model", "scripted/world-solver", "--workers", 2])
+        args = (
+            ["evolve", "--config", config_file]
+            if command == "evolve"
+            else [
+                "eval",
+                "--harness",
+                world.HARNESS,
+                "--tasks",
+                world.TASKS,
+                "--split",
+                "all",
+                "--trials",
+                2,
+                "--model",
+                "scripted/world-solver",
+                "--workers",
+                2,
+            ]
+        )
         started = time.monotonic()
         process = world_command([*args, "--runs", runs], env, start_new_session=True)
         try:
@@ -161,7 +199,14 @@ def interrupts(count: int, rng: random.Random, folder: Path) -> Leftovers:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole foreground group
             result.tried, interrupted = result.tried + 1, True
-        before = (result.stuck, result.containers, result.processes, result.temp_folders, result.lost_trajectories, result.tracebacks)
+        before = (
+            result.stuck,
+            result.containers,
+            result.processes,
+            result.temp_folders,
+            result.lost_trajectories,
+            result.tracebacks,
+        )
         try:
             _, err = process.communicate(timeout=60)
             result.tracebacks += interrupted and "Traceback" in err
@@ -176,16 +221,32 @@ def interrupts(count: int, rng: random.Random, folder: Path) -> Leftovers:
             result.containers += len(left)
             prune(client, **{f"{LABEL}.run": run.name})
             store = RunStore(run)
-            result.lost_trajectories += sum(1 for row in store.rows("rollouts")
-                                            if not row.get("trajectory") or not (run / row["trajectory"]).is_file())
+            result.lost_trajectories += sum(
+                1
+                for row in store.rows("rollouts")
+                if not row.get("trajectory") or not (run / row["trajectory"]).is_file()
+            )
         alive = marked_processes(mark)
         result.processes += len(alive)
         for pid in alive:
             os.kill(pid, signal.SIGKILL)
-        result.temp_folders += sum(1 for path in temp.iterdir() if path.name != LOCKS.name)  # image-build locks are shared on purpose
-        after = (result.stuck, result.containers, result.processes, result.temp_folders, result.lost_trajectories, result.tracebacks)
+        result.temp_folders += sum(
+            1 for path in temp.iterdir() if path.name != LOCKS.name
+        )  # image-build locks are shared on purpose
+        after = (
+            result.stuck,
+            result.containers,
+            result.processes,
+            result.temp_folders,
+            result.lost_trajectories,
+            result.tracebacks,
+        )
         result.clean += interrupted and after == before
-        print(f"  {command} #{i}: exit {process.returncode} after {time.monotonic() - started:.0f} s, runs {len(folders)}", flush=True)
+        print(
+            f"  {command} #{i}: exit {process.returncode} after {time.monotonic() - started:.0f} s, "
+            f"runs {len(folders)}",
+            flush=True,
+        )
     return result
 
 
@@ -201,16 +262,21 @@ def main() -> None:
         folder = Path(scratch)
         if args.kills:
             kills = killed_runs(args.kills, args.kills_per_run, rng, folder / "kills")
-            print(f"kills survived: {kills.survived} / {kills.tried} ({stats.rate(kills.survived, kills.tried)}); repeats: {kills.repeats}; "
-                  f"differences: {len(kills.differences)}", flush=True)
+            print(
+                f"kills survived: {kills.survived} / {kills.tried} ({stats.rate(kills.survived, kills.tried)}); "
+                f"repeats: {kills.repeats}; differences: {len(kills.differences)}",
+                flush=True,
+            )
             for difference in kills.differences:
                 print(f"  {difference}")
         if args.interrupts:
             left = interrupts(args.interrupts, rng, folder / "interrupts")
-            print(f"Ctrl-C's: {left.tried} (and {left.ended_first} commands that ended before theirs); left nothing behind: "
-                  f"{stats.rate(left.clean, left.tried)}; leftover containers: {left.containers}, processes: {left.processes}, "
-                  f"temporary folders: {left.temp_folders}; rollouts without their trajectory: {left.lost_trajectories}; "
-                  f"not ended within a minute: {left.stuck}; tracebacks: {left.tracebacks}")
+            print(
+                f"Ctrl-C's: {left.tried} (and {left.ended_first} commands that ended before theirs); left nothing "
+                f"behind: {stats.rate(left.clean, left.tried)}; leftover containers: {left.containers}, processes: "
+                f"{left.processes}, temporary folders: {left.temp_folders}; rollouts without their trajectory: "
+                f"{left.lost_trajectories}; not ended within a minute: {left.stuck}; tracebacks: {left.tracebacks}"
+            )
 
 
 if __name__ == "__main__":

@@ -48,7 +48,8 @@ def build(runs_dir: Path, n_rollouts: int, n_nodes: int, n_calls: int, rng: rand
                         Write(
                             path=f"skills/lesson-{k}/SKILL.md",
                             text=(
-                                f"---\nname: lesson-{k}\ndescription: What iteration {k} learned.\n---\nCheck the output of step {k} before going on.\n"
+                                f"---\nname: lesson-{k}\ndescription: What iteration {k} learned.\n---\n"
+                                f"Check the output of step {k} before going on.\n"
                             ),
                         )
                     ]
@@ -266,7 +267,8 @@ def main() -> None:
         clock = time.perf_counter()
         build(runs_dir, args.rollouts, args.nodes, args.calls, random.Random(0)).close()
         print(
-            f"built {runs_dir}: {args.rollouts} rollouts, {args.nodes} nodes, {args.calls} model calls in {time.perf_counter() - clock:.0f} s"
+            f"built {runs_dir}: {args.rollouts} rollouts, {args.nodes} nodes, {args.calls} model calls in "
+            f"{time.perf_counter() - clock:.0f} s"
         )
     store = RunStore(runs_dir / "evolve-bench")
     root, best = nodes.root(store), nodes.best(store)

@@ -496,7 +496,8 @@ def serve_vllm_command(
         console.print(f"model: vllm/{model}", highlight=False)
         console.print(f"base URL: {server.url}/v1", highlight=False)
         console.print(
-            f'in a run configuration: [models.solver] model = "vllm/{model}", params = {{api_base = "{server.url}/v1"}}',
+            f'in a run configuration: [models.solver] model = "vllm/{model}", '
+            f'params = {{api_base = "{server.url}/v1"}}',
             highlight=False,
             markup=False,
         )
@@ -584,7 +585,8 @@ def warn_skipped(config: RunConfig) -> None:
 
 
 def print_view(facts, view) -> None:
-    """`view` is a function rendering the facts (a record, or a list of them); with --json their dump is printed instead."""
+    """`view` is a function rendering the facts (a record, or a list of them);
+    with --json their dump is printed instead."""
     import json
 
     if view is None:
@@ -731,7 +733,8 @@ def harvest_command(
     shown: Annotated[int, typer.Option(min=1, help="`[agent] examples` to set when the harness shows none.")] = 2,
     runs: RunsDir = Path("runs"),
 ) -> None:
-    """A harness with worked examples (`examples/`) made from the passed train rollouts of a run: one per solved task."""
+    """A harness with worked examples (`examples/`) made from the passed train rollouts of a run:
+    one per solved task."""
     from harness_evo.evolve.harvest import harvest_into
     from harness_evo.evolve.nodes import harness_of, resolve_node
 

@@ -119,8 +119,8 @@ def reuse(
 
 
 def reusable_rollouts(folder: Path, config: RunConfig, digest: dict[str, str], wanted: dict[str, str]) -> list[Rollout]:
-    """The scored rollouts of `wanted` (rollout id -> task) in the run of `folder` that were made as this comparison would
-    make them (`reusable_tasks`); none when the run cannot be read."""
+    """The scored rollouts of `wanted` (rollout id -> task) in the run of `folder` that were made as this comparison
+    would make them (`reusable_tasks`); none when the run cannot be read."""
     try:
         other = RunStore(folder, readonly=True)
     except (StoreError, UserError):

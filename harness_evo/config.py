@@ -69,11 +69,14 @@ class EmbeddedConfig(Strict):
     """The server of the embedded models."""
 
     server: Literal["auto", "llama-server", "llama-cpp-python"] = "auto"
-    """llama.cpp's own `llama-server` (built by scripts/setup.sh), llama-cpp-python's server, or auto: the first when it is built."""
+    """llama.cpp's own `llama-server` (built by scripts/setup.sh), llama-cpp-python's server, or auto:
+    the first when it is built."""
     binary: Path | None = None
-    """The `llama-server` executable; unset: the one beside this Python interpreter (where set-up puts it), else on PATH."""
+    """The `llama-server` executable; unset: the one beside this Python interpreter (where set-up puts it), else on
+    PATH."""
     slots: int | None = Field(None, ge=1)
-    """Conversations llama-server holds at once, each with its own evaluated prompt; unset: the run's rollout workers."""
+    """Conversations llama-server holds at once, each with its own evaluated prompt; unset:
+    the run's rollout workers."""
     draft: str | None = None
     """An embedded model that drafts tokens for speculative decoding (`local/qwen2.5-coder-0.5b`); unset: none."""
     draft_tokens: int = Field(8, ge=1)
@@ -130,7 +133,8 @@ class SandboxConfig(Strict):
     max_output_chars: int = Field(100_000, ge=1)
     """Output of one command is cut to this many characters inside the sandbox layer."""
     lifetime_margin_s: float = Field(600.0, ge=0)
-    """Seconds a container lives past its task's agent and verifier time limits; then it stops by itself, run killed or not."""
+    """Seconds a container lives past its task's agent and verifier time limits; then it stops by itself,
+    run killed or not."""
     base_image: str = "harness-evo/base:latest"
     """The locally built base image that task images start from."""
     image_aliases: dict[str, str] = Field(default_factory=dict)
@@ -151,7 +155,8 @@ class ExecutorConfig(Strict):
     """Trials per task in `eval`."""
     backend: Literal["local", "ray"] = "local"
     """`local` runs rollouts on this machine; `ray` runs each as a task on a Ray cluster node started with a `docker`
-    resource (`ray start --resources '{"docker": N}'`: N rollouts at once there), this machine keeping the run folder."""
+    resource (`ray start --resources '{"docker": N}'`: N rollouts at once there),
+    this machine keeping the run folder."""
     address: str = "auto"
     """The Ray cluster of `backend = "ray"`: `auto` (the cluster this machine belongs to), `ray://HOST:PORT` (its Ray
     Client server) or `HOST:PORT` (its head's GCS)."""
@@ -182,7 +187,8 @@ class FailuresConfig(Strict):
     join_similarity: float = Field(88.0, ge=0, le=100)
     """A failure joins the pattern whose signature is at least this similar (rapidfuzz token-sort ratio, 0-100)."""
     adjudicate_similarity: float = Field(55.0, ge=0, le=100)
-    """Patterns at least this similar (and below `join_similarity`) are close calls the analyzer merges or keeps apart."""
+    """Patterns at least this similar (and below `join_similarity`) are close calls the analyzer merges or keeps
+    apart."""
 
 
 class CurriculumConfig(Strict):
@@ -270,7 +276,8 @@ class EvidenceConfig(Strict):
     prior_strength: float = Field(2.0, gt=0)
     """Weight, in rollouts, of the train split's pass rate in a task's estimated pass rate before its own rollouts."""
     unsolved_after: int = Field(3, ge=1)
-    """A task the parent failed on at least this many guide keys and never passed is left out of a global edit's gate."""
+    """A task the parent failed on at least this many guide keys and never passed is left out of a global edit's
+    gate."""
 
     @field_validator("alpha", "harm_alpha", "drop_alpha", "futility")
     @classmethod
@@ -340,8 +347,8 @@ class SearchConfig(Strict):
     """`bandit`: each move kind first once, then the one with the most accepted gain per gate rollout, plus an
     exploration bonus; `first-harvest`: harvest whenever there is something to harvest, else the first of `moves`."""
     dev_sample: int | None = Field(None, ge=1)
-    """Dev tasks the root and every accepted node are scored on: unset, the whole dev split; else a seeded sample of this
-    many, the same for all nodes."""
+    """Dev tasks the root and every accepted node are scored on: unset, the whole dev split; else a seeded sample of
+    this many, the same for all nodes."""
 
 
 class BudgetConfig(Strict):
@@ -418,7 +425,8 @@ class RunConfig(Strict):
 
     @model_validator(mode="after")
     def ray_can_run_it(self) -> "RunConfig":
-        """The ray executor runs rollouts in Docker on other machines: a solver only this machine can reach fails now."""
+        """The ray executor runs rollouts in Docker on other machines:
+        a solver only this machine can reach fails now."""
         if self.executor.backend != "ray":
             return self
         if self.sandbox.backend != "docker":

@@ -58,8 +58,11 @@ def sections(config: BaseModel, table: str = "", doc: str = "") -> list[Section]
     before its sub-tables, as TOML needs). A section's doc is its model's docstring, after its field's when the model
     has several fields (the roles' models)."""
     fields = type(config).model_fields
-    plain = [Setting(name, getattr(config, name), one_line(field.description), choices(field.annotation))
-             for name, field in fields.items() if not isinstance(getattr(config, name), BaseModel)]
+    plain = [
+        Setting(name, getattr(config, name), one_line(field.description), choices(field.annotation))
+        for name, field in fields.items()
+        if not isinstance(getattr(config, name), BaseModel)
+    ]
     found = [Section(table, one_line(f"{doc} {type(config).__doc__}"), plain)]
     kinds = [type(getattr(config, name)) for name in fields]
     for name, field in fields.items():
@@ -112,7 +115,11 @@ def as_toml(config: BaseModel) -> str:
         for setting in section.settings:
             lines.append("")
             lines += comment(setting.doc + (f" One of: {', '.join(setting.choices)}." if setting.choices else ""))
-            lines.append(f"# {setting.name} = (unset)" if setting.value is None else f"{setting.name} = {toml_value(setting.value)}")
+            lines.append(
+                f"# {setting.name} = (unset)"
+                if setting.value is None
+                else f"{setting.name} = {toml_value(setting.value)}"
+            )
     return "\n".join(lines).strip() + "\n"
 
 
@@ -122,9 +129,14 @@ def harness_defaults() -> HarnessToml:
 
 
 def as_markdown(config: RunConfig) -> str:
-    """The configuration, then a harness's settings, as a markdown page: a table of settings (key, default, what it does)
-    per section."""
-    lines = [MARKDOWN_HEADER, *markdown_tables(sections(config)), HARNESS_HEADER, *markdown_tables(sections(harness_defaults()), " of harness.toml")]
+    """The configuration, then a harness's settings, as a markdown page: a table of settings (key, default, what it
+    does) per section."""
+    lines = [
+        MARKDOWN_HEADER,
+        *markdown_tables(sections(config)),
+        HARNESS_HEADER,
+        *markdown_tables(sections(harness_defaults()), " of harness.toml"),
+    ]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -140,7 +152,9 @@ def markdown_tables(found: list[Section], of: str = "") -> list[str]:
         lines += ["| key | default | what it sets |", "| --- | --- | --- |"]
         for setting in section.settings:
             default = "unset" if setting.value is None else f"`{toml_value(setting.value)}`"
-            doc = setting.doc + (f" One of: {', '.join(f'`{choice}`' for choice in setting.choices)}." if setting.choices else "")
+            doc = setting.doc + (
+                f" One of: {', '.join(f'`{choice}`' for choice in setting.choices)}." if setting.choices else ""
+            )
             lines.append(f"| `{setting.name}` | {cell(default)} | {cell(doc)} |")
         lines.append("")
     return lines

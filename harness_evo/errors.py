@@ -25,7 +25,6 @@ class InfraError(Exception):
     """Our infrastructure failed (image build, container death, verifier without reward): not the agent's fault."""
 
 
-
 def first_line(error: BaseException, limit: int = 300) -> str:
     """The first line of an error's message (at most `limit` characters), or its type's name when it has none."""
     return (str(error).strip().splitlines() or [type(error).__name__])[0][:limit]

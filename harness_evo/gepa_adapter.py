@@ -75,9 +75,13 @@ class HarnessAdapter:
             harness = Harness(candidate)
             rows = self.run(harness, batch)
         except HarnessError as e:
-            traces = [{"instruction": task.instruction, "episode": "", "verdict": f"the harness did not load: {e}"} for task in batch]
-            return EvaluationBatch(outputs=[None] * len(batch), scores=[0.0] * len(batch),
-                                   trajectories=traces if capture_traces else None)
+            traces = [
+                {"instruction": task.instruction, "episode": "", "verdict": f"the harness did not load: {e}"}
+                for task in batch
+            ]
+            return EvaluationBatch(
+                outputs=[None] * len(batch), scores=[0.0] * len(batch), trajectories=traces if capture_traces else None
+            )
         scores = [row.reward if row.scored else 0.0 for row in rows]
         traces = [self.trace(task, row) for task, row in zip(batch, rows)] if capture_traces else None
         return EvaluationBatch(outputs=[row.id for row in rows], scores=scores, trajectories=traces)
@@ -92,25 +96,42 @@ class HarnessAdapter:
         by_trial: dict[int, list[Task]] = defaultdict(list)
         for task, trial in planned:
             by_trial[trial].append(task)
-        rows = {(row.task_id, row.trial): row for trial, tasks in sorted(by_trial.items())
-                for row in self.executor.run(harness, tasks, [trial], node_id=harness.hash)}
+        rows = {
+            (row.task_id, row.trial): row
+            for trial, tasks in sorted(by_trial.items())
+            for row in self.executor.run(harness, tasks, [trial], node_id=harness.hash)
+        }
         return [rows[task.id, trial] for task, trial in planned]
 
     def trace(self, task: Task, row: Rollout) -> dict[str, str]:
         """What the reflection reads of one rollout: the instruction, the digested episode and the verdict."""
         if not row.scored:
-            return {"instruction": task.instruction, "episode": "", "verdict": f"not scored: {row.error or row.exit_reason}"}
+            return {
+                "instruction": task.instruction,
+                "episode": "",
+                "verdict": f"not scored: {row.error or row.exit_reason}",
+            }
         trajectory = Trajectory.model_validate(self.executor.store.read_json(row.trajectory))
         episode = digest(trajectory.model_copy(update={"verifier_output": WITHHELD}), self.token_budget)
-        verdict = "passed: the task's tests accepted the result" if row.passed else (
-            f"failed: the task's tests gave reward {row.reward:g} of 1")
+        verdict = (
+            "passed: the task's tests accepted the result"
+            if row.passed
+            else (f"failed: the task's tests gave reward {row.reward:g} of 1")
+        )
         return {"instruction": task.instruction, "episode": episode, "verdict": verdict}
 
-    def make_reflective_dataset(self, candidate: dict[str, str], eval_batch: EvaluationBatch,
-                                components_to_update: list[str]) -> Mapping[str, Sequence[Mapping[str, Any]]]:
+    def make_reflective_dataset(
+        self, candidate: dict[str, str], eval_batch: EvaluationBatch, components_to_update: list[str]
+    ) -> Mapping[str, Sequence[Mapping[str, Any]]]:
         """The same records for every component to update: one per rollout of the batch."""
-        records = [{"Task instruction": trace["instruction"], "What the agent did": trace["episode"] or "(nothing ran)",
-                    "Verdict": trace["verdict"]} for trace in eval_batch.trajectories or []]
+        records = [
+            {
+                "Task instruction": trace["instruction"],
+                "What the agent did": trace["episode"] or "(nothing ran)",
+                "Verdict": trace["verdict"],
+            }
+            for trace in eval_batch.trajectories or []
+        ]
         return {component: records for component in components_to_update}
 
     def get_adapter_state(self) -> dict[str, Any]:

@@ -31,5 +31,9 @@ def redact(text: str) -> str:
 
 def from_env(params: dict[str, object]) -> dict[str, object]:
     """`params` with each `env:NAME` value replaced by that environment variable's value; KeyError names one unset."""
-    return {name: os.environ[value.removeprefix(FROM_ENV)] if isinstance(value, str) and value.startswith(FROM_ENV) else value
-            for name, value in params.items()}
+    return {
+        name: os.environ[value.removeprefix(FROM_ENV)]
+        if isinstance(value, str) and value.startswith(FROM_ENV)
+        else value
+        for name, value in params.items()
+    }

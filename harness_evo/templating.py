@@ -9,6 +9,11 @@ def environment(folder: Path | None = None, *, strict: bool = True, trim_blocks:
     """Templates from `folder` (or from strings). An undefined variable is an error unless not `strict` (it then renders
     as nothing); a block tag takes its line's newline and indentation with it unless not `trim_blocks` (a harness's own
     prompts render as their authors wrote them); a template's last newline is kept; nothing is escaped."""
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(folder) if folder else None,
-                              undefined=jinja2.StrictUndefined if strict else jinja2.Undefined, trim_blocks=trim_blocks,
-                              lstrip_blocks=trim_blocks, keep_trailing_newline=True, autoescape=False)
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(folder) if folder else None,
+        undefined=jinja2.StrictUndefined if strict else jinja2.Undefined,
+        trim_blocks=trim_blocks,
+        lstrip_blocks=trim_blocks,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )

@@ -72,7 +72,10 @@ def embedded_missing() -> str | None:
     if absent := [name for name in embedded.EMBEDDED if embedded.parts(name) is None]:
         return f"embedded-model tests skipped: {', '.join(absent)} not installed; {embedded.INSTALL_HINT}"
     if not llama.llama_server_binary(EmbeddedConfig()) and not importlib.util.find_spec("llama_cpp"):
-        return "embedded-model tests skipped: neither llama-server nor llama-cpp-python is installed (bash scripts/setup.sh)"
+        return (
+            "embedded-model tests skipped: neither llama-server nor llama-cpp-python is installed (bash "
+            "scripts/setup.sh)"
+        )
     return None
 
 
@@ -230,7 +233,8 @@ def serving(reply: Callable[[list[dict]], str], status: int = 200) -> Iterator[S
 
 @pytest.fixture
 def openai_stub() -> Callable[..., AbstractContextManager[Stub]]:
-    """`with openai_stub(reply, status=200) as stub:` an OpenAI-compatible server answering `reply(messages)` (see Stub)."""
+    """`with openai_stub(reply, status=200) as stub:` an OpenAI-compatible server answering `reply(messages)` (see
+    Stub)."""
     return serving
 
 
@@ -311,7 +315,8 @@ def words_suite(root: Path) -> Path:
         (folder / "environment").mkdir(parents=True)
         (folder / "tests").mkdir()
         (folder / "task.toml").write_text(
-            '[metadata]\ncategory = "files"\ndifficulty = "easy"\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 30\n'
+            '[metadata]\ncategory = "files"\ndifficulty = "easy"\n[agent]\ntimeout_sec = 120\n[verifier]\n'
+            "timeout_sec = 30\n"
         )
         hint = " Go step by step." if word == "sun" else ""
         (folder / "instruction.md").write_text(f"Write the word {word} into /app/{word}.txt.{hint}\n")
@@ -322,7 +327,8 @@ def words_suite(root: Path) -> Path:
             f"cat /app/{word}.txt\n"
         )
         (folder / "tests" / "test.sh").write_text(
-            f'#!/bin/bash\nif [ "$(cat /app/{word}.txt 2>/dev/null)" = "{word}" ]; then echo 1 > /logs/verifier/reward.txt; '
+            f'#!/bin/bash\nif [ "$(cat /app/{word}.txt 2>/dev/null)" = "{word}" ]; then echo 1 > '
+            "/logs/verifier/reward.txt; "
             "else echo 0 > /logs/verifier/reward.txt; fi\n"
         )
     (root / "suite.toml").write_text(
@@ -393,7 +399,8 @@ def words_eval(
 
 @pytest.fixture
 def eval_words() -> Callable[..., str]:
-    """`eval_words(cli, tmp_path, solver, split, harness=..., agent=...)`: an eval on the words suite (see words_eval)."""
+    """`eval_words(cli, tmp_path, solver, split, harness=..., agent=...)`:
+    an eval on the words suite (see words_eval)."""
     return words_eval
 
 
@@ -424,7 +431,8 @@ def putword_world(
 
 @pytest.fixture
 def run_putword_world() -> Callable[..., tuple[Path, RunStore, EvolutionSummary]]:
-    """`run_putword_world(tmp_path, toolsmith, token, harness)`: one iteration of the putword world (see putword_world)."""
+    """`run_putword_world(tmp_path, toolsmith, token, harness)`:
+    one iteration of the putword world (see putword_world)."""
     return putword_world
 
 
@@ -447,7 +455,8 @@ def hidden_log_task(tmp_path: Path) -> Path:
         "RUN echo started > /app/run-7f3a.log && echo 'Keep the log file as it is, only add to it.' > /app/notes.txt\n"
     )
     (task / "tests" / "test.sh").write_text(
-        '#!/bin/bash\nif [ "$(cat /app/run-7f3a.log)" = "$(printf \'started\\nfinished\')" ]; then echo 1; else echo 0; fi'
+        '#!/bin/bash\nif [ "$(cat /app/run-7f3a.log)" = "$(printf \'started\\nfinished\')" ]; then echo 1; else echo '
+        "0; fi"
         " > /logs/verifier/reward.txt\n"
     )
     return task

@@ -89,9 +89,9 @@ def test_losing_a_protected_task_rejects_an_otherwise_clear_improvement():
     only_rare = gate.decide(pairs(fixed=8) + rare, protected={"rare"})
 
     assert not verdict.accepted
-    assert (
-        verdict.reason
-        == "the child lost protected task kept-green (the parent passed it on at least half of its trials, the child on none)"
+    assert verdict.reason == (
+        "the child lost protected task kept-green (the parent passed it on at least half of its trials, the child "
+        "on none)"
     )
     assert only_flaky.accepted, "one failed trial of a task the child still passes is noise, not a lost task"
     assert only_rare.accepted, (

@@ -6,13 +6,16 @@ from harness_evo.agent.actions import closed, cut, says_done
 from harness_evo.harness.actions import FormatError, parse_bash_block
 
 
-@pytest.mark.parametrize(("reply", "command"), [
-    ("Let me look.\n```bash\nls -la\n```\n", "ls -la"),
-    ("```bash\nls -la", "ls -la"),  # cut off by the stop sequence
-    ("```sh\ncat a.txt | wc -l\n```\nthen\n```bash\nrm -rf /\n```", "cat a.txt | wc -l"),
-    ("```\necho hi\n```", "echo hi"),
-    ("```python\nprint(1)\n```\n```bash\necho ok\n```", "echo ok"),
-])
+@pytest.mark.parametrize(
+    ("reply", "command"),
+    [
+        ("Let me look.\n```bash\nls -la\n```\n", "ls -la"),
+        ("```bash\nls -la", "ls -la"),  # cut off by the stop sequence
+        ("```sh\ncat a.txt | wc -l\n```\nthen\n```bash\nrm -rf /\n```", "cat a.txt | wc -l"),
+        ("```\necho hi\n```", "echo hi"),
+        ("```python\nprint(1)\n```\n```bash\necho ok\n```", "echo ok"),
+    ],
+)
 def test_first_shell_block_is_the_action(reply: str, command: str):
     assert parse_bash_block(reply) == command
 

@@ -1,5 +1,5 @@
-"""Every benchmark under bench/ runs, each at a tiny size, as a user runs it (`python bench/NAME.py ...`, a process of its
-own), so that none can rot unseen while the code it measures changes. What they measure is not checked here."""
+"""Every benchmark under bench/ runs, each at a tiny size, as a user runs it (`python bench/NAME.py ...`, a process of
+its own), so that none can rot unseen while the code it measures changes. What they measure is not checked here."""
 
 import os
 import subprocess
@@ -56,9 +56,27 @@ def test_every_bench_script_has_a_tiny_run_here():
 def scripted_eval(runs: Path) -> Path:
     """An eval run of the scripted world's solver on its train split: the folder of a run to read."""
     process = subprocess.run(
-        [sys.executable, "-m", world.__name__, "cli", "eval", "--harness", str(world.HARNESS), "--tasks",
-         str(world.TASKS), "--split", "train", "--model", "scripted/world-solver", "--runs", str(runs)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            world.__name__,
+            "cli",
+            "eval",
+            "--harness",
+            str(world.HARNESS),
+            "--tasks",
+            str(world.TASKS),
+            "--split",
+            "train",
+            "--model",
+            "scripted/world-solver",
+            "--runs",
+            str(runs),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert process.returncode == 0, process.stderr[-3000:]
     [folder] = runs.iterdir()

@@ -92,8 +92,8 @@ def test_the_estimate_names_the_budget_that_binds_and_what_the_others_would_allo
     assert wall.binds == "wall time" and wall.rollouts == wall.allows["wall time"] == 62
     assert (
         "about 62 rollouts (about 36 of them scoring harnesses on dev)" in wall.sentence()
-        and "the wall time binds: 15 min hold about 62 rollouts at 14.3 s each, the median of 3 earlier runs here, over 212 "
-        "rollouts (the rollout budget allows 400; 20 iterations would take about"
+        and "the wall time binds: 15 min hold about 62 rollouts at 14.3 s each, the median of 3 earlier runs here, "
+        "over 212 rollouts (the rollout budget allows 400; 20 iterations would take about"
         in wall.sentence()
     )
     assert (
@@ -188,8 +188,8 @@ def test_a_rollout_budget_too_small_for_one_gate_is_refused_with_the_budget_to_r
     )
 
     assert error == (
-        "error: the budgets cannot hold one gate: the rollout budget allows 10, and a first edit is gated only after at "
-        "least 19 (the root's dev scoring, a minibatch and the child's gate on the smallest pattern): raise "
+        "error: the budgets cannot hold one gate: the rollout budget allows 10, and a first edit is gated only after "
+        "at least 19 (the root's dev scoring, a minibatch and the child's gate on the smallest pattern): raise "
         "--budget-rollouts (budget.max_rollouts) to at least 19"
     )
     assert not (tmp_path / "runs").exists(), "nothing is recorded for a refused run"

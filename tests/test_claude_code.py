@@ -1,5 +1,5 @@
-"""Skills and Claude Code, in and out: round trips that need no base harness, what Claude Code itself reads, and the import
-of a Claude Code project (CLAUDE.md, .claude/skills, .claude/agents, .claude/commands)."""
+"""Skills and Claude Code, in and out: round trips that need no base harness, what Claude Code itself reads, and the
+import of a Claude Code project (CLAUDE.md, .claude/skills, .claude/agents, .claude/commands)."""
 
 import json
 from pathlib import Path
@@ -24,22 +24,41 @@ def evolved() -> Harness:
     """The default harness after some evolution: a worked example, a second tool, a confirm prompt and moved knobs."""
     default = Harness.load(BASH_AGENT)
     toml = default.components["harness.toml"]
-    for section, key, value in [("agent", "examples", 1), ("agent", "step_limit", 18), ("agent", "confirm_done", True),
-                                ("model", "temperature", 0.3)]:
+    for section, key, value in [
+        ("agent", "examples", 1),
+        ("agent", "step_limit", 18),
+        ("agent", "confirm_done", True),
+        ("model", "temperature", 0.3),
+    ]:
         toml = set_setting(toml, section, key, value)
-    example = Example(name="greeting", task="greeting", category="files", source="rollout",
-                      instruction="Create /app/hello.txt containing: hello there",
-                      turns=[Turn(reply="```bash\necho 'hello there' > /app/hello.txt\n```", observation="ok"),
-                             Turn(reply="```bash\necho TASK_DONE\n```", observation="TASK_DONE")])
-    return Harness(default.components | {
-        "harness.toml": toml,
-        "examples/greeting.md": render_example(example),
-        "prompts/confirm_done.md.j2": "Show the file you made (`cat` it) and check it against the task. Then say TASK_DONE again.\n",
-        "tools/count-lines/tool.toml": 'description = "count-lines FILE: how many lines FILE has."\ncommand = "sh $TOOL_DIR/count.sh"\n',
-        "tools/count-lines/count.sh": "#!/bin/sh\nwc -l < \"$1\"\n",
-        "skills/check-before-done/SKILL.md": "---\nname: check-before-done\ndescription: Look at what you made before you finish.\n---\n"
-                                             "Run `cat FILE` on what you produced; only then finish.\n",
-    })
+    example = Example(
+        name="greeting",
+        task="greeting",
+        category="files",
+        source="rollout",
+        instruction="Create /app/hello.txt containing: hello there",
+        turns=[
+            Turn(reply="```bash\necho 'hello there' > /app/hello.txt\n```", observation="ok"),
+            Turn(reply="```bash\necho TASK_DONE\n```", observation="TASK_DONE"),
+        ],
+    )
+    return Harness(
+        default.components
+        | {
+            "harness.toml": toml,
+            "examples/greeting.md": render_example(example),
+            "prompts/confirm_done.md.j2": (
+                "Show the file you made (`cat` it) and check it against the task. Then say TASK_DONE again.\n"
+            ),
+            "tools/count-lines/tool.toml": (
+                'description = "count-lines FILE: how many lines FILE has."\ncommand = "sh $TOOL_DIR/count.sh"\n'
+            ),
+            "tools/count-lines/count.sh": '#!/bin/sh\nwc -l < "$1"\n',
+            "skills/check-before-done/SKILL.md": "---\nname: check-before-done\n"
+            "description: Look at what you made before you finish.\n---\n"
+            "Run `cat FILE` on what you produced; only then finish.\n",
+        }
+    )
 
 
 @pytest.mark.parametrize("fmt", ["skills", "claude-code"])
@@ -62,7 +81,9 @@ def test_every_exported_skill_passes_the_reference_validator(tmp_path: Path):
         export_harness(evolved(), fmt, tmp_path / fmt)
         folders = [path.parent for path in (tmp_path / fmt / skills).glob("*/SKILL.md")]
         assert len(folders) >= 4
-        assert {folder.name: skills_ref.validate(folder) for folder in folders} == {folder.name: [] for folder in folders}
+        assert {folder.name: skills_ref.validate(folder) for folder in folders} == {
+            folder.name: [] for folder in folders
+        }
 
 
 def test_claude_code_export_writes_what_claude_code_reads_without_our_loop_rules(tmp_path: Path):
@@ -71,7 +92,10 @@ def test_claude_code_export_writes_what_claude_code_reads_without_our_loop_rules
     project = tmp_path / "project"
     claude_md = (project / "CLAUDE.md").read_text()
     assert "completes tasks in a Linux terminal" in claude_md and "Commands cannot be interactive" in claude_md
-    assert "## Before you say you are done\n\nShow the file you made (`cat` it) and check it against the task." in claude_md
+    assert (
+        "## Before you say you are done\n\nShow the file you made (`cat` it) and check it against the task."
+        in claude_md
+    )
     for loop_rule in ("TASK_DONE", "fenced bash block", "reply", "like any command"):
         assert loop_rule not in claude_md
 
@@ -94,13 +118,19 @@ def test_a_claude_code_project_imports_its_skills_subagents_commands_and_claude_
     project = tmp_path / "project"
     (project / ".claude" / "skills" / "pdf-text" / "scripts").mkdir(parents=True)
     (project / ".claude" / "skills" / "pdf-text" / "SKILL.md").write_text(
-        "---\nname: pdf-text\ndescription: Get the text out of a PDF.\n---\nRun `python3 ${CLAUDE_SKILL_DIR}/scripts/text.py FILE`.\n")
+        "---\nname: pdf-text\ndescription: Get the text out of a PDF.\n---\n"
+        "Run `python3 ${CLAUDE_SKILL_DIR}/scripts/text.py FILE`.\n"
+    )
     (project / ".claude" / "skills" / "pdf-text" / "scripts" / "text.py").write_text("print('text')\n")
     (project / ".claude" / "agents").mkdir()
     (project / ".claude" / "agents" / "reviewer.md").write_text(
-        "---\nname: reviewer\ndescription: Reviews a change for bugs.\ntools: Read, Grep\nmodel: sonnet\n---\nYou review code.\n")
+        "---\nname: reviewer\ndescription: Reviews a change for bugs.\ntools: Read, Grep\nmodel: sonnet\n---\n"
+        "You review code.\n"
+    )
     (project / ".claude" / "commands" / "git").mkdir(parents=True)
-    (project / ".claude" / "commands" / "git" / "fix-issue.md").write_text("Fix the issue $ARGUMENTS, then run the tests.\n")
+    (project / ".claude" / "commands" / "git" / "fix-issue.md").write_text(
+        "Fix the issue $ARGUMENTS, then run the tests.\n"
+    )
     (project / ".claude" / "commands" / "___.md").write_text("No letters in my name.\n")
     (project / "CLAUDE.md").write_text("# Project\n\nThe data lives in /srv/data; never delete it.\n")
 
@@ -109,10 +139,15 @@ def test_a_claude_code_project_imports_its_skills_subagents_commands_and_claude_
     harness = Harness.load(tmp_path / "harness")
     assert harness.name == "project" and harness.agent == Harness.load(BASH_AGENT).agent
     system = harness.render("system.md.j2")
-    assert system.startswith("You are an agent that completes tasks") and system.endswith("The data lives in /srv/data; never delete it.")
+    assert system.startswith("You are an agent that completes tasks") and system.endswith(
+        "The data lives in /srv/data; never delete it."
+    )
     skills = {skill.name: skill for skill in harness.skills}
     assert set(skills) == {"pdf-text", "reviewer", "git-fix-issue", "python-instead-of-missing-tools"}
-    assert skills["reviewer"].description == "Reviews a change for bugs." and skills["reviewer"].body == "You review code.\n"
+    assert (
+        skills["reviewer"].description == "Reviews a change for bugs."
+        and skills["reviewer"].body == "You review code.\n"
+    )
     assert skills["git-fix-issue"].description == "Fix the issue $ARGUMENTS, then run the tests."
     assert any("subagent reviewer" in note and "model, tools not carried" in note for note in imported.notes)
     assert any("command git/fix-issue" in note and "$ARGUMENTS" in note for note in imported.notes)
@@ -165,13 +200,29 @@ def test_the_subagent_frontmatter_is_yaml_claude_code_reads(tmp_path: Path):
     export_harness(Harness.load(BASH_AGENT), "claude-code", tmp_path / "project")
     text = (tmp_path / "project" / ".claude" / "agents" / "bash-agent.md").read_text()
     front = yaml.safe_load(text.split("---\n")[1])
-    assert set(front) <= {"name", "description", "tools", "disallowedTools", "model", "permissionMode", "maxTurns", "skills"}
+    assert set(front) <= {
+        "name",
+        "description",
+        "tools",
+        "disallowedTools",
+        "model",
+        "permissionMode",
+        "maxTurns",
+        "skills",
+    }
     assert isinstance(front["skills"], list) and isinstance(front["maxTurns"], int)
 
 
 def test_only_the_sentences_about_our_loop_are_left_out_of_claude_md():
-    text = ("The API server replies with JSON; parse it with python3. Every reply must hold one fenced bash block.\n\n"
-            "Tips:\n- Use `jq` when it is installed.\n- Print TASK_DONE when you are done.\n\n```bash\necho TASK_DONE\n```\n")
+    text = (
+        "The API server replies with JSON; parse it with python3. Every reply must hold one fenced bash block.\n\n"
+        "Tips:\n- Use `jq` when it is installed.\n- Print TASK_DONE when you are done.\n\n```bash\necho TASK_DONE\n"
+        "```\n"
+    )
     kept, dropped = without_loop_rules(text)
     assert kept == "The API server replies with JSON; parse it with python3.\n\nTips:\n- Use `jq` when it is installed."
-    assert dropped == ["Every reply must hold one fenced bash block.", "- Print TASK_DONE when you are done.", "```bash\necho TASK_DONE\n```"]
+    assert dropped == [
+        "Every reply must hold one fenced bash block.",
+        "- Print TASK_DONE when you are done.",
+        "```bash\necho TASK_DONE\n```",
+    ]

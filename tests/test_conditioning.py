@@ -1,6 +1,7 @@
-"""The input-conditioning gauge: an agent that runs the same commands whatever the task scores chance identifiability, no
-category dependence and a full template share; one that reads the task scores high. End to end, an accepted tool the
-scripted agent then calls on every task (the lure) is flagged in the ledger, or refused with `conditioning = "refuse"`."""
+"""The input-conditioning gauge: an agent that runs the same commands whatever the task scores chance identifiability,
+no category dependence and a full template share; one that reads the task scores high. End to end, an accepted tool the
+scripted agent then calls on every task (the lure) is flagged in the ledger,
+or refused with `conditioning = "refuse"`."""
 
 import json
 import re
@@ -112,7 +113,8 @@ def lure_suite(root: Path) -> Path:
         }[category]
         (folder / "instruction.md").write_text(instruction + "\n")
         (folder / "environment" / "Dockerfile").write_text(
-            f"FROM python:3.11-slim-bookworm\nWORKDIR /app\nRUN echo '{path} {answer}' > /app/TASK && echo {answer} > /app/secret\n"
+            "FROM python:3.11-slim-bookworm\nWORKDIR /app\n"
+            f"RUN echo '{path} {answer}' > /app/TASK && echo {answer} > /app/secret\n"
         )
         (folder / "tests" / "test.sh").write_text(
             f'#!/bin/bash\nif [ "$(cat {path} 2>/dev/null)" = "{answer}" ]; then echo 1 > '

@@ -17,19 +17,23 @@ def test_the_printed_defaults_are_a_config_file_that_loads_as_the_defaults_with_
     result = cli("config", "--defaults")
 
     assert result.exit_code == 0, result.output
-    assert RunConfig.model_validate(tomllib.loads(result.output)) == RunConfig(), "the file a user starts from changes nothing"
+    assert RunConfig.model_validate(tomllib.loads(result.output)) == RunConfig(), (
+        "the file a user starts from changes nothing"
+    )
     text = " ".join(" ".join(line.removeprefix("# ") for line in result.output.splitlines()).split())
     assert "[budget] When the evolution stops: whichever limit is reached first." in text
     assert "Wall time of the run in seconds. max_wall_s = 900.0" in text
     assert "Trials per task when comparing child and parent. trials = 3" in text
-    assert "One of: sign-test, strict-sum, none. rule = \"sign-test\"" in text
+    assert 'One of: sign-test, strict-sum, none. rule = "sign-test"' in text
     assert "threads = (unset)" in text, "an unset setting is shown, commented out"
 
 
 def test_a_config_file_is_printed_with_what_it_sets_and_every_default_it_leaves(cli, tmp_path: Path):
     path = tmp_path / "run.toml"
-    path.write_text('[budget]\nmax_wall_s = 60.0\nmax_dollars = {proposer = 2.0}\n[models.solver]\nmodel = "openai/gpt-4o-mini"\n'
-                    '[sandbox.image_aliases]\n"python:3.11-slim" = "harness-evo/base:latest"\n')
+    path.write_text(
+        '[budget]\nmax_wall_s = 60.0\nmax_dollars = {proposer = 2.0}\n[models.solver]\nmodel = "openai/gpt-4o-mini"\n'
+        '[sandbox.image_aliases]\n"python:3.11-slim" = "harness-evo/base:latest"\n'
+    )
 
     result = cli("config", "--config", path)
 
@@ -50,12 +54,19 @@ def test_docs_configuration_md_is_what_config_defaults_markdown_prints(cli):
     result = cli("config", "--defaults", "--markdown")
 
     assert result.exit_code == 0, result.output
-    assert DOC.read_text() == result.output, "regenerate it: harness-evo config --defaults --markdown > docs/configuration.md"
+    assert DOC.read_text() == result.output, (
+        "regenerate it: harness-evo config --defaults --markdown > docs/configuration.md"
+    )
     assert "| `max_wall_s` | `900.0` | Wall time of the run in seconds. |" in result.output
-    assert "## `[agent]` of harness.toml" in result.output and "| `loop_guard_repeats` | `3` | With `loop_guard`," in result.output
+    assert (
+        "## `[agent]` of harness.toml" in result.output
+        and "| `loop_guard_repeats` | `3` | With `loop_guard`," in result.output
+    )
 
 
-def test_the_printed_harness_defaults_are_a_harness_toml_that_loads_as_a_harness_with_every_setting_documented(cli, tmp_path: Path):
+def test_the_printed_harness_defaults_are_a_harness_toml_that_loads_as_a_harness_with_every_setting_documented(
+    cli, tmp_path: Path
+):
     result = cli("config", "--defaults", "--harness")
 
     assert result.exit_code == 0, result.output
@@ -64,6 +75,13 @@ def test_the_printed_harness_defaults_are_a_harness_toml_that_loads_as_a_harness
     harness = Harness.load(folder)
     assert harness.agent == AgentSettings() and harness.name == "my-harness"
     text = " ".join(" ".join(line.removeprefix("# ") for line in result.output.splitlines()).split())
-    for setting in ("discovery", "discovery_commands", "discovery_head_lines", "loop_guard", "loop_guard_repeats", "missing_hint"):
+    for setting in (
+        "discovery",
+        "discovery_commands",
+        "discovery_head_lines",
+        "loop_guard",
+        "loop_guard_repeats",
+        "missing_hint",
+    ):
         assert f"{setting} = " in text
     assert "the episode ends (exit reason `loop_guard`) when this many commands have repeated" in text

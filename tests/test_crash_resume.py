@@ -1,7 +1,7 @@
 """Crash anywhere, resume exactly: an `evolve` process killed with SIGKILL at a chosen moment (in a model call, in a
 rollout, in the gate, inside the checkpoint's write, in dev scoring), or stopped by a disk that filled up, then resumed
-with `harness-evo resume`, ends with the nodes, edits, verdicts and best node of an uninterrupted run with the same seed,
-and paid no rollout or model call twice (the `rollout` events and the `llm_calls` rows say so)."""
+with `harness-evo resume`, ends with the nodes, edits, verdicts and best node of an uninterrupted run with the same
+seed, and paid no rollout or model call twice (the `rollout` events and the `llm_calls` rows say so)."""
 
 import os
 import signal

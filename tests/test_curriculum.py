@@ -1,4 +1,5 @@
-"""The curriculum: arms follow the promoted patterns, the bandit moves budget to arms that still teach, explore never starves."""
+"""The curriculum: arms follow the promoted patterns, the bandit moves budget to arms that still teach,
+explore never starves."""
 
 import random
 
@@ -19,9 +20,18 @@ from harness_evo.taskset import Task
 TRAIN = [f"t{i}" for i in range(12)]
 
 
-def pattern(pattern_id: str, status: str = "promoted", tasks: tuple[str, ...] = ("t0", "t1"), score: float = 0.6) -> PatternView:
-    return PatternView(id=pattern_id, status=status, tasks=list(tasks), severity=score, fixability=score, breadth=score,
-                       side_effect_risk=1 - score)
+def pattern(
+    pattern_id: str, status: str = "promoted", tasks: tuple[str, ...] = ("t0", "t1"), score: float = 0.6
+) -> PatternView:
+    return PatternView(
+        id=pattern_id,
+        status=status,
+        tasks=list(tasks),
+        severity=score,
+        fixability=score,
+        breadth=score,
+        side_effect_risk=1 - score,
+    )
 
 
 def bandit(**config) -> LearningProgressCurriculum:
@@ -70,8 +80,12 @@ def test_an_arm_whose_edits_stopped_helping_loses_probability():
 def test_a_pull_rewards_the_pattern_worked_on_with_its_gates_gain_and_explore_with_what_it_found():
     gated = {"accepted": True, "fixed": 3, "broken": 1, "ties": 4}
 
-    assert rewards(Pull(arm="p1", pattern="p1", **gated)) == {"p1": 0.25}, "fixed minus broken over every pair of the gate"
-    assert rewards(Pull(arm="p1", pattern="p1", **{**gated, "accepted": False})) == {"p1": 0.0}, "a rejected edit taught nothing"
+    assert rewards(Pull(arm="p1", pattern="p1", **gated)) == {"p1": 0.25}, (
+        "fixed minus broken over every pair of the gate"
+    )
+    assert rewards(Pull(arm="p1", pattern="p1", **{**gated, "accepted": False})) == {"p1": 0.0}, (
+        "a rejected edit taught nothing"
+    )
     assert rewards(Pull(arm="p1")) == {"p1": 0.0}, "no pattern to work on"
     assert rewards(Pull(arm=EXPLORE, pattern="p2", found=0.5, **gated)) == {EXPLORE: 0.5, "p2": 0.25}
     assert rewards(Pull(arm=EXPLORE, found=0.5)) == {EXPLORE: 0.5}
@@ -79,7 +93,9 @@ def test_a_pull_rewards_the_pattern_worked_on_with_its_gates_gain_and_explore_wi
     curriculum = bandit()
     curriculum.sync_arms([pattern("p1")])
     curriculum.reward(Pull(arm=EXPLORE, pattern="gone", found=0.5, **gated))
-    assert {arm.id: arm.evidence for arm in curriculum.state.arms.values()} == {EXPLORE: 1.0, "p1": 0.0}, "no arm, no reward"
+    assert {arm.id: arm.evidence for arm in curriculum.state.arms.values()} == {EXPLORE: 1.0, "p1": 0.0}, (
+        "no arm, no reward"
+    )
 
 
 def test_a_pattern_arm_draws_its_members_then_similar_unseen_train_tasks():
@@ -90,7 +106,9 @@ def test_a_pattern_arm_draws_its_members_then_similar_unseen_train_tasks():
     batch = curriculum.minibatch(curriculum.state.arms["p"], random.Random(0))
 
     assert {"t0", "t1"} <= set(batch) and len(batch) == 4
-    assert set(batch) - {"t0", "t1"} <= {"t2", "t3", "t4", "t5"}, "similar means the same category, and never a dev task"
+    assert set(batch) - {"t0", "t1"} <= {"t2", "t3", "t4", "t5"}, (
+        "similar means the same category, and never a dev task"
+    )
 
 
 def test_the_explore_arm_draws_unseen_tasks_before_revisiting_the_oldest():

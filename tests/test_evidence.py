@@ -1,6 +1,6 @@
-"""The evidence engine in simulated worlds: it accepts true improvements sooner than today's gate, holds its false-accept
-rate within alpha, stops for futility and harm, races candidates, keeps the rollouts that chose a gate's tasks out of
-its pairs, and says in one line what is wrong with a bad setting."""
+"""The evidence engine in simulated worlds: it accepts true improvements sooner than today's gate, holds its
+false-accept rate within alpha, stops for futility and harm, races candidates, keeps the rollouts that chose a gate's
+tasks out of its pairs, and says in one line what is wrong with a bad setting."""
 
 import random
 from pathlib import Path
@@ -181,7 +181,7 @@ def test_a_pool_reads_its_guide_from_spent_keys_only_and_takes_trials_in_one_ord
         pool.add({("a", 0): 1.0})
 
 
-def test_a_global_edit_leaves_out_tasks_never_passed_and_a_targeted_one_measures_its_targets_and_protects_a_regression_sample():
+def test_a_global_edit_skips_never_passed_tasks_a_targeted_one_measures_its_targets_and_protects_a_regression_sample():
     never = {(TASKS[0].id, trial): 0.0 for trial in range(3)}
     passed = {(task.id, 0): 1.0 for task in TASKS[8:16]}
     world = World(rates(3, 0.3, 0.7), 3)

@@ -130,7 +130,8 @@ def test_an_edit_whose_harness_fails_at_run_time_is_rejected_and_the_run_goes_on
     world.register()
 
     def proposer(messages: list[dict]) -> str:
-        """First an edit that loads and renders but cannot run (an action format the agent loop refuses), then the fix."""
+        """First an edit that loads and renders but cannot run (an action format the agent loop refuses), then the
+        fix."""
         broken = {
             "rationale": "native tool calls",
             "prediction": "fewer format errors",
@@ -207,7 +208,10 @@ def test_a_missing_program_becomes_a_tool_gated_on_every_task_that_missed_it(tmp
     def toolsmith(messages: list[dict]) -> str:
         prompts.append(messages[-1]["content"])
         arguments = "sys.argv[1:3]" if "tried on these calls and failed" in messages[-1]["content"] else "sys.argv[2:4]"
-        return f'```python\n"""putword WORD FILE: write WORD into FILE."""\nimport sys\nword, name = {arguments}\nopen(name, "w").write(word + "\\n")\n```'
+        return (
+            f'```python\n"""putword WORD FILE: write WORD into FILE."""\nimport sys\nword, name = {arguments}\n'
+            'open(name, "w").write(word + "\\n")\n```'
+        )
 
     folder, store, summary = run_putword_world(tmp_path, toolsmith, "missing-program", world.HARNESS)
     [pattern] = [row for row in store.rows("patterns") if row["status"] == "promoted"]
@@ -248,7 +252,10 @@ def test_a_tool_of_the_harness_that_crashes_on_the_agent_s_calls_is_rewritten_an
     )
 
     def toolsmith(messages: list[dict]) -> str:
-        return '```python\n"""putword WORD FILE: write WORD into FILE."""\nimport sys\nword, name = sys.argv[1:3]\nopen(name, "w").write(word + "\\n")\n```'
+        return (
+            '```python\n"""putword WORD FILE: write WORD into FILE."""\nimport sys\nword, name = sys.argv[1:3]\n'
+            'open(name, "w").write(word + "\\n")\n```'
+        )
 
     folder, store, summary = run_putword_world(tmp_path, toolsmith, "broken-tool", harness)
     [pattern] = [row for row in store.rows("patterns") if row["status"] == "promoted"]

@@ -271,8 +271,8 @@ def test_the_closing_summary_says_plainly_when_the_run_has_not_shown_a_gain_and_
     screen.print(summary_panel(summary))
     text = " ".join(screen.export_text().replace("│", " ").split())
     assert (
-        "the run has not shown a gain over the starting harness on dev (closest: no measurable difference at this sample size)"
-        in text
+        "the run has not shown a gain over the starting harness on dev (closest: no measurable difference at this "
+        "sample size)" in text
     )
     assert (
         "gated 4 edits and accepted 1; edits that change nothing would get at most 0.4 accepts from noise alone" in text
@@ -368,8 +368,8 @@ def test_the_closing_summary_of_a_run_that_measured_little_says_plainly_what_it_
     assert "dev pass@1: start 14% [6%, 31%] (n=28); no edit was accepted, so no other harness was scored on dev" in text
     assert "no edit was gated: the run ended before its first iteration" in text
     assert (
-        "reads the task (the input-conditioning gauge): not measured, as no train rollout of the starting harness was scored"
-        in text
+        "reads the task (the input-conditioning gauge): not measured, as no train rollout of the starting harness was "
+        "scored" in text
     )
     assert "n0" not in text and "-> best" not in text
 

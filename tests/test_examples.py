@@ -1,4 +1,5 @@
-"""Worked examples, a harness component: parsed and rendered in the action format, retrieved per task, checked at load."""
+"""Worked examples, a harness component: parsed and rendered in the action format, retrieved per task,
+checked at load."""
 
 import shutil
 import time

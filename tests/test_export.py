@@ -31,23 +31,40 @@ When the task is complete, run `echo TASK_DONE`.
 @pytest.fixture
 def harness() -> Harness:
     """An evolved harness: prompts that use the loop's variables, a tool with a script, two skills."""
-    return Harness({
-        "harness.toml": '[harness]\nname = "terminal-agent"\ndescription = "Bash blocks, TASK_DONE to finish."\n\n'
-                        "[agent]\nstep_limit = 20\ncommand_timeout_s = 30\nmax_observation_chars = 3000\n",
-        "prompts/system.md.j2": SYSTEM,
-        "prompts/instance.md.j2": "Task:\n{{ instruction }}\n\nYou have {{ agent.step_limit }} replies ({{ steps_left }} left). Start.\n",
-        "prompts/observation.md.j2": ('{% if timed_out %}Timed out after {{ agent.command_timeout_s }} s.\n{% endif %}'
-                                      'Exit code: {{ exit_code }}\nOutput:\n{{ output if output else "(no output)" }}\n'),
-        "prompts/format_error.md.j2": "Your reply was not run: {{ error }}\nReply with one fenced bash block, or `echo TASK_DONE` when done.\n",
-        "tools/view/tool.toml": ('description = "view FILE: print a file with line numbers."\ncommand = "python3 $TOOL_DIR/view.py"\n\n'
-                                 '[parameters]\ntype = "object"\nrequired = ["file"]\n\n[parameters.properties.file]\ntype = "string"\n'
-                                 'description = "Path of the file to show."\n'),
-        "tools/view/view.py": "import sys\n\nfor n, line in enumerate(open(sys.argv[1]), 1):\n    print(n, line, end='')\n",
-        "skills/check-before-done/SKILL.md": ("---\nname: check-before-done\ndescription: Show the file you made before you say TASK_DONE.\n---\n"
-                                              "Run `cat FILE` on what you produced; only then `echo TASK_DONE`.\n"),
-        "skills/python-instead-of-missing-tools/SKILL.md": ("---\nname: python-instead-of-missing-tools\n"
-                                                            "description: What to use when sqlite3 or jq is missing.\n---\nUse python3.\n"),
-    })
+    return Harness(
+        {
+            "harness.toml": '[harness]\nname = "terminal-agent"\ndescription = "Bash blocks, TASK_DONE to finish."\n\n'
+            "[agent]\nstep_limit = 20\ncommand_timeout_s = 30\nmax_observation_chars = 3000\n",
+            "prompts/system.md.j2": SYSTEM,
+            "prompts/instance.md.j2": (
+                "Task:\n{{ instruction }}\n\nYou have {{ agent.step_limit }} replies ({{ steps_left }} left). Start.\n"
+            ),
+            "prompts/observation.md.j2": (
+                "{% if timed_out %}Timed out after {{ agent.command_timeout_s }} s.\n{% endif %}"
+                'Exit code: {{ exit_code }}\nOutput:\n{{ output if output else "(no output)" }}\n'
+            ),
+            "prompts/format_error.md.j2": (
+                "Your reply was not run: {{ error }}\nReply with one fenced bash block, or `echo TASK_DONE` when "
+                "done.\n"
+            ),
+            "tools/view/tool.toml": (
+                'description = "view FILE: print a file with line numbers."\ncommand = "python3 $TOOL_DIR/view.py"\n\n'
+                '[parameters]\ntype = "object"\nrequired = ["file"]\n\n[parameters.properties.file]\ntype = "string"\n'
+                'description = "Path of the file to show."\n'
+            ),
+            "tools/view/view.py": (
+                "import sys\n\nfor n, line in enumerate(open(sys.argv[1]), 1):\n    print(n, line, end='')\n"
+            ),
+            "skills/check-before-done/SKILL.md": (
+                "---\nname: check-before-done\ndescription: Show the file you made before you say TASK_DONE.\n---\n"
+                "Run `cat FILE` on what you produced; only then `echo TASK_DONE`.\n"
+            ),
+            "skills/python-instead-of-missing-tools/SKILL.md": (
+                "---\nname: python-instead-of-missing-tools\n"
+                "description: What to use when sqlite3 or jq is missing.\n---\nUse python3.\n"
+            ),
+        }
+    )
 
 
 def same_harness(a: Harness, b: Harness, paths: list[str]) -> None:
@@ -60,8 +77,14 @@ PROMPTS = ["prompts/system.md.j2", "prompts/instance.md.j2", "prompts/observatio
 
 
 def test_native_export_is_a_harness_folder_with_its_provenance(harness: Harness, tmp_path: Path):
-    origin = Origin(run="evolve-1", kind="evolve", node=harness.hash, status="accepted", iteration=4,
-                    scores={"train": (0.75, 12), "dev": (0.5, 8)})
+    origin = Origin(
+        run="evolve-1",
+        kind="evolve",
+        node=harness.hash,
+        status="accepted",
+        iteration=4,
+        scores={"train": (0.75, 12), "dev": (0.5, 8)},
+    )
     export_harness(harness, "native", tmp_path / "out", origin)
     notes = (tmp_path / "out" / "EXPORT.md").read_text()
     (tmp_path / "out" / "EXPORT.md").unlink()
@@ -78,10 +101,24 @@ def test_a_native_export_loads_as_the_same_harness_and_exports_again(harness: Ha
     assert Harness.load(tmp_path / "again").hash == harness.hash
 
 
-@pytest.mark.parametrize("knobs", [[], [("model", "temperature", 0.3)], [("agent", "confirm_done", True), ("agent", "step_limit", 18)],
-                                   [("agent", "discovery", True), ("agent", "loop_guard", True), ("agent", "loop_guard_repeats", 2),
-                                    ("agent", "missing_hint", True), ("agent", "discovery_commands", ["ls"])]])
-def test_a_mini_swe_agent_round_trip_of_the_default_harness_or_a_knob_edit_of_it_gives_the_same_hash(knobs, tmp_path: Path):
+@pytest.mark.parametrize(
+    "knobs",
+    [
+        [],
+        [("model", "temperature", 0.3)],
+        [("agent", "confirm_done", True), ("agent", "step_limit", 18)],
+        [
+            ("agent", "discovery", True),
+            ("agent", "loop_guard", True),
+            ("agent", "loop_guard_repeats", 2),
+            ("agent", "missing_hint", True),
+            ("agent", "discovery_commands", ["ls"]),
+        ],
+    ],
+)
+def test_a_mini_swe_agent_round_trip_of_the_default_harness_or_a_knob_edit_of_it_gives_the_same_hash(
+    knobs, tmp_path: Path
+):
     default = Harness.load(Path(__file__).parents[1] / "harnesses" / "bash-agent")
     toml = default.components["harness.toml"]
     for section, key, value in knobs:
@@ -99,29 +136,48 @@ def test_mini_swe_agent_export_round_trips_prompts_settings_and_skills(harness: 
     back = Harness.load(tmp_path / "back")
     same_harness(harness, back, PROMPTS)
     assert imported.harness.components == back.components
-    assert [tool.name for tool in back.tools] == ["view"], "mini-swe-agent has no tools, but the export's tools/ come back"
+    assert [tool.name for tool in back.tools] == ["view"], (
+        "mini-swe-agent has no tools, but the export's tools/ come back"
+    )
     notes = (tmp_path / "mini" / "EXPORT.md").read_text()
     assert "tool `view`" in notes and (tmp_path / "mini" / "tools" / "view" / "view.py").is_file()
 
 
-def test_a_skill_with_a_script_exported_to_mini_swe_agent_names_where_its_script_is_and_comes_back_whole(harness: Harness, tmp_path: Path):
-    scripted = Harness(harness.components | {
-        "skills/pdf-text/SKILL.md": "---\nname: pdf-text\ndescription: Get the text out of a PDF.\n---\nRun `python3 ${CLAUDE_SKILL_DIR}/scripts/text.py FILE`.\n",
-        "skills/pdf-text/scripts/text.py": "# run as python3 ${CLAUDE_SKILL_DIR}/scripts/text.py\nprint('text')\n",
-        "skills/notes/SKILL.md": "---\nname: notes\ndescription: Keep notes.\n---\nAppend to ${CLAUDE_SKILL_DIR}/notes.txt.\n",
-    })
+def test_a_skill_with_a_script_exported_to_mini_swe_agent_names_where_its_script_is_and_comes_back_whole(
+    harness: Harness, tmp_path: Path
+):
+    scripted = Harness(
+        harness.components
+        | {
+            "skills/pdf-text/SKILL.md": (
+                "---\nname: pdf-text\ndescription: Get the text out of a PDF.\n---\n"
+                "Run `python3 ${CLAUDE_SKILL_DIR}/scripts/text.py FILE`.\n"
+            ),
+            "skills/pdf-text/scripts/text.py": "# run as python3 ${CLAUDE_SKILL_DIR}/scripts/text.py\nprint('text')\n",
+            "skills/notes/SKILL.md": (
+                "---\nname: notes\ndescription: Keep notes.\n---\nAppend to ${CLAUDE_SKILL_DIR}/notes.txt.\n"
+            ),
+        }
+    )
     export_harness(scripted, "mini-swe-agent", tmp_path / "mini")
     system = yaml.safe_load((tmp_path / "mini" / "config.yaml").read_text())["agent"]["system_template"]
-    assert "python3 /opt/harness/skills/pdf-text/scripts/text.py FILE" in system, "the folded section names the installed script"
+    assert "python3 /opt/harness/skills/pdf-text/scripts/text.py FILE" in system, (
+        "the folded section names the installed script"
+    )
     script = tmp_path / "mini" / "skills" / "pdf-text" / "scripts" / "text.py"
     assert script.read_text() == "# run as python3 /opt/harness/skills/pdf-text/scripts/text.py\nprint('text')\n"
     notes = " ".join((tmp_path / "mini" / "EXPORT.md").read_text().split())
     assert "skill `pdf-text`" in notes and "its files (scripts/text.py) are in skills/pdf-text/" in notes
-    assert "skill `notes`: its section names its folder as /opt/harness/skills/notes" in notes and "which holds no file besides SKILL.md" in notes
+    assert (
+        "skill `notes`: its section names its folder as /opt/harness/skills/notes" in notes
+        and "which holds no file besides SKILL.md" in notes
+    )
     import_harness("mini-swe-agent", tmp_path / "mini" / "config.yaml", tmp_path / "back", base=harness)
     back = Harness.load(tmp_path / "back")
     skills = {path: text for path, text in scripted.components.items() if path.startswith("skills/")}
-    assert {path: back.components.get(path) for path in skills} == skills, "the script and its ${CLAUDE_SKILL_DIR} come back"
+    assert {path: back.components.get(path) for path in skills} == skills, (
+        "the script and its ${CLAUDE_SKILL_DIR} come back"
+    )
 
 
 def test_mini_swe_agent_export_carries_the_sampling_settings_as_model_kwargs_and_back(harness: Harness, tmp_path: Path):
@@ -144,7 +200,9 @@ def run_mini(config_file: Path, reply: str, task: str, step_limit: int) -> list[
     from minisweagent.models import get_model
 
     config = get_config_from_spec(config_file)
-    model = get_model(config={**config["model"], "model_name": "openai/gpt-4o-mini", "model_kwargs": {"mock_response": reply}})
+    model = get_model(
+        config={**config["model"], "model_name": "openai/gpt-4o-mini", "model_kwargs": {"mock_response": reply}}
+    )
     environment = get_environment(config["environment"], default_type="local")
     agent = get_agent(model, environment, {**config["agent"], "step_limit": step_limit}, default_type="default")
     agent.run(task)
@@ -167,7 +225,9 @@ def test_mini_swe_agent_runs_the_export_with_our_prompts(harness: Harness, tmp_p
     messages = run_mini(config_file, "I think it is done.", "Say hello.", step_limit=1)
     assert messages[2]["content"].startswith("Your reply was not run: Expected exactly 1 action, found 0.")
 
-    messages = run_mini(config_file, "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```", "Say hello.", step_limit=3)
+    messages = run_mini(
+        config_file, "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```", "Say hello.", step_limit=3
+    )
     assert messages[-1]["extra"]["exit_status"] == "Submitted"
 
 
@@ -175,12 +235,19 @@ def test_the_default_harness_exported_to_mini_swe_agent_asks_for_the_marker_wher
     export_harness(Harness.load(BASH_AGENT), "mini-swe-agent", tmp_path / "mini")
     system = yaml.safe_load((tmp_path / "mini" / "config.yaml").read_text())["agent"]["system_template"]
     assert "prints COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT as its first line" in system and "last line" not in system
-    messages = run_mini(tmp_path / "mini" / "config.yaml", "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```", "Say hello.", step_limit=3)
+    messages = run_mini(
+        tmp_path / "mini" / "config.yaml",
+        "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
+        "Say hello.",
+        step_limit=3,
+    )
     assert messages[-1]["extra"]["exit_status"] == "Submitted"
 
 
 def test_mini_swe_agent_observation_is_cut_to_the_harness_output_cap(harness: Harness, tmp_path: Path):
-    small = harness.apply(Edit(ops=[Replace(path="harness.toml", old="max_observation_chars = 3000", new="max_observation_chars = 100")]))
+    small = harness.apply(
+        Edit(ops=[Replace(path="harness.toml", old="max_observation_chars = 3000", new="max_observation_chars = 100")])
+    )
     export_harness(small, "mini-swe-agent", tmp_path / "mini")
     messages = run_mini(tmp_path / "mini" / "config.yaml", "```bash\nseq 1 1000\n```", "Count.", step_limit=1)
     observation = messages[3]["content"]
@@ -196,10 +263,15 @@ def minisweagent_config(name: str) -> Path:
 
 def test_import_of_a_hand_written_mini_swe_agent_config(tmp_path: Path):
     config = yaml.safe_load(minisweagent_config("mini_textbased").read_text())
-    config["model"] |= {"format_error_template": "Format error: {{ error }}\nReply with one ```mswea_bash_command block.", "model_class": "litellm"}
+    config["model"] |= {
+        "format_error_template": "Format error: {{ error }}\nReply with one ```mswea_bash_command block.",
+        "model_class": "litellm",
+    }
     (tmp_path / "mine.yaml").write_text(yaml.safe_dump(config))
 
-    imported = import_harness("mini-swe-agent", tmp_path / "mine.yaml", tmp_path / "harness", base=Harness.load(BASH_AGENT))
+    imported = import_harness(
+        "mini-swe-agent", tmp_path / "mine.yaml", tmp_path / "harness", base=Harness.load(BASH_AGENT)
+    )
 
     harness = Harness.load(tmp_path / "harness")
     instance = harness.render("instance.md.j2", instruction="Fix the bug in app.py.")
@@ -227,11 +299,21 @@ def test_every_config_shipped_with_mini_swe_agent_imports_and_runs_in_our_loop(t
             continue
         import_harness("mini-swe-agent", config, out, base=base)
         harness = Harness.load(out)
-        observation = harness.render("observation.md.j2", output="42\n", exit_code=0, timed_out=False, step=1, steps_left=9,
-                                     elapsed_s=12.5, time_limit_s=600.0)
+        observation = harness.render(
+            "observation.md.j2",
+            output="42\n",
+            exit_code=0,
+            timed_out=False,
+            step=1,
+            steps_left=9,
+            elapsed_s=12.5,
+            time_limit_s=600.0,
+        )
         assert "42" in observation
         assert harness.render("format_error.md.j2", error="no fenced bash block found.")
-        assert "```bash" in harness.render("instance.md.j2", instruction="Fix it.", step=0, steps_left=9) + harness.render("system.md.j2")
+        assert "```bash" in harness.render(
+            "instance.md.j2", instruction="Fix it.", step=0, steps_left=9
+        ) + harness.render("system.md.j2")
         imported.append(config.stem)
     assert {"mini", "default", "mini_textbased", "swebench", "swebench_xml"} <= set(imported)
     xml = Harness.load(tmp_path / "swebench_xml").render("instance.md.j2", instruction="Fix it.", step=0, steps_left=9)
@@ -258,12 +340,19 @@ def test_exported_skills_follow_the_agent_skills_rules_and_round_trip(harness: H
     assert folders == ["check-before-done", "python-instead-of-missing-tools", "terminal-agent-instructions", "view"]
     assert all(skill_problems(tmp_path / "skills" / name) == [] for name in folders)
     instructions = (tmp_path / "skills" / "terminal-agent-instructions" / "SKILL.md").read_text()
-    assert "completes tasks in a Linux terminal" in instructions and "check-before-done (../check-before-done/SKILL.md)" in instructions
+    assert (
+        "completes tasks in a Linux terminal" in instructions
+        and "check-before-done (../check-before-done/SKILL.md)" in instructions
+    )
     assert (tmp_path / "skills" / "view" / "view.py").read_text() == harness.components["tools/view/view.py"]
     assert "python3 $TOOL_DIR/view.py ARGUMENTS" in (tmp_path / "skills" / "view" / "SKILL.md").read_text()
 
-    prompts_only = Harness({path: text for path, text in harness.components.items() if not path.startswith(("skills/", "tools/"))})
-    import_harness("skills", tmp_path / "skills", tmp_path / "back", base=prompts_only)  # the format has no place for prompts
+    prompts_only = Harness(
+        {path: text for path, text in harness.components.items() if not path.startswith(("skills/", "tools/"))}
+    )
+    import_harness(
+        "skills", tmp_path / "skills", tmp_path / "back", base=prompts_only
+    )  # the format has no place for prompts
     assert Harness.load(tmp_path / "back").components == harness.components
 
 
@@ -278,7 +367,11 @@ def test_a_skills_import_takes_what_the_reference_validator_takes_and_refuses_on
         (skills / folder / file).write_text(f"---\n{front}---\nUse it well.\n")
     imported = import_harness("skills", skills, tmp_path / "out", base=Harness.load(BASH_AGENT))
     harness = Harness.load(tmp_path / "out")
-    assert sorted(skill.name for skill in harness.skills) == ["csv-tools", "pdf-tools", "python-instead-of-missing-tools"]
+    assert sorted(skill.name for skill in harness.skills) == [
+        "csv-tools",
+        "pdf-tools",
+        "python-instead-of-missing-tools",
+    ]
     assert "skills/csv-tools/SKILL.md" in harness.components
     refused = [note for note in imported.notes if note.startswith("refused")]
     assert len(refused) == 1 and "Bad-Name" in refused[0] and "lowercase" in refused[0]
@@ -294,41 +387,63 @@ def test_a_skill_whose_name_is_not_its_folder_is_refused_naming_both(tmp_path: P
     folder = shutil.copytree(BASH_AGENT, tmp_path / "harness")
     skill = folder / "skills" / "python-instead-of-missing-tools" / "SKILL.md"
     skill.write_text(skill.read_text().replace("name: python-instead-of-missing-tools", "name: use-python"))
-    with pytest.raises(HarnessError, match=r"SKILL.md.*'use-python' must be its folder's name 'python-instead-of-missing-tools'"):
+    with pytest.raises(
+        HarnessError, match=r"SKILL.md.*'use-python' must be its folder's name 'python-instead-of-missing-tools'"
+    ):
         Harness.load(folder)
 
 
 def test_claude_code_export_has_instructions_and_skills(harness: Harness, tmp_path: Path):
     export_harness(harness, "claude-code", tmp_path / "project")
     instructions = (tmp_path / "project" / "CLAUDE.md").read_text()
-    assert instructions == "# terminal-agent\n\nYou are an agent that completes tasks in a Linux terminal.\n"  # Claude Code lists skills itself
+    assert (
+        instructions == "# terminal-agent\n\nYou are an agent that completes tasks in a Linux terminal.\n"
+    )  # Claude Code lists skills itself
     skills = tmp_path / "project" / ".claude" / "skills"
-    assert sorted(folder.name for folder in skills.iterdir()) == ["check-before-done", "python-instead-of-missing-tools", "view"]
+    assert sorted(folder.name for folder in skills.iterdir()) == [
+        "check-before-done",
+        "python-instead-of-missing-tools",
+        "view",
+    ]
     assert all(skill_problems(folder) == [] for folder in skills.iterdir())
     assert "python3 ${CLAUDE_SKILL_DIR}/view.py" in (skills / "view" / "SKILL.md").read_text()
     assert "«When the task is complete, run `echo TASK_DONE`.»" in (tmp_path / "project" / "EXPORT.md").read_text()
 
 
-@pytest.mark.parametrize(("front", "problem"), [
-    ({"name": "Data-Tools", "description": "x"}, "lowercase"),
-    ({"name": "-data", "description": "x"}, "lowercase"),
-    ({"name": "data--tools", "description": "x"}, "single hyphens"),
-    ({"name": "a" * 65, "description": "x"}, "at most 64"),
-    ({"name": "other", "description": "x"}, "must match its folder"),
-    ({"name": "data", "description": ""}, "`description` is missing"),
-    ({"name": "data", "description": "d" * 1025}, "at most 1024"),
-    ({"name": "data", "description": "x", "compatibility": "c" * 501}, "`compatibility`"),
-    ({"name": "data", "description": "x", "metadata": {"n": 1}}, "map strings to strings"),
-    ({"name": "data", "description": "x", "version": "1"}, "unknown frontmatter field `version`"),
-])
+@pytest.mark.parametrize(
+    ("front", "problem"),
+    [
+        ({"name": "Data-Tools", "description": "x"}, "lowercase"),
+        ({"name": "-data", "description": "x"}, "lowercase"),
+        ({"name": "data--tools", "description": "x"}, "single hyphens"),
+        ({"name": "a" * 65, "description": "x"}, "at most 64"),
+        ({"name": "other", "description": "x"}, "must match its folder"),
+        ({"name": "data", "description": ""}, "`description` is missing"),
+        ({"name": "data", "description": "d" * 1025}, "at most 1024"),
+        ({"name": "data", "description": "x", "compatibility": "c" * 501}, "`compatibility`"),
+        ({"name": "data", "description": "x", "metadata": {"n": 1}}, "map strings to strings"),
+        ({"name": "data", "description": "x", "version": "1"}, "unknown frontmatter field `version`"),
+    ],
+)
 def test_skill_validator_applies_the_agent_skills_rules(front: dict, problem: str):
     assert any(problem in found for found in frontmatter_problems(front, "data"))
-    assert frontmatter_problems({"name": "data", "description": "x", "license": "MIT", "metadata": {"a": "b"}}, "data") == []
+    assert (
+        frontmatter_problems({"name": "data", "description": "x", "license": "MIT", "metadata": {"a": "b"}}, "data")
+        == []
+    )
 
 
 def test_export_makes_invalid_names_valid_and_says_so(tmp_path: Path):
-    harness = Harness.load(BASH_AGENT).apply(Edit(ops=[
-        Write(path="skills/Read_Logs/SKILL.md", text="---\nname: Read_Logs\ndescription: Reading logs.\n---\nUse tail.\n")]))
+    harness = Harness.load(BASH_AGENT).apply(
+        Edit(
+            ops=[
+                Write(
+                    path="skills/Read_Logs/SKILL.md",
+                    text="---\nname: Read_Logs\ndescription: Reading logs.\n---\nUse tail.\n",
+                )
+            ]
+        )
+    )
     exported = export_harness(harness, "skills", tmp_path / "out")
     assert skill_problems(tmp_path / "out" / "read-logs") == []
     assert any("`Read_Logs` was rewritten" in sentence for sentence in exported.lost)
@@ -370,17 +485,32 @@ def test_paths_from_a_run_or_an_import_never_leave_the_chosen_folder(tmp_path: P
 
 def test_import_of_a_config_whose_setting_does_not_fit_names_it(tmp_path: Path):
     config = tmp_path / "bad.yaml"
-    config.write_text('agent:\n  system_template: "s"\n  instance_template: "x"\nmodel: {}\nenvironment: {timeout: "soon"}\n')
-    with pytest.raises(UserError, match="bad.yaml: a setting harness-evo cannot take: command_timeout_s: Input should be a valid number"):
-        import_harness("mini-swe-agent", config, tmp_path / "out", base=Harness.load(Path(__file__).parents[1] / "harnesses" / "bash-agent"))
+    config.write_text(
+        'agent:\n  system_template: "s"\n  instance_template: "x"\nmodel: {}\nenvironment: {timeout: "soon"}\n'
+    )
+    with pytest.raises(
+        UserError,
+        match="bad.yaml: a setting harness-evo cannot take: command_timeout_s: Input should be a valid number",
+    ):
+        import_harness(
+            "mini-swe-agent",
+            config,
+            tmp_path / "out",
+            base=Harness.load(Path(__file__).parents[1] / "harnesses" / "bash-agent"),
+        )
 
 
 def with_features() -> Harness:
     """The default harness with workspace discovery, the loop guard and the missing-program hint on."""
     default = Harness.load(BASH_AGENT)
     toml = default.components["harness.toml"]
-    for key, value in [("discovery", True), ("discovery_commands", ["pwd", "cat absent.cfg"]), ("loop_guard", True),
-                       ("loop_guard_repeats", 2), ("missing_hint", True)]:
+    for key, value in [
+        ("discovery", True),
+        ("discovery_commands", ["pwd", "cat absent.cfg"]),
+        ("loop_guard", True),
+        ("loop_guard_repeats", 2),
+        ("missing_hint", True),
+    ]:
         toml = set_setting(toml, "agent", key, value)
     return Harness({**default.components, "harness.toml": toml})
 
@@ -395,19 +525,29 @@ def test_each_export_of_a_harness_with_the_features_on_names_what_its_format_can
     assert "the loop guard ([agent] loop_guard)" in notes and "after 2 such repeats" in notes
     assert "the missing-program hint ([agent] missing_hint)" in notes
     assert "the first 10 lines of the files the instruction names" in notes
-    assert ("what pwd; cat absent.cfg print" in notes) == (fmt != "claude-code"), "Claude Code runs them in a SessionStart hook"
-    back = import_harness(fmt, tmp_path / "out" / ("config.yaml" if fmt == "mini-swe-agent" else ""), tmp_path / "back",
-                          base=Harness.load(BASH_AGENT)).harness
+    assert ("what pwd; cat absent.cfg print" in notes) == (fmt != "claude-code"), (
+        "Claude Code runs them in a SessionStart hook"
+    )
+    back = import_harness(
+        fmt,
+        tmp_path / "out" / ("config.yaml" if fmt == "mini-swe-agent" else ""),
+        tmp_path / "back",
+        base=Harness.load(BASH_AGENT),
+    ).harness
     assert back.hash == harness.hash and back.agent.loop_guard_repeats == 2
 
 
 def test_mini_swe_agent_runs_the_default_harness_exported_with_the_features_on(tmp_path: Path):
     export_harness(with_features(), "mini-swe-agent", tmp_path / "mini")
 
-    messages = run_mini(tmp_path / "mini" / "config.yaml", "```bash\nprintf 'hello\\n'\n```", "Say hello.", step_limit=2)
+    messages = run_mini(
+        tmp_path / "mini" / "config.yaml", "```bash\nprintf 'hello\\n'\n```", "Say hello.", step_limit=2
+    )
 
     instance, observation = messages[1]["content"], messages[3]["content"]
-    assert instance == "Task:\nSay hello.\n\nYou have 2 replies. Start.", "mini-swe-agent runs no discovery: none is shown"
+    assert instance == "Task:\nSay hello.\n\nYou have 2 replies. Start.", (
+        "mini-swe-agent runs no discovery: none is shown"
+    )
     assert observation == "Exit code: 0\nOutput:\nhello\n"
 
 
@@ -423,7 +563,9 @@ def test_the_claude_code_export_runs_the_discovery_commands_in_a_session_start_h
 
     assert start["matcher"] == "startup" and hook["type"] == "command" and hook["timeout"] == 30
     assert ran.returncode == 0, "a failing discovery command does not fail the hook"
-    assert ran.stdout.startswith(f"$ pwd\n{workspace}\n$ cat absent.cfg\ncat: absent.cfg: No such file or directory\n(failed: exit code 1)")
+    assert ran.stdout.startswith(
+        f"$ pwd\n{workspace}\n$ cat absent.cfg\ncat: absent.cfg: No such file or directory\n(failed: exit code 1)"
+    )
 
 
 def test_export_takes_a_harness_folder_and_refuses_a_node_for_it_or_a_source_that_is_neither(cli, tmp_path: Path):
@@ -437,4 +579,6 @@ def test_export_takes_a_harness_folder_and_refuses_a_node_for_it_or_a_source_tha
     assert isinstance(refused.exception, UserError) and "--node names a node of a run" in str(refused.exception)
     assert not (tmp_path / "other").exists()
     neither = cli("export", tmp_path, "--out", tmp_path / "other", "--runs", tmp_path)
-    assert isinstance(neither.exception, UserError) and "is neither a harness folder (with harness.toml) nor a run" in str(neither.exception)
+    assert isinstance(
+        neither.exception, UserError
+    ) and "is neither a harness folder (with harness.toml) nor a run" in str(neither.exception)

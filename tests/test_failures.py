@@ -355,7 +355,10 @@ def test_a_traceback_of_the_agent_s_own_script_blames_no_tool():
 
 
 def test_a_missing_program_s_call_is_the_line_that_runs_it():
-    action = "# first look at the tables\ncd /app\napt-get install -y sqlite3\nsqlite3 shop.db .tables  # list them\necho checked"
+    action = (
+        "# first look at the tables\ncd /app\napt-get install -y sqlite3\nsqlite3 shop.db .tables  # list them\n"
+        "echo checked"
+    )
     missing = Step(
         index=1, reply="", action=action, output="bash: line 3: sqlite3: command not found\nchecked", exit_code=0
     )
@@ -371,7 +374,10 @@ def test_a_missing_program_s_call_is_the_line_that_runs_it():
 
 def test_a_missing_program_keeps_one_call_per_task_and_knows_the_task_of_each():
     def cause(call: str) -> str:
-        return f"The agent's command `{call}` needs `sqlite3`, which is not installed here, and no later command of the agent succeeded."
+        return (
+            f"The agent's command `{call}` needs `sqlite3`, which is not installed here, and no later command of the "
+            "agent succeeded."
+        )
 
     failures = [
         failure_of("a", cause("sqlite3 a.db .tables")),
@@ -802,7 +808,7 @@ if __name__ == "__main__":
     work(Path(sys.argv[1]), int(sys.argv[2]))
 
 
-def test_a_script_can_stand_in_for_a_data_tool_but_not_for_an_editor_an_installer_python_run_as_shell_or_the_done_marker():
+def test_a_script_stands_in_for_a_data_tool_but_not_for_an_editor_an_installer_python_run_as_shell_or_the_done_marker():
     assert [scriptable(program) for program in ("sqlite3", "jq", "dos2unix")] == [True, True, True]
     assert [
         scriptable(program) for program in ("nano", "systemctl", "pip3", "wget", "import", "from", "task_done")

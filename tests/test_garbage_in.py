@@ -27,10 +27,64 @@ TASK = world.TASKS / "color"
 SUITE = TASK.parent
 FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-FRAGMENTS = ["{{", "}}", "{%", "%}", "{#", "#}", "[", "]", "[[", "]]", "=", '"', "'", "\n", "---", "```", "```bash\n",
-             "{", "}", ":", ",", "\\", "..", "/", "step_limit", "name", "description", "command", "1", "-1", "1e999",
-             "true", "null", "{{ instruction }}", "{% for t in tools %}", "{% endfor %}", "{{ 1/0 }}", "{{ x.y }}",
-             "{{ 'a' + 1 }}", "{{ tools[99] }}", "[agent]", "[harness]", "[[x]]", "edits", "ops", "\x00", "é", "\u2028", "TASK_DONE", "timeout_sec", "memory", "2G", "splits", "train", "tags", "[metadata]"]
+FRAGMENTS = [
+    "{{",
+    "}}",
+    "{%",
+    "%}",
+    "{#",
+    "#}",
+    "[",
+    "]",
+    "[[",
+    "]]",
+    "=",
+    '"',
+    "'",
+    "\n",
+    "---",
+    "```",
+    "```bash\n",
+    "{",
+    "}",
+    ":",
+    ",",
+    "\\",
+    "..",
+    "/",
+    "step_limit",
+    "name",
+    "description",
+    "command",
+    "1",
+    "-1",
+    "1e999",
+    "true",
+    "null",
+    "{{ instruction }}",
+    "{% for t in tools %}",
+    "{% endfor %}",
+    "{{ 1/0 }}",
+    "{{ x.y }}",
+    "{{ 'a' + 1 }}",
+    "{{ tools[99] }}",
+    "[agent]",
+    "[harness]",
+    "[[x]]",
+    "edits",
+    "ops",
+    "\x00",
+    "é",
+    "\u2028",
+    "TASK_DONE",
+    "timeout_sec",
+    "memory",
+    "2G",
+    "splits",
+    "train",
+    "tags",
+    "[metadata]",
+]
 """Pieces of the formats being parsed (TOML, Jinja, YAML frontmatter, JSON, fenced blocks): random text made of them
 reaches deeper than random characters alone."""
 
@@ -60,8 +114,10 @@ def one_line(error: Exception) -> str:
 def harness_components(draw) -> dict[str, str]:
     components = dict(HARNESS.components)
     for _ in range(draw(st.integers(1, 3))):
-        path = draw(st.sampled_from(sorted(components)) | st.sampled_from(["prompts/confirm_done.md.j2", "examples/a.md",
-                                                                          "tools/x/tool.toml", "skills/y/SKILL.md"]))
+        path = draw(
+            st.sampled_from(sorted(components))
+            | st.sampled_from(["prompts/confirm_done.md.j2", "examples/a.md", "tools/x/tool.toml", "skills/y/SKILL.md"])
+        )
         action = draw(st.sampled_from(["mutate", "garbage", "delete"]))
         if action == "delete":
             components.pop(path, None)
@@ -134,8 +190,21 @@ def test_a_mutated_task_loads_or_is_refused_with_one_line(changes: dict[str, byt
 @st.composite
 def suite_toml(draw) -> bytes:
     text = (SUITE / "suite.toml").read_text()
-    return draw(st.one_of(mutated(text).map(str.encode), st.binary(max_size=40), st.sampled_from(
-        [b"splits = 3\n", b"[splits]\ntrain = 3\n", b"suite = \"x\"\n", b"[splits]\ntrain = [1, 2]\n", b"[suite]\nname = 1\n"])))
+    return draw(
+        st.one_of(
+            mutated(text).map(str.encode),
+            st.binary(max_size=40),
+            st.sampled_from(
+                [
+                    b"splits = 3\n",
+                    b"[splits]\ntrain = 3\n",
+                    b'suite = "x"\n',
+                    b"[splits]\ntrain = [1, 2]\n",
+                    b"[suite]\nname = 1\n",
+                ]
+            ),
+        )
+    )
 
 
 @pytest.mark.slow
@@ -178,8 +247,10 @@ def test_any_command_names_the_programs_it_runs_without_failing(command: str):
         runs_program(command, program)
 
 
-PROPOSAL = ('{"edits": [{"rationale": "r", "prediction": "p", "ops": [{"op": "replace", "path": "prompts/system.md.j2", '
-            '"old": "a", "new": "b"}]}]}')
+PROPOSAL = (
+    '{"edits": [{"rationale": "r", "prediction": "p", "ops": [{"op": "replace", "path": "prompts/system.md.j2", '
+    '"old": "a", "new": "b"}]}]}'
+)
 REVIEW = '{"task_specific": false, "addresses_pattern": true, "reasons": ["fine"]}'
 
 

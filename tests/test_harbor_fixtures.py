@@ -13,10 +13,13 @@ HARBOR = Path(__file__).parent / "fixtures" / "harbor"
 BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
 
 
-@pytest.mark.parametrize(("benchmark", "tasks"), [
-    ("terminal-bench-2", {"count-dataset-tokens", "polyglot-c-py", "prove-plus-comm"}),
-    ("skillsbench", {"flood-risk-analysis", "gh-repo-analytics"}),
-])
+@pytest.mark.parametrize(
+    ("benchmark", "tasks"),
+    [
+        ("terminal-bench-2", {"count-dataset-tokens", "polyglot-c-py", "prove-plus-comm"}),
+        ("skillsbench", {"flood-risk-analysis", "gh-repo-analytics"}),
+    ],
+)
 def test_every_real_task_loads_with_nothing_skipped(benchmark: str, tasks: set[str]):
     suite = load_suite(HARBOR / benchmark)
     assert set(suite.tasks) == tasks and suite.skipped == {}

@@ -1,5 +1,5 @@
-"""The import rules of docs/design.md hold: no import cycle between harness_evo's modules, and no module imports one of a
-higher layer. The layers are read from the design page itself, so the page and the code cannot drift apart."""
+"""The import rules of docs/design.md hold: no import cycle between harness_evo's modules, and no module imports one of
+a higher layer. The layers are read from the design page itself, so the page and the code cannot drift apart."""
 
 import ast
 import re

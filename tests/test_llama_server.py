@@ -213,7 +213,9 @@ def test_the_response_cache_tells_the_replies_of_the_two_embedded_servers_apart(
     ask = [{"role": "user", "content": "Say ok."}]
 
     def reply(server: str):
-        models = ModelsConfig(solver=RoleModel(model=SMALL_MODEL, max_tokens=8), embedded=EmbeddedConfig(server=server, slots=1))
+        models = ModelsConfig(
+            solver=RoleModel(model=SMALL_MODEL, max_tokens=8), embedded=EmbeddedConfig(server=server, slots=1)
+        )
         with LLM(models, cache=True) as llm:
             return llm.complete("solver", ask, temperature=0)
 

@@ -115,9 +115,14 @@ def test_a_different_seed_or_disabled_cache_reaches_the_model_again():
 def test_a_response_schema_whose_fields_changed_order_is_a_new_request():
     def request(*fields: str, seed: int = 0) -> dict:
         schema = {"properties": {field: {"type": "string"} for field in fields}}
-        return {"messages": ask("q"), "params": {"seed": seed, "response_format": {"type": "json_object", "schema": schema}}}
+        return {
+            "messages": ask("q"),
+            "params": {"seed": seed, "response_format": {"type": "json_object", "schema": schema}},
+        }
 
-    assert request_key(request("name", "text")) != request_key(request("text", "name")), "the decoder writes fields in this order"
+    assert request_key(request("name", "text")) != request_key(request("text", "name")), (
+        "the decoder writes fields in this order"
+    )
     assert request_key({"seed": 1, "stop": None}) == request_key({"stop": None, "seed": 1})
 
 
@@ -155,7 +160,9 @@ def test_transient_failures_are_retried_and_then_reported_as_unavailable(store):
 
 
 def test_a_too_long_request_is_a_one_line_model_error():
-    scripted.register("small", [litellm.ContextWindowExceededError("prompt is 9000 tokens", model="x", llm_provider="openai")])
+    scripted.register(
+        "small", [litellm.ContextWindowExceededError("prompt is 9000 tokens", model="x", llm_provider="openai")]
+    )
     with LLM(models("small")) as llm, pytest.raises(ModelError, match="context window"):
         llm.complete("solver", ask("q"))
 
@@ -169,7 +176,9 @@ def test_a_hosted_model_without_its_api_key_names_the_variable(monkeypatch):
 
 def test_a_secret_parameter_is_read_from_the_environment_variable_it_names_at_the_call(monkeypatch):
     sent, completion = [], litellm.completion
-    monkeypatch.setattr(litellm, "completion", lambda **kwargs: sent.append(kwargs) or completion(**kwargs, mock_response="fine"))
+    monkeypatch.setattr(
+        litellm, "completion", lambda **kwargs: sent.append(kwargs) or completion(**kwargs, mock_response="fine")
+    )
     config = ModelsConfig(solver=RoleModel(model="openai/gpt-4o-mini", params={"api_key": "env:MY_GATEWAY_KEY"}))
     monkeypatch.setenv("MY_GATEWAY_KEY", "sk-from-the-environment")
     with LLM(config) as llm:
@@ -177,14 +186,23 @@ def test_a_secret_parameter_is_read_from_the_environment_variable_it_names_at_th
     assert sent[0]["api_key"] == "sk-from-the-environment"
 
     monkeypatch.delenv("MY_GATEWAY_KEY")
-    with LLM(config) as llm, pytest.raises(ModelError, match="its params name the environment variable MY_GATEWAY_KEY, which is not set"):
+    with (
+        LLM(config) as llm,
+        pytest.raises(ModelError, match="its params name the environment variable MY_GATEWAY_KEY, which is not set"),
+    ):
         llm.complete("solver", ask("q"))
 
 
 def test_an_unknown_model_is_a_one_line_model_error():
-    with LLM(ModelsConfig(solver=RoleModel(model="nonsense-provider/some-model"))) as llm, pytest.raises(ModelError, match="unknown model"):
+    with (
+        LLM(ModelsConfig(solver=RoleModel(model="nonsense-provider/some-model"))) as llm,
+        pytest.raises(ModelError, match="unknown model"),
+    ):
         llm.complete("solver", ask("q"))
-    with LLM(ModelsConfig(solver=RoleModel(model="local/gpt-9"))) as llm, pytest.raises(ModelError, match="local/qwen2.5-coder-0.5b"):
+    with (
+        LLM(ModelsConfig(solver=RoleModel(model="local/gpt-9"))) as llm,
+        pytest.raises(ModelError, match="local/qwen2.5-coder-0.5b"),
+    ):
         llm.complete("solver", ask("q"))
 
 
@@ -196,7 +214,7 @@ def test_unregistered_scripted_model_says_how_to_register():
 @pytest.mark.slow
 def test_the_model_layer_never_reaches_for_the_network(tmp_path):
     """litellm fetches its cost map and more at import unless told otherwise; any connection attempt here fails."""
-    child = textwrap.dedent('''\
+    child = textwrap.dedent("""\
         import socket
 
         attempts = []
@@ -216,7 +234,12 @@ def test_the_model_layer_never_reaches_for_the_network(tmp_path):
         with LLM(ModelsConfig(solver=role)) as llm:
             reply = llm.complete("solver", [{"role": "user", "content": "hi"}])
         print(reply.text, reply.cost, len(attempts))
-    ''')
-    run = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "HARNESS_EVO_CACHE": str(tmp_path)})
+    """)
+    run = subprocess.run(
+        [sys.executable, "-c", child],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HARNESS_EVO_CACHE": str(tmp_path)},
+    )
     assert run.stdout.split() == ["fine", "0.0", "0"], run.stderr[-2000:]

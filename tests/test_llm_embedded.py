@@ -1,4 +1,5 @@
-"""The embedded model: GGUF assembly from data packages, and structured output from the real model (marked `embedded`)."""
+"""The embedded model: GGUF assembly from data packages,
+and structured output from the real model (marked `embedded`)."""
 
 import hashlib
 
@@ -24,7 +25,9 @@ def tiny_model(tmp_path, monkeypatch, user_cache):
             (data / f"part{number:02d}.bin").write_bytes(part)
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     whole = b"".join(contents)
-    gguf = embedded.Gguf("tiny", ("tiny_weights_part1", "tiny_weights_part2"), len(whole), hashlib.sha256(whole).hexdigest(), 1024)
+    gguf = embedded.Gguf(
+        "tiny", ("tiny_weights_part1", "tiny_weights_part2"), len(whole), hashlib.sha256(whole).hexdigest(), 1024
+    )
     monkeypatch.setitem(embedded.EMBEDDED, "tiny", gguf)
     return whole
 
@@ -61,9 +64,20 @@ class Command(BaseModel):
 def test_structured_output_from_the_embedded_model_is_a_valid_object(tmp_path):
     store = RunStore.create(tmp_path / "runs", "eval")
     with LLM(ModelsConfig(critic=RoleModel(model=SMALL, max_tokens=96)), store=store, cache=False) as llm:
-        reply = llm.complete("critic", [{"role": "user", "content": (
-            'Which bash command lists the files of the current folder? Answer as JSON: {"command": ..., "explanation": ...}'
-        )}], output=Command, seed=0)
+        reply = llm.complete(
+            "critic",
+            [
+                {
+                    "role": "user",
+                    "content": (
+                        'Which bash command lists the files of the current folder? Answer as JSON: {"command": ..., '
+                        '"explanation": ...}'
+                    ),
+                }
+            ],
+            output=Command,
+            seed=0,
+        )
     assert isinstance(reply.parsed, Command) and reply.error is None
     assert reply.parsed.command.strip()
     [call] = store.rows("llm_calls")

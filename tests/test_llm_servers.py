@@ -1,4 +1,5 @@
-"""Model servers we start: the vLLM launcher against a stand-in `vllm` on PATH, and servers (llama.cpp too) never outliving us."""
+"""Model servers we start: the vLLM launcher against a stand-in `vllm` on PATH,
+and servers (llama.cpp too) never outliving us."""
 
 import os
 import select
@@ -56,7 +57,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(503, {"error": {"message": "server busy", "code": 503}})
         if len(json.dumps(body["messages"])) > 2000:
             return self.answer(400, {"error": {
-                "message": "This model's maximum context length is 512 tokens. Please reduce the length of the messages.",
+                "message": "This model's maximum context length is 512 tokens. "
+                "Please reduce the length of the messages.",
                 "type": "invalid_request_error", "code": "context_length_exceeded",
             }})
         text = body["model"] + " heard: " + body["messages"][-1]["content"]
@@ -81,20 +83,22 @@ class Handler(BaseHTTPRequestHandler):
 ThreadingHTTPServer((args.host, int(args.port)), Handler).serve_forever()
 '''
 
-CHILD = textwrap.dedent('''\
+CHILD = textwrap.dedent("""\
     import sys
     import time
     from harness_evo.config import EmbeddedConfig, ModelsConfig, RoleModel
     from harness_evo.llm import LLM
 
-    models = ModelsConfig(solver=RoleModel(model=sys.argv[1], max_tokens=8), embedded=EmbeddedConfig(server=sys.argv[2]))
+    models = ModelsConfig(
+        solver=RoleModel(model=sys.argv[1], max_tokens=8), embedded=EmbeddedConfig(server=sys.argv[2])
+    )
     llm = LLM(models, cache=False)
     llm.complete("solver", [{"role": "user", "content": "hi"}])
     server = llm.endpoint(llm.models.solver).server
     print(server.process.pid, server.port, flush=True)
     while True:  # a signal the kernel hands to another thread runs its handler at the main thread's next wake-up
         time.sleep(0.2)
-''')
+""")
 
 
 @pytest.fixture(autouse=True)
@@ -173,7 +177,9 @@ def test_one_server_per_model_serves_every_role_and_thread_until_its_last_user_c
     first, second = LLM(config, cache=False), LLM(config, cache=False)
     calls = [(first, "solver"), (first, "critic"), (second, "solver"), (second, "critic")]
     with ThreadPoolExecutor(4) as pool:
-        replies = list(pool.map(lambda call: call[0].complete(call[1], [{"role": "user", "content": call[1]}]).text, calls))
+        replies = list(
+            pool.map(lambda call: call[0].complete(call[1], [{"role": "user", "content": call[1]}]).text, calls)
+        )
     server = first.endpoint(role).server
     assert second.endpoint(role).server is server
     first.close()
@@ -198,7 +204,9 @@ def test_a_server_that_died_fails_one_call_is_started_again_for_the_next_and_its
         servers.remove_old_logs(now=time.time() + servers.LOG_KEPT_S / 2)
         assert crashed.log.is_file()
         servers.remove_old_logs(now=time.time() + servers.LOG_KEPT_S * 2)
-        assert not crashed.log.exists() and restarted.log.is_file(), "a day later the crashed server's log goes, a live one's stays"
+        assert not crashed.log.exists() and restarted.log.is_file(), (
+            "a day later the crashed server's log goes, a live one's stays"
+        )
     assert after.text == "org/coder-7b heard: three"
     assert restarted is not crashed and gone(restarted.process.pid)
     assert not restarted.log.exists(), "a server that stopped cleanly takes its log with it"
@@ -237,17 +245,25 @@ def test_the_models_command_shows_roles_embedded_models_and_running_servers(cli)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model, server, signum", [
-    ("vllm/org/coder-7b", "auto", signal.SIGINT),
-    ("vllm/org/coder-7b", "auto", signal.SIGTERM),
-    ("vllm/org/coder-7b", "auto", signal.SIGKILL),
-    *(pytest.param("local/qwen2.5-coder-0.5b", server, signum, marks=pytest.mark.embedded)
-      for server in ("llama-server", "llama-cpp-python") for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)),
-])
+@pytest.mark.parametrize(
+    "model, server, signum",
+    [
+        ("vllm/org/coder-7b", "auto", signal.SIGINT),
+        ("vllm/org/coder-7b", "auto", signal.SIGTERM),
+        ("vllm/org/coder-7b", "auto", signal.SIGKILL),
+        *(
+            pytest.param("local/qwen2.5-coder-0.5b", server, signum, marks=pytest.mark.embedded)
+            for server in ("llama-server", "llama-cpp-python")
+            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
+        ),
+    ],
+)
 def test_the_server_dies_with_the_process_that_started_it(model, server, signum, monkeypatch):
     if model.startswith("local/"):
         monkeypatch.delenv("HARNESS_EVO_CACHE")  # the GGUF assembled once in the user cache, not a copy per test
-    child = subprocess.Popen([sys.executable, "-c", CHILD, model, server], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, model, server], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         pid, port = map(int, child.stdout.readline().split())
         child.send_signal(signum)
@@ -261,8 +277,20 @@ def test_the_server_dies_with_the_process_that_started_it(model, server, signum,
 @pytest.mark.slow
 def test_serve_vllm_prints_where_the_server_runs_and_stops_on_ctrl_c():
     command = subprocess.Popen(
-        [sys.executable, "-m", "harness_evo.cli", "serve", "vllm", "--model", "org/coder-7b", "--max-model-len", "2048"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "harness_evo.cli",
+            "serve",
+            "vllm",
+            "--model",
+            "org/coder-7b",
+            "--max-model-len",
+            "2048",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         lines = []

@@ -57,7 +57,8 @@ def suite(root: Path) -> Path:
         (folder / "instruction.md").write_text(f"Write the word {word} into /app/{word}.txt.\n")
         (folder / "environment" / "Dockerfile").write_text("FROM python:3.11-slim-bookworm\nWORKDIR /app\n")
         (folder / "tests" / "test.sh").write_text(
-            f'#!/bin/bash\necho {SECRET}\nif [ "$(cat /app/{word}.txt 2>/dev/null)" = "{word}" ]; then echo 1 > /logs/verifier/reward.txt; '
+            f'#!/bin/bash\necho {SECRET}\nif [ "$(cat /app/{word}.txt 2>/dev/null)" = "{word}" ]; then echo 1 > '
+            "/logs/verifier/reward.txt; "
             "else echo 0 > /logs/verifier/reward.txt; fi\n"
         )
     (root / "suite.toml").write_text(
@@ -132,8 +133,8 @@ def base_config(tmp_path: Path) -> Path:
 
 
 class Bench:
-    """`python bench/peer_gepa.py ARGS` in a new process with this file's scripted models tagged `tag` (GEPA's reflection
-    prompts in `reflections`), on a wide terminal: its exit code and its output."""
+    """`python bench/peer_gepa.py ARGS` in a new process with this file's scripted models tagged `tag` (GEPA's
+    reflection prompts in `reflections`), on a wide terminal: its exit code and its output."""
 
     def __init__(self, tag: str, reflections: Path):
         self.tag, self.reflections = tag, reflections

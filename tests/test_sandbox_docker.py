@@ -98,8 +98,10 @@ def test_a_memory_hog_is_killed_and_the_sandbox_lives_on(backend, tmp_path, make
 
 
 def test_there_is_no_network_unless_the_task_asks_for_it(backend, tmp_path, make_task):
-    probe = ("ls /sys/class/net; python3 -c 'import socket; socket.create_connection((\"192.0.2.1\", 80), timeout=2)' "
-             "2>&1 | tail -n 1")
+    probe = (
+        "ls /sys/class/net; python3 -c 'import socket; socket.create_connection((\"192.0.2.1\", 80), timeout=2)' "
+        "2>&1 | tail -n 1"
+    )
     with backend.open(make_task(tmp_path / "offline")) as sandbox:
         offline = sandbox.run(probe, timeout_s=30).output.splitlines()
     with backend.open(make_task(tmp_path / "online", environment="allow_internet = true")) as sandbox:
@@ -147,7 +149,10 @@ def test_files_are_written_copied_and_read_at_absolute_paths(sandbox, tmp_path):
 
 
 def test_a_file_written_by_a_command_is_read_back(sandbox):
-    sandbox.run("mkdir -p /logs/verifier && echo 0.5 > /logs/verifier/reward.txt && ln -s reward.txt /logs/verifier/link", timeout_s=10)
+    sandbox.run(
+        "mkdir -p /logs/verifier && echo 0.5 > /logs/verifier/reward.txt && ln -s reward.txt /logs/verifier/link",
+        timeout_s=10,
+    )
     assert sandbox.read_file("/logs/verifier/reward.txt") == "0.5\n"
     assert sandbox.read_file("/logs/verifier/link") == "0.5\n"
 
@@ -190,8 +195,13 @@ def test_a_container_killed_during_a_command_makes_run_raise_infra_error(client,
 
 def test_prune_removes_a_leftover_labelled_container(client, cli):
     run_id = f"crashed-{secrets.token_hex(4)}"
-    leftover = client.containers.run("harness-evo/base:latest", ["sleep", "infinity"], detach=True, network_mode="none",
-                                     labels={LABEL: "1", f"{LABEL}.run": run_id})
+    leftover = client.containers.run(
+        "harness-evo/base:latest",
+        ["sleep", "infinity"],
+        detach=True,
+        network_mode="none",
+        labels={LABEL: "1", f"{LABEL}.run": run_id},
+    )
     result = cli("sandbox", "prune", "--run", run_id)
     assert (result.exit_code, result.output) == (0, "removed 1 container\n")
     assert not exists(client, leftover.id)
@@ -199,8 +209,13 @@ def test_prune_removes_a_leftover_labelled_container(client, cli):
 
 def test_prune_without_a_run_keeps_the_containers_of_a_run_still_going_here(client, cli):
     def container(owner: Owner) -> str:
-        return client.containers.run("harness-evo/base:latest", ["sleep", "infinity"], detach=True, network_mode="none",
-                                     labels={LABEL: "1", f"{LABEL}.owner": owner.label()}).id
+        return client.containers.run(
+            "harness-evo/base:latest",
+            ["sleep", "infinity"],
+            detach=True,
+            network_mode="none",
+            labels={LABEL: "1", f"{LABEL}.owner": owner.label()},
+        ).id
 
     gone = container(Owner.current().model_copy(update={"started": "1"}))  # this pid, but a start time it never had
     going = container(Owner.current())
@@ -215,9 +230,11 @@ def test_prune_without_a_run_keeps_the_containers_of_a_run_still_going_here(clie
 @pytest.fixture
 def fresh_task(client, tmp_path, make_task):
     """A task whose build context no earlier test run has seen; its images are removed afterwards."""
-    task = make_task(tmp_path / f"build-{secrets.token_hex(3)}",
-                     dockerfile="FROM python:3.13-slim-bookworm\nWORKDIR /app\nCOPY data.txt /app/\n",
-                     files={"data.txt": secrets.token_hex(8)})
+    task = make_task(
+        tmp_path / f"build-{secrets.token_hex(3)}",
+        dockerfile="FROM python:3.13-slim-bookworm\nWORKDIR /app\nCOPY data.txt /app/\n",
+        files={"data.txt": secrets.token_hex(8)},
+    )
     yield task
     for image in client.images.list(filters={"label": f"{LABEL}.task={task.id}"}):
         client.images.remove(image.id, force=True)
@@ -250,7 +267,10 @@ def test_a_changed_build_context_builds_a_new_image(client, fresh_task, backend,
 
 def test_concurrent_prepares_of_one_task_build_it_once(client, fresh_task, caplog):
     caplog.set_level(logging.INFO, logger="harness_evo.sandbox")
-    workers = [threading.Thread(target=DockerBackend(SandboxConfig(), client=client).prepare, args=(fresh_task,)) for _ in range(3)]
+    workers = [
+        threading.Thread(target=DockerBackend(SandboxConfig(), client=client).prepare, args=(fresh_task,))
+        for _ in range(3)
+    ]
     for worker in workers:
         worker.start()
     for worker in workers:
@@ -269,7 +289,9 @@ def test_a_failed_build_names_the_task_and_the_end_of_its_log(backend, tmp_path,
 def test_from_inside_a_heredoc_or_a_continued_line_is_no_from_line(backend, tmp_path, make_task):
     heredoc = "RUN <<EOF\ncat > /app/formula.py <<'PY'\nfrom fractions import Fraction\nPY\nEOF\n"
     continued = "RUN echo first \\\n  from the next line > /app/said.txt\n"
-    resolved, bases = resolve_dockerfile(f"FROM python:3.11-slim-bookworm AS build\n{heredoc}{continued}FROM build\n", SandboxConfig())
+    resolved, bases = resolve_dockerfile(
+        f"FROM python:3.11-slim-bookworm AS build\n{heredoc}{continued}FROM build\n", SandboxConfig()
+    )
     assert bases == ["harness-evo/base:latest"]
     assert heredoc in resolved and continued in resolved and resolved.endswith("FROM build\n")
 

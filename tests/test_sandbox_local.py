@@ -20,8 +20,11 @@ needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewr
 @pytest.fixture
 def task(tmp_path: Path, make_task) -> Task:
     """A task whose image would work in /app and holds one data file."""
-    return make_task(tmp_path / "task", "FROM python:3.13-slim\nWORKDIR /srv\nWORKDIR app\nCOPY data.txt .\n",
-                     files={"data.txt": "environment file\n"})
+    return make_task(
+        tmp_path / "task",
+        "FROM python:3.13-slim\nWORKDIR /srv\nWORKDIR app\nCOPY data.txt .\n",
+        files={"data.txt": "environment file\n"},
+    )
 
 
 @pytest.fixture(params=[pytest.param(True, marks=needs_bwrap, id="bwrap"), pytest.param(False, id="plain")])

@@ -13,16 +13,29 @@ from harness_evo.sandbox.output import CappedOutput
 BASE = SandboxConfig().base_image
 
 
-@pytest.mark.parametrize("image", [
-    "python:3.13-slim-bookworm", "python:3.11-slim", "python:3.12", "python:3.10-bookworm",
-    "docker.io/library/python:3.12-slim", "python:3.11-slim@sha256:0123abcd",
-    "debian:bookworm", "debian:bookworm-slim", "debian:12", "ubuntu:22.04", "ubuntu",
-])
+@pytest.mark.parametrize(
+    "image",
+    [
+        "python:3.13-slim-bookworm",
+        "python:3.11-slim",
+        "python:3.12",
+        "python:3.10-bookworm",
+        "docker.io/library/python:3.12-slim",
+        "python:3.11-slim@sha256:0123abcd",
+        "debian:bookworm",
+        "debian:bookworm-slim",
+        "debian:12",
+        "ubuntu:22.04",
+        "ubuntu",
+    ],
+)
 def test_common_python_debian_and_ubuntu_images_become_the_base_image(image):
     assert resolve_image(image, SandboxConfig()) == BASE
 
 
-@pytest.mark.parametrize("image", ["python:3.11-alpine", "python:2.7", "node:20", "debian:bullseye", "ghcr.io/acme/tool:1"])
+@pytest.mark.parametrize(
+    "image", ["python:3.11-alpine", "python:2.7", "node:20", "debian:bullseye", "ghcr.io/acme/tool:1"]
+)
 def test_other_images_are_left_as_they_are(image):
     assert resolve_image(image, SandboxConfig()) == image
 

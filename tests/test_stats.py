@@ -6,7 +6,8 @@ from harness_evo.stats import Pair, fewest_wins, mixture_e_value, paired, rate, 
 
 
 def outcomes(tasks: int, trials: int, b_better: int, a_better: int) -> list[Pair]:
-    """`tasks` x `trials` pairs that tie on failure except the first `b_better` (B passes) and next `a_better` (A passes)."""
+    """`tasks` x `trials` pairs that tie on failure except the first `b_better` (B passes) and next `a_better` (A
+    passes)."""
     pairs = [Pair(f"t{i}", trial, 0, 0) for i in range(tasks) for trial in range(trials)]
     for k in range(b_better):
         pairs[k] = Pair(pairs[k].task_id, pairs[k].trial, 0, 1)
@@ -26,7 +27,7 @@ def test_a_small_sample_says_how_many_more_trials_per_task_would_resolve_a_diffe
     assert "at this sample size" in line and "more trials per task would resolve a difference of 25.0 pp" in line
 
 
-def test_the_mixture_e_value_of_fair_coin_flips_reaches_one_over_alpha_at_most_alpha_of_the_time_however_often_looked_at():
+def test_mixture_e_value_of_fair_coin_flips_reaches_1_over_alpha_at_most_alpha_of_the_time_however_often_looked_at():
     alternatives, alpha, flips, sequences = (0.6, 0.7, 0.8), 0.1, 200, 3000
     rng = random.Random(0)
     crossed = 0

@@ -14,7 +14,12 @@ HARNESS = Path(__file__).parents[1] / "harnesses" / "bash-agent"
 def make_task(root: Path, name: str, category: str = "files", toml: str | None = None, skip: str | None = None) -> Path:
     folder = root / name
     files = {
-        "task.toml": toml if toml is not None else f'version = "1.0"\n[metadata]\ncategory = "{category}"\ndifficulty = "easy"\ntags = ["t"]\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 30\n',
+        "task.toml": toml
+        if toml is not None
+        else (
+            f'version = "1.0"\n[metadata]\ncategory = "{category}"\ndifficulty = "easy"\ntags = ["t"]\n[agent]\n'
+            "timeout_sec = 120\n[verifier]\ntimeout_sec = 30\n"
+        ),
         "instruction.md": f"Do {name}.\n",
         "environment/Dockerfile": "FROM python:3.11-slim-bookworm\nWORKDIR /app\n",
         "tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
@@ -35,12 +40,15 @@ def test_task_fields_come_from_task_toml(tmp_path: Path):
     assert task.instruction == "Do count-lines."
 
 
-@pytest.mark.parametrize(("environment", "memory_mb", "storage_mb"), [
-    ('memory = "2G"\nstorage = "10G"', 2048, 10240),  # as Terminal-Bench 2.0 writes them
-    ("memory_mb = 4096\nstorage_mb = 20480", 4096, 20480),  # as Harbor documents them now
-    ('memory = "512MiB"', 512, None),
-    ("", None, None),
-])
+@pytest.mark.parametrize(
+    ("environment", "memory_mb", "storage_mb"),
+    [
+        ('memory = "2G"\nstorage = "10G"', 2048, 10240),  # as Terminal-Bench 2.0 writes them
+        ("memory_mb = 4096\nstorage_mb = 20480", 4096, 20480),  # as Harbor documents them now
+        ('memory = "512MiB"', 512, None),
+        ("", None, None),
+    ],
+)
 def test_memory_and_storage_are_read_in_both_of_harbors_spellings(tmp_path: Path, environment, memory_mb, storage_mb):
     folder = make_task(tmp_path, "sized")
     (folder / "task.toml").write_text((folder / "task.toml").read_text() + f"\n[environment]\n{environment}\n")
@@ -48,16 +56,19 @@ def test_memory_and_storage_are_read_in_both_of_harbors_spellings(tmp_path: Path
     assert (task.memory_mb, task.storage_mb) == (memory_mb, storage_mb)
 
 
-@pytest.mark.parametrize(("skip", "toml", "problem"), [
-    ("tests/test.sh", None, "tests/test.sh: missing"),
-    ("instruction.md", None, "instruction.md: missing"),
-    (None, "[metadata\n", "task.toml: bad TOML"),
-    (None, "[agent]\ntimeout_sec = 'soon'\n", "task.toml: could not convert"),
-    (None, 'metadata = "files"\n', r"task.toml: \[metadata\] must be a table, not the str 'files'"),
-    (None, '[metadata]\ntags = "csv"\n', "task.toml: metadata.tags must be a list of strings, not 'csv'"),
-    (None, '[environment]\ncpus = "two"\n', "task.toml: cpus: Input should be a valid number"),
-    (None, '[environment]\nmemory = "lots"\n', "task.toml: environment.memory must be a size such as \"2G\""),
-])
+@pytest.mark.parametrize(
+    ("skip", "toml", "problem"),
+    [
+        ("tests/test.sh", None, "tests/test.sh: missing"),
+        ("instruction.md", None, "instruction.md: missing"),
+        (None, "[metadata\n", "task.toml: bad TOML"),
+        (None, "[agent]\ntimeout_sec = 'soon'\n", "task.toml: could not convert"),
+        (None, 'metadata = "files"\n', r"task.toml: \[metadata\] must be a table, not the str 'files'"),
+        (None, '[metadata]\ntags = "csv"\n', "task.toml: metadata.tags must be a list of strings, not 'csv'"),
+        (None, '[environment]\ncpus = "two"\n', "task.toml: cpus: Input should be a valid number"),
+        (None, '[environment]\nmemory = "lots"\n', 'task.toml: environment.memory must be a size such as "2G"'),
+    ],
+)
 def test_broken_task_folder_is_named_with_its_problem(tmp_path: Path, skip, toml, problem):
     with pytest.raises(TaskError, match=problem):
         load_task(make_task(tmp_path, "broken", toml=toml, skip=skip))
@@ -65,7 +76,9 @@ def test_broken_task_folder_is_named_with_its_problem(tmp_path: Path, skip, toml
 
 def test_suite_skips_what_it_cannot_load_with_a_reason(tmp_path: Path):
     make_task(tmp_path, "good")
-    make_task(tmp_path, "prebuilt", toml='[environment]\ndocker_image = "ghcr.io/x/y:1"\n', skip="environment/Dockerfile")
+    make_task(
+        tmp_path, "prebuilt", toml='[environment]\ndocker_image = "ghcr.io/x/y:1"\n', skip="environment/Dockerfile"
+    )
     suite = load_suite(tmp_path)
     assert list(suite.tasks) == ["good"]
     assert "prebuilt image ghcr.io/x/y:1" in suite.skipped["prebuilt"]
@@ -125,7 +138,9 @@ def test_tasks_lists_a_suites_tasks_and_says_which_folders_were_skipped_and_why(
     assert "skipped 1 task folder(s) that could not be loaded: broken:" in shown and "test.sh: missing" in shown
 
     facts = json.loads(cli("tasks", tmp_path / "suite", "--json").output)
-    assert [row["id"] for row in facts["tasks"]] == ["count-lines", "sum-numbers"] and list(facts["skipped"]) == ["broken"]
+    assert [row["id"] for row in facts["tasks"]] == ["count-lines", "sum-numbers"] and list(facts["skipped"]) == [
+        "broken"
+    ]
     assert facts["categories"] == {"data": 1, "text": 1}
 
 
@@ -134,8 +149,19 @@ def test_eval_says_which_task_folders_it_skipped_at_the_start_and_in_its_summary
     make_task(tmp_path / "suite", "broken", skip="instruction.md")
     (tmp_path / "suite" / "suite.toml").write_text('[splits]\ntrain = []\ndev = ["good"]\ntest = []\n')
 
-    result = cli("eval", "--harness", HARNESS, "--tasks", tmp_path / "suite", "--agent", "oracle", "--sandbox", "local",
-                 "--runs", tmp_path / "runs")
+    result = cli(
+        "eval",
+        "--harness",
+        HARNESS,
+        "--tasks",
+        tmp_path / "suite",
+        "--agent",
+        "oracle",
+        "--sandbox",
+        "local",
+        "--runs",
+        tmp_path / "runs",
+    )
 
     assert result.exit_code == 0, result.output
     shown = " ".join(result.output.split())

@@ -32,7 +32,10 @@ from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
 
 BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
 T0 = 1_780_000_000.0
-CHECK_SKILL = "---\nname: check-before-done\ndescription: Look at what you made before you say TASK_DONE.\n---\nRun `cat FILE` first.\n"
+CHECK_SKILL = (
+    "---\nname: check-before-done\ndescription: Look at what you made before you say TASK_DONE.\n---\n"
+    "Run `cat FILE` first.\n"
+)
 
 
 def text_of(renderable) -> str:
@@ -42,7 +45,8 @@ def text_of(renderable) -> str:
 
 
 def evolve_world(runs_dir: Path) -> dict:
-    """A finished evolution run: root R -> A (iteration 0, against P1) -> B (iteration 2, against P2), with rejected edits."""
+    """A finished evolution run: root R -> A (iteration 0, against P1) -> B (iteration 2, against P2),
+    with rejected edits."""
     store = RunStore.create(runs_dir, "evolve", run_id="evolve-1")
     root = Harness.load(BASH_AGENT)
     system = root.components["prompts/system.md.j2"]
@@ -660,12 +664,43 @@ def test_rollout_folds_a_loop_of_identical_steps_unless_full(tmp_path: Path):
 
 def test_rollout_shows_what_workspace_discovery_found_before_the_first_step(tmp_path: Path):
     store = RunStore.create(tmp_path, "eval", run_id="found")
-    discovery = [{"command": "ls -la", "output": "notes.txt\n", "exit_code": 0}, {"command": "sleep 9", "output": "", "exit_code": -1, "timed_out": True}]
-    steps = [{"index": 0, "reply": "```bash\ncat notes.txt\n```", "action": "cat notes.txt", "output": "notes\n", "exit_code": 0}]
-    store.write_json("rollouts/found1.json", {"task_id": "t", "trial": 0, "harness_hash": "h", "model": "m", "steps": steps,
-                                              "discovery": discovery, "exit_reason": "loop_guard"})
-    store.put(Rollout(id="found1", task_id="t", split="dev", trial=0, reward=0.0, exit_reason="loop_guard", steps=1,
-                      trajectory="rollouts/found1.json"))
+    discovery = [
+        {"command": "ls -la", "output": "notes.txt\n", "exit_code": 0},
+        {"command": "sleep 9", "output": "", "exit_code": -1, "timed_out": True},
+    ]
+    steps = [
+        {
+            "index": 0,
+            "reply": "```bash\ncat notes.txt\n```",
+            "action": "cat notes.txt",
+            "output": "notes\n",
+            "exit_code": 0,
+        }
+    ]
+    store.write_json(
+        "rollouts/found1.json",
+        {
+            "task_id": "t",
+            "trial": 0,
+            "harness_hash": "h",
+            "model": "m",
+            "steps": steps,
+            "discovery": discovery,
+            "exit_reason": "loop_guard",
+        },
+    )
+    store.put(
+        Rollout(
+            id="found1",
+            task_id="t",
+            split="dev",
+            trial=0,
+            reward=0.0,
+            exit_reason="loop_guard",
+            steps=1,
+            trajectory="rollouts/found1.json",
+        )
+    )
 
     screen = text_of(rollout.render(rollout.collect(store, "found")))
 

@@ -1,6 +1,6 @@
-"""The scripted world tests and bench/ share (`harness_evo.world`): its command is `harness-evo` with the world's models,
-its seeded defect fails exactly the tasks that name their file relative to the working directory, and one iteration of
-evolution on the local sandbox finds the fix (on Docker, and every step in detail: test_evolve.py)."""
+"""The scripted world tests and bench/ share (`harness_evo.world`): its command is `harness-evo` with the world's
+models, its seeded defect fails exactly the tasks that name their file relative to the working directory, and one
+iteration of evolution on the local sandbox finds the fix (on Docker, and every step in detail: test_evolve.py)."""
 
 import runpy
 import shutil

@@ -46,7 +46,9 @@ def command_lines(action: str) -> list[str]:
     return [line.split("#")[0].strip() for line in action.splitlines()]
 
 
-SHELL_WORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "time", "sudo", "exec", "nohup", "env"})
+SHELL_WORDS = frozenset(
+    {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "time", "sudo", "exec", "nohup", "env"}
+)
 """Words that open a shell construct or run the command after them: the program comes next."""
 CLOSING_WORDS = frozenset({"fi", "done", "esac", "}", "for", "case"})
 """Words after which no program comes before the next operator (a loop's variable and words, a redirection)."""

@@ -23,8 +23,10 @@ from harness_evo.taskset.task import SOLUTION_DIR
 
 MAX_FORMAT_ERRORS_IN_A_ROW = 3
 TOOLS_BIN = f"{SANDBOX_ROOT}/bin"
-CONFIRM_QUESTION = ("You said the task is done. Check the result against the task once more (look at the files or output it "
-                    "asked for). If it is right, finish again; if not, fix it.")
+CONFIRM_QUESTION = (
+    "You said the task is done. Check the result against the task once more (look at the files or output it "
+    "asked for). If it is right, finish again; if not, fix it."
+)
 """What the agent is asked when `confirm_done = true` and the harness has no `prompts/confirm_done.md.j2`."""
 
 
@@ -64,8 +66,10 @@ class ModelAgent:
     def run(self, harness: Harness, task: Task, sandbox: Sandbox, trajectory: Trajectory) -> None:
         settings, sampling = harness.agent, harness.sampling
         if settings.action_format != "bash-block":
-            raise HarnessError(f"{harness.where('harness.toml')}: action_format {settings.action_format!r} is not supported by "
-                               "the agent loop yet (neither embedded model makes native tool calls); use \"bash-block\"")
+            raise HarnessError(
+                f"{harness.where('harness.toml')}: action_format {settings.action_format!r} is not supported by "
+                'the agent loop yet (neither embedded model makes native tool calls); use "bash-block"'
+            )
         install_harness(harness, sandbox)
         brought, files = bundled(task)
         if files:
@@ -84,8 +88,18 @@ class ModelAgent:
         messages = trajectory.messages
         messages += [
             {"role": "system", "content": harness.render("system.md.j2", skills=skills)},
-            {"role": "user", "content": harness.render("instance.md.j2", instruction=task.instruction, step=0, steps_left=settings.step_limit,
-                                                       examples=examples, skills=skills, discovery=trajectory.discovery)},
+            {
+                "role": "user",
+                "content": harness.render(
+                    "instance.md.j2",
+                    instruction=task.instruction,
+                    step=0,
+                    steps_left=settings.step_limit,
+                    examples=examples,
+                    skills=skills,
+                    discovery=trajectory.discovery,
+                ),
+            },
         ]
         try:
             while True:
@@ -97,12 +111,23 @@ class ModelAgent:
                 if remaining <= 0:
                     raise LimitsExceeded("time_limit")
                 try:
-                    reply = self.llm.complete("solver", messages, seed=trajectory.trial, stop=[*STOP_SEQUENCES, *sampling.stop],
-                                              temperature=sampling.temperature, max_tokens=sampling.max_tokens)
+                    reply = self.llm.complete(
+                        "solver",
+                        messages,
+                        seed=trajectory.trial,
+                        stop=[*STOP_SEQUENCES, *sampling.stop],
+                        temperature=sampling.temperature,
+                        max_tokens=sampling.max_tokens,
+                    )
                 except ContextTooLong:
                     raise LimitsExceeded("context_limit") from None
-                step = Step(index=len(trajectory.steps), reply=reply.text, model_s=reply.latency_s,
-                            tokens_in=reply.tokens_in, tokens_out=reply.tokens_out)
+                step = Step(
+                    index=len(trajectory.steps),
+                    reply=reply.text,
+                    model_s=reply.latency_s,
+                    tokens_in=reply.tokens_in,
+                    tokens_out=reply.tokens_out,
+                )
                 trajectory.steps.append(step)
                 trajectory.cost += reply.cost
                 messages.append({"role": "assistant", "content": closed(reply.text)})
@@ -132,17 +157,22 @@ class ModelAgent:
                 notice = notices.after(step.action, result)
                 if notices.looping:
                     raise LimitsExceeded("loop_guard")
-                messages.append({"role": "user", "content": harness.render(
-                    "observation.md.j2",
-                    output=cut(result.output, settings.max_observation_chars),
-                    exit_code=result.exit_code,
-                    timed_out=result.timed_out,
-                    step=len(trajectory.steps),
-                    steps_left=settings.step_limit - len(trajectory.steps),
-                    elapsed_s=time.monotonic() - started,
-                    time_limit_s=task.agent_timeout_s,
-                    **notice.model_dump(),
-                )})
+                messages.append(
+                    {
+                        "role": "user",
+                        "content": harness.render(
+                            "observation.md.j2",
+                            output=cut(result.output, settings.max_observation_chars),
+                            exit_code=result.exit_code,
+                            timed_out=result.timed_out,
+                            step=len(trajectory.steps),
+                            steps_left=settings.step_limit - len(trajectory.steps),
+                            elapsed_s=time.monotonic() - started,
+                            time_limit_s=task.agent_timeout_s,
+                            **notice.model_dump(),
+                        ),
+                    }
+                )
         except Submitted:
             trajectory.exit_reason = "done"
         except LimitsExceeded as e:
@@ -162,14 +192,25 @@ class OracleAgent:
     def run(self, harness: Harness, task: Task, sandbox: Sandbox, trajectory: Trajectory) -> None:
         sandbox.copy_dir(task.solution_dir, SOLUTION_DIR)
         result = sandbox.run(f"bash {SOLUTION_DIR}/solve.sh", timeout_s=task.agent_timeout_s)
-        trajectory.steps.append(Step(index=0, reply="(oracle)", action=f"bash {SOLUTION_DIR}/solve.sh", output=result.output,
-                                     exit_code=result.exit_code, timed_out=result.timed_out, duration_s=result.duration_s, finished=True))
+        trajectory.steps.append(
+            Step(
+                index=0,
+                reply="(oracle)",
+                action=f"bash {SOLUTION_DIR}/solve.sh",
+                output=result.output,
+                exit_code=result.exit_code,
+                timed_out=result.timed_out,
+                duration_s=result.duration_s,
+                finished=True,
+            )
+        )
         trajectory.exit_reason = "time_limit" if result.timed_out else "done"
 
 
 class SolutionAgent:
     """Runs the task's reference solution as an agent would: one command of `solution/solve.sh` per step (see
-    `script_steps`), each shown its output, then `echo TASK_DONE`; its passed rollouts are worked examples to harvest."""
+    `script_steps`), each shown its output, then `echo TASK_DONE`;
+    its passed rollouts are worked examples to harvest."""
 
     name = "solution"
 
@@ -179,9 +220,18 @@ class SolutionAgent:
         install_harness(harness, sandbox)
         for command in [*commands, f"echo {DONE_MARKER}"]:
             result = sandbox.run(with_tools(command), timeout_s=max(1.0, harness.agent.command_timeout_s))
-            trajectory.steps.append(Step(index=len(trajectory.steps), reply=f"```bash\n{command}\n```", action=command,
-                                         output=result.output, exit_code=result.exit_code, timed_out=result.timed_out,
-                                         duration_s=result.duration_s, finished=says_done(result.output)))
+            trajectory.steps.append(
+                Step(
+                    index=len(trajectory.steps),
+                    reply=f"```bash\n{command}\n```",
+                    action=command,
+                    output=result.output,
+                    exit_code=result.exit_code,
+                    timed_out=result.timed_out,
+                    duration_s=result.duration_s,
+                    finished=says_done(result.output),
+                )
+            )
         trajectory.exit_reason = "done" if trajectory.steps[-1].finished else "step_limit"
 
 
@@ -203,8 +253,12 @@ def install_harness(harness: Harness, sandbox: Sandbox) -> None:
 
 def tool_wrappers(tools: Iterable[Tool]) -> dict[str, str]:
     """The program on PATH for each tool: it runs the tool's command with its arguments, `$TOOL_DIR` its folder."""
-    return {f"{TOOLS_BIN}/{tool.name}": f'#!/bin/sh\nTOOL_DIR={shlex.quote(tool.folder)}\nexport TOOL_DIR\nexec {tool.command} "$@"\n'
-            for tool in tools}
+    return {
+        f"{TOOLS_BIN}/{tool.name}": (
+            f'#!/bin/sh\nTOOL_DIR={shlex.quote(tool.folder)}\nexport TOOL_DIR\nexec {tool.command} "$@"\n'
+        )
+        for tool in tools
+    }
 
 
 def with_tools(command: str) -> str:

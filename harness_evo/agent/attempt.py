@@ -1,4 +1,5 @@
-"""One rollout in a fresh sandbox: the agent acts, the verifier scores; the same code on this machine or a cluster node."""
+"""One rollout in a fresh sandbox: the agent acts, the verifier scores;
+the same code on this machine or a cluster node."""
 
 import threading
 import time
@@ -12,8 +13,12 @@ from harness_evo.llm import ModelUnavailable
 from harness_evo.sandbox import Sandbox, SandboxBackend
 from harness_evo.taskset import Task
 
-AGENTS = {"model": lambda llm, stop: ModelAgent(llm, stop), "oracle": lambda llm, stop: OracleAgent(),
-          "solution": lambda llm, stop: SolutionAgent(), "noop": lambda llm, stop: NoopAgent()}
+AGENTS = {
+    "model": lambda llm, stop: ModelAgent(llm, stop),
+    "oracle": lambda llm, stop: OracleAgent(),
+    "solution": lambda llm, stop: SolutionAgent(),
+    "noop": lambda llm, stop: NoopAgent(),
+}
 """`agent` config name -> the agent, given the model layer and the stop event."""
 
 

@@ -17,7 +17,8 @@ MAX_CANDIDATES = 20
 PATH_LIKE = re.compile(r"^(?:[\w.~-]*/[\w./~-]*|[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})$")
 """A word with a slash in it (`/app/data`, `src/main.py`), or a file name with an extension (`notes.txt`)."""
 Run = Callable[[str, float], CommandResult]
-"""Runs a command in the sandbox as the agent's commands are run (its harness's tools on PATH), with a timeout in seconds."""
+"""Runs a command in the sandbox as the agent's commands are run (its harness's tools on PATH),
+with a timeout in seconds."""
 EDGES = "`'\"()[]{}<>,;:!?*"
 
 
@@ -47,8 +48,8 @@ def look(command: str, settings: AgentSettings, run: Run) -> Finding:
 
 
 def named(instruction: str, settings: AgentSettings, run: Run) -> list[tuple[str, str]]:
-    """(`f` or `d`, path) of the files and folders the instruction names that exist in the sandbox, in the order it names
-    them, at most MAX_NAMED."""
+    """(`f` or `d`, path) of the files and folders the instruction names that exist in the sandbox, in the order it
+    names them, at most MAX_NAMED."""
     candidates = path_words(instruction)[:MAX_CANDIDATES]
     if not candidates:
         return []

@@ -13,20 +13,46 @@ MAX_OUTPUT_CHARS = 600
 harness's size budget and the prompt of every task they are retrieved for."""
 
 
-def as_example(trajectory: Trajectory, task: Task, harness: Harness, name: str | None = None,
-               max_output_chars: int = MAX_OUTPUT_CHARS) -> Example:
-    """The rollout of `task` by `harness` that passed, as an example named `name` (the task's id unless given): each reply that
-    ran, with the observation the harness showed for it, to the finish; replies that did not parse, and a finish the harness
-    asked the agent to confirm, are left out."""
+def as_example(
+    trajectory: Trajectory,
+    task: Task,
+    harness: Harness,
+    name: str | None = None,
+    max_output_chars: int = MAX_OUTPUT_CHARS,
+) -> Example:
+    """The rollout of `task` by `harness` that passed, as an example named `name` (the task's id unless given): each
+    reply that ran, with the observation the harness showed for it, to the finish; replies that did not parse, and a
+    finish the harness asked the agent to confirm, are left out."""
     if not trajectory.passed or not trajectory.steps or not trajectory.steps[-1].finished:
-        raise ValueError(f"the rollout of {trajectory.task_id} (trial {trajectory.trial}) did not pass by saying it was done")
-    ran = [step for step in trajectory.steps if step.action is not None and (step.finished or not says_done(step.output))]
-    turns = [Turn(reply=reply(step), observation=harness.render(
-        "observation.md.j2", output=cut(step.output, max_output_chars), exit_code=step.exit_code, timed_out=step.timed_out,
-        step=step.index + 1, steps_left=harness.agent.step_limit - step.index - 1)) for step in ran]
-    return Example(name=name or task.id, task=task.id, category=task.category, tags=task.tags,
-                   source="solution" if trajectory.model == SolutionAgent.name else "rollout",
-                   instruction=task.instruction, turns=turns)
+        raise ValueError(
+            f"the rollout of {trajectory.task_id} (trial {trajectory.trial}) did not pass by saying it was done"
+        )
+    ran = [
+        step for step in trajectory.steps if step.action is not None and (step.finished or not says_done(step.output))
+    ]
+    turns = [
+        Turn(
+            reply=reply(step),
+            observation=harness.render(
+                "observation.md.j2",
+                output=cut(step.output, max_output_chars),
+                exit_code=step.exit_code,
+                timed_out=step.timed_out,
+                step=step.index + 1,
+                steps_left=harness.agent.step_limit - step.index - 1,
+            ),
+        )
+        for step in ran
+    ]
+    return Example(
+        name=name or task.id,
+        task=task.id,
+        category=task.category,
+        tags=task.tags,
+        source="solution" if trajectory.model == SolutionAgent.name else "rollout",
+        instruction=task.instruction,
+        turns=turns,
+    )
 
 
 def reply(step: Step) -> str:

@@ -32,7 +32,8 @@ INSTEAD = {
     **dict.fromkeys(["node", "nodejs", "ruby", "php", "python", "pip", "pip3"], ["python3"]),
     **dict.fromkeys(["yamllint", "jsonlint"], ["python3"]),
 }
-"""A program agents reach for -> what may do its job, each starting with the program it needs (looked up in the sandbox)."""
+"""A program agents reach for -> what may do its job,
+each starting with the program it needs (looked up in the sandbox)."""
 GENERAL = ["python3", "perl", "awk", "sed", "grep", "find", "sort", "tar"]
 """What is named, of those installed, for a missing program INSTEAD does not know."""
 ELEVATORS = ("sudo", "doas")
@@ -80,8 +81,8 @@ class Notices:
         return self.settings.loop_guard and self.repeats >= self.settings.loop_guard_repeats
 
     def available(self, program: str) -> list[str]:
-        """What of INSTEAD (or GENERAL) for `program` is installed in the sandbox; for `sudo`, the command alone when the
-        agent is root."""
+        """What of INSTEAD (or GENERAL) for `program` is installed in the sandbox; for `sudo`, the command alone when
+        the agent is root."""
         if program in ELEVATORS:
             if self._root is None:
                 self._root = self.run("id -u", self.settings.command_timeout_s).output.strip() == "0"

@@ -1,9 +1,12 @@
-"""A task's reference solution (`solution/solve.sh`) as the steps an agent would take: one complete shell command each."""
+"""A task's reference solution (`solution/solve.sh`) as the steps an agent would take:
+one complete shell command each."""
 
 import re
 import subprocess
 
-SHARED_STATE = re.compile(r"^\s*(?:cd\s|export\s|source\s|\.\s|[A-Za-z_][A-Za-z0-9_]*=|[A-Za-z_][A-Za-z0-9_]*\s*\(\)|function\s)", re.M)
+SHARED_STATE = re.compile(
+    r"^\s*(?:cd\s|export\s|source\s|\.\s|[A-Za-z_][A-Za-z0-9_]*=|[A-Za-z_][A-Za-z0-9_]*\s*\(\)|function\s)", re.M
+)
 """A top-level line whose effect (directory, variables, functions) later commands of the same shell rely on."""
 
 

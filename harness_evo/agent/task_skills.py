@@ -1,5 +1,5 @@
-"""Skills a task brings for the agent (`environment/skills/<name>/SKILL.md`, as SkillsBench ships them): installed in the
-sandbox beside the harness's own and listed in the prompt with them, as Harbor's agents see them."""
+"""Skills a task brings for the agent (`environment/skills/<name>/SKILL.md`, as SkillsBench ships them): installed in
+the sandbox beside the harness's own and listed in the prompt with them, as Harbor's agents see them."""
 
 import logging
 from pathlib import Path
@@ -27,12 +27,22 @@ def bundled(task: Task) -> tuple[list[Skill], dict[str, str | bytes]]:
             continue
         skill_md = skill_file(folder)
         front, body = split_frontmatter(skill_md.read_text(), str(skill_md))
-        skills.append(Skill(name=front["name"], description=str(front["description"]).strip(), body=body,
-                            location=f"{TASK_SKILLS_ROOT}/{folder.name}/{skill_md.name}"))
+        skills.append(
+            Skill(
+                name=front["name"],
+                description=str(front["description"]).strip(),
+                body=body,
+                location=f"{TASK_SKILLS_ROOT}/{folder.name}/{skill_md.name}",
+            )
+        )
         installed = f"{TASK_SKILLS_ROOT}/{folder.name}"
-        files |= {f"{installed}/{path.relative_to(folder).as_posix()}": installed_skill_text(content, installed)
-                  if isinstance(content, str) else content
-                  for path in sorted(folder.rglob("*")) if (content := _content(path)) is not None}
+        files |= {
+            f"{installed}/{path.relative_to(folder).as_posix()}": installed_skill_text(content, installed)
+            if isinstance(content, str)
+            else content
+            for path in sorted(folder.rglob("*"))
+            if (content := _content(path)) is not None
+        }
     return skills, files
 
 
@@ -46,4 +56,3 @@ def _content(path: Path) -> str | bytes | None:
         return None
     text = as_text(data)
     return data if text is None else text
-

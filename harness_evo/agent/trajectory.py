@@ -85,9 +85,12 @@ class Trajectory(BaseModel):
         return says_something(self.exit_reason, self.reward)
 
 
-def stored(store: "RunStore", rollouts: Iterable[Rollout], read: dict[str, Trajectory] | None = None) -> list[Trajectory]:
+def stored(
+    store: "RunStore", rollouts: Iterable[Rollout], read: dict[str, Trajectory] | None = None
+) -> list[Trajectory]:
     """The trajectories recorded for `rollouts` (those whose file was written), in their order; `read` keeps the ones
-    already read by rollout id (a finished rollout's trajectory does not change), so a later call reads only new ones."""
+    already read by rollout id (a finished rollout's trajectory does not change),
+    so a later call reads only new ones."""
     read = {} if read is None else read
     found = []
     for rollout in rollouts:

@@ -18,5 +18,7 @@ def verify(task: Task, sandbox: Sandbox) -> tuple[float, str]:
     try:
         reward = float(text.strip().split()[0])
     except (ValueError, IndexError):
-        raise InfraError(f"the verifier of {task.id} wrote {text.strip()[:80]!r} to {REWARD_PATH}, not a number\n{output}") from None
+        raise InfraError(
+            f"the verifier of {task.id} wrote {text.strip()[:80]!r} to {REWARD_PATH}, not a number\n{output}"
+        ) from None
     return min(max(reward, 0.0), 1.0), output

@@ -1,4 +1,5 @@
-"""The curriculum: which promoted failure pattern (arm) the next iteration works on, and its minibatch of train tasks."""
+"""The curriculum: which promoted failure pattern (arm) the next iteration works on,
+and its minibatch of train tasks."""
 
 from collections.abc import Sequence
 
@@ -26,13 +27,25 @@ CURRICULA: dict[str, type[ArmCurriculum]] = {
 """`CurriculumConfig.strategy` -> its class."""
 
 
-def make_curriculum(config: CurriculumConfig, train: Sequence[str], similar: Similar | None = None,
-                    state: CurriculumState | None = None) -> Curriculum:
+def make_curriculum(
+    config: CurriculumConfig, train: Sequence[str], similar: Similar | None = None, state: CurriculumState | None = None
+) -> Curriculum:
     """The configured strategy over these train task ids; pass the saved `state` to resume where it stopped."""
     return CURRICULA[config.strategy](config, train, similar, state)
 
 
 __all__ = [
-    "CURRICULA", "EXPLORE", "Arm", "Curriculum", "CurriculumState", "FixedOrderCurriculum", "LearningProgressCurriculum",
-    "PatternView", "Pull", "RandomCurriculum", "make_curriculum", "rewards", "similar_by_metadata",
+    "CURRICULA",
+    "EXPLORE",
+    "Arm",
+    "Curriculum",
+    "CurriculumState",
+    "FixedOrderCurriculum",
+    "LearningProgressCurriculum",
+    "PatternView",
+    "Pull",
+    "RandomCurriculum",
+    "make_curriculum",
+    "rewards",
+    "similar_by_metadata",
 ]

@@ -7,7 +7,8 @@ from harness_evo.curriculum.base import Arm, ArmCurriculum
 
 
 class LearningProgressCurriculum(ArmCurriculum):
-    """Pulls arms by a floored softmax over their values; an arm's value is its prior blended with its observed progress.
+    """Pulls arms by a floored softmax over their values;
+    an arm's value is its prior blended with its observed progress.
 
     The prior of a pattern arm is its phi; its value moves towards the discounted mean of the progress observed after
     its pulls, the prior counting as `prior_weight` observations. The progress is what `rewards` reports:

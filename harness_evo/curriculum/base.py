@@ -1,5 +1,5 @@
-"""Arms, their state, and the bookkeeping every curriculum shares: arms follow the promoted patterns, pulls draw minibatches
-and are rewarded with what they taught.
+"""Arms, their state, and the bookkeeping every curriculum shares: arms follow the promoted patterns, pulls draw
+minibatches and are rewarded with what they taught.
 
 A curriculum is pure: no I/O, no clock, no global random state. Its whole state is `CurriculumState` (a pydantic
 model the evolution loop persists as an event), and every random choice takes the `random.Random` it is given, so a
@@ -107,7 +107,9 @@ def rewards(pull: Pull) -> dict[str, float]:
     progress = {EXPLORE: pull.found} if pull.arm == EXPLORE else {}
     worked_on = pull.arm if pull.pattern is None else pull.pattern
     if worked_on != EXPLORE:
-        progress[worked_on] = (pull.fixed - pull.broken) / max(1, pull.fixed + pull.broken + pull.ties) if pull.accepted else 0.0
+        progress[worked_on] = (
+            (pull.fixed - pull.broken) / max(1, pull.fixed + pull.broken + pull.ties) if pull.accepted else 0.0
+        )
     return progress
 
 
@@ -131,7 +133,8 @@ class Curriculum(Protocol):
         ...
 
     def minibatch(self, arm: Arm, rng: random.Random, size: int | None = None) -> list[str]:
-        """Pull `arm`: the train task ids of this iteration (a pattern's members plus similar unseen tasks; unseen ones for explore)."""
+        """Pull `arm`: the train task ids of this iteration (a pattern's members plus similar unseen tasks; unseen ones
+        for explore)."""
         ...
 
     def observe(self, arm_id: str, progress: float) -> None:
@@ -139,20 +142,28 @@ class Curriculum(Protocol):
         ...
 
     def reward(self, pull: Pull) -> None:
-        """Observe what `pull` taught each arm it reports on (see `rewards`); arms the curriculum does not have are skipped."""
+        """Observe what `pull` taught each arm it reports on (see `rewards`);
+        arms the curriculum does not have are skipped."""
         ...
 
 
 class ArmCurriculum(ABC):
     """Arm and task bookkeeping shared by every strategy; a strategy only says how likely each arm is."""
 
-    def __init__(self, config: CurriculumConfig, train: Sequence[str], similar: Similar | None = None,
-                 state: CurriculumState | None = None):
+    def __init__(
+        self,
+        config: CurriculumConfig,
+        train: Sequence[str],
+        similar: Similar | None = None,
+        state: CurriculumState | None = None,
+    ):
         self.config = config
         self.train = sorted(train)
         self._train = set(self.train)
         self.similar = similar or (lambda task_id: ())
-        self.state = state or CurriculumState(arms={EXPLORE: Arm(id=EXPLORE, kind="explore", prior=config.explore_prior)})
+        self.state = state or CurriculumState(
+            arms={EXPLORE: Arm(id=EXPLORE, kind="explore", prior=config.explore_prior)}
+        )
 
     @property
     def active(self) -> list[Arm]:
@@ -220,7 +231,8 @@ class ArmCurriculum(ABC):
 
 
 def shuffled(items: Iterable[str], rng: random.Random) -> list[str]:
-    """A random order that depends only on the items and `rng` (sets are sorted first: their order varies by process)."""
+    """A random order that depends only on the items and `rng` (sets are sorted first: their order varies by
+    process)."""
     ordered = sorted(items)
     rng.shuffle(ordered)
     return ordered

@@ -1,4 +1,5 @@
-"""Budgets of an evolution run (rollouts, dollars per role, wall time, iterations, patience) and the pre-flight estimate.
+"""Budgets of an evolution run (rollouts, dollars per role, wall time, iterations, patience) and the pre-flight
+estimate.
 
 Spend is read from the store, so a resumed run counts what it already paid for, and a rollout or model call
 answered from a cache costs nothing.
@@ -139,8 +140,8 @@ class Estimate(BaseModel):
         more = "more " if self.more else ""
         text = (
             f"about {self.rollouts} {more}rollouts (about {self.dev_rollouts} of them scoring harnesses on dev), about "
-            f"{sum(self.model_calls.values())} {more}model calls, {price} with these models, in up to {self.iterations} "
-            f"{more}iteration{'s' * (self.iterations != 1)}"
+            f"{sum(self.model_calls.values())} {more}model calls, {price} with these models, in up to "
+            f"{self.iterations} {more}iteration{'s' * (self.iterations != 1)}"
         )
         if self.binds in self.allows:
             others = [self.allowance(name) for name in self.allows if name != self.binds]
@@ -150,9 +151,9 @@ class Estimate(BaseModel):
         if self.iterations_left:
             minutes = math.ceil(self.gain_needs * self.pace.seconds_per_rollout / 60)
             text += (
-                f"; it can decide about {self.decides} edit{'s' * (self.decides != 1)}, and a gain shown on dev needs at "
-                f"least {self.gain_needs} {more}rollouts (about {minutes} min at this pace; more, as most gated edits are "
-                f"rejected)"
+                f"; it can decide about {self.decides} edit{'s' * (self.decides != 1)}, and a gain shown on dev needs "
+                f"at least {self.gain_needs} {more}rollouts (about {minutes} min at this pace; more, as most gated "
+                "edits are rejected)"
             )
         return text + (f"; {warning}" if (warning := self.warning()) else "")
 
@@ -161,7 +162,10 @@ class Estimate(BaseModel):
         more = "more " if self.more else ""
         n = self.allows[name]
         if name == WALL:
-            return f"{self.wall_minutes:g} {more}min hold about {n} rollouts at {self.pace.seconds_per_rollout:g} s each, {self.pace.basis()}"
+            return (
+                f"{self.wall_minutes:g} {more}min hold about {n} rollouts at {self.pace.seconds_per_rollout:g} s each, "
+                f"{self.pace.basis()}"
+            )
         if name == ROLLOUTS:
             return f"the rollout budget allows {n}" + (" more" if self.more else "")
         if name == ITERATIONS:
@@ -191,14 +195,14 @@ class Estimate(BaseModel):
         return f"the budgets cannot hold one gate: {self.allowance(name)}, and {self.first_gate_words()}: {raise_it}"
 
     def warning(self) -> str | None:
-        """That the wall time may not hold one gate at the pace of earlier runs, with the budget that would; None when it
-        holds one (or no iteration is asked)."""
+        """That the wall time may not hold one gate at the pace of earlier runs, with the budget that would; None when
+        it holds one (or no iteration is asked)."""
         if WALL not in self.short():
             return None
         minutes = math.ceil(self.first_gate * self.pace.seconds_per_rollout / 60)
         return (
-            f"warning: the wall time may end before any edit is gated: {self.allowance(WALL)}, and {self.first_gate_words()}; "
-            f"--budget-minutes {minutes} would hold one"
+            f"warning: the wall time may end before any edit is gated: {self.allowance(WALL)}, and "
+            f"{self.first_gate_words()}; --budget-minutes {minutes} would hold one"
         )
 
     def first_gate_words(self) -> str:

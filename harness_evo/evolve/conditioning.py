@@ -37,7 +37,8 @@ class ConditioningCheck:
         return Drop(parent=before, child=after, fell=fallen(before, after, self.margin))
 
     def judge(self, verdict: Verdict, drop: Drop, dev: stats.Difference | None) -> Verdict:
-        """An accepted verdict, flagged (`warn`) or refused (`refuse`) when conditioning fell without a significant dev gain."""
+        """An accepted verdict, flagged (`warn`) or refused (`refuse`) when conditioning fell without a significant dev
+        gain."""
         if not verdict.accepted or not drop.fell:
             return verdict
         if dev is not None and dev.diff > 0 and dev.significant(self.alpha):

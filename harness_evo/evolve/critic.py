@@ -25,9 +25,11 @@ from harness_evo.store import EditStatus
 from harness_evo.taskset import Task
 
 CRASH = re.compile(
-    r"SyntaxError|IndentationError|NameError|ImportError|ModuleNotFoundError|syntax error|command not found|can't open file"
+    r"SyntaxError|IndentationError|NameError|ImportError|ModuleNotFoundError"
+    r"|syntax error|command not found|can't open file"
 )
-"""What a broken tool prints whatever its arguments; any other error may come from `--help` being no argument it takes."""
+"""What a broken tool prints whatever its arguments;
+any other error may come from `--help` being no argument it takes."""
 SMOKE_TIMEOUT_S = 20.0
 
 
@@ -58,7 +60,8 @@ class Review(BaseModel):
 
 
 class Critic:
-    """Rule checks and, when given an `llm`, its review; `backend` and `smoke_task` are where changed tools are smoke-tested."""
+    """Rule checks and, when given an `llm`, its review;
+    `backend` and `smoke_task` are where changed tools are smoke-tested."""
 
     def __init__(self, config: SearchConfig, train_tasks: list[Task], backend: SandboxBackend | None = None, llm=None):
         self.config = config
@@ -104,7 +107,8 @@ class Critic:
         size = child.size
         if size > self.config.max_harness_chars:
             reasons.append(
-                f"the harness grows to {size} characters, over the budget of {self.config.max_harness_chars}; make the edit shorter"
+                f"the harness grows to {size} characters, over the budget of {self.config.max_harness_chars}; make the "
+                "edit shorter"
             )
         changed = [path for path in child.changed_paths(parent) if path in child.components]
         known = "\n".join(parent.components.values())
@@ -120,7 +124,8 @@ class Critic:
         return reasons
 
     def smoke(self, child: Harness, changed: list[str]) -> list[str]:
-        """Run each new or changed tool with `--help` in a sandbox; a crash (syntax error, missing file or module) is a reason."""
+        """Run each new or changed tool with `--help` in a sandbox;
+        a crash (syntax error, missing file or module) is a reason."""
         tools = [tool for tool in child.tools if any(path.startswith(f"tools/{tool.name}/") for path in changed)]
         if not tools or self.backend is None or self.smoke_task is None:
             return []
@@ -194,7 +199,8 @@ def renders_as_before(parent: Harness, child: Harness) -> bool:
 
 
 SHOWN = {"instance.md.j2": "instruction", "observation.md.j2": "output", "format_error.md.j2": "error"}
-"""Templates and the variable each must show the agent: without it the agent never sees its task, or what its command did."""
+"""Templates and the variable each must show the agent: without it the agent never sees its task,
+or what its command did."""
 
 
 def emptied_templates(parent: Harness, child: Harness) -> list[str]:

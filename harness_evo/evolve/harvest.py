@@ -150,7 +150,8 @@ def retrieving_tasks(parent: Harness, child: Harness, tasks: list[Task], sources
 
 def train_trajectories(store: RunStore, node: str, read: dict[str, Trajectory] | None = None) -> list[Trajectory]:
     """The train rollouts of harness `node` in the run, in the order they were recorded; `read` keeps the trajectories
-    already read by rollout id (a finished rollout's trajectory does not change), so a later call reads only new ones."""
+    already read by rollout id (a finished rollout's trajectory does not change),
+    so a later call reads only new ones."""
     return stored(store, store.records(Rollout, order_by="rowid", harness_hash=node, split="train"), read)
 
 

@@ -15,7 +15,8 @@ Direction = Literal["up", "down", "on", "off"]
 
 
 class Knob(BaseModel):
-    """A setting a knob step may move: `[section] key`, within [low, high], by `step` (added) or `factor` (multiplied)."""
+    """A setting a knob step may move: `[section] key`, within [low, high],
+    by `step` (added) or `factor` (multiplied)."""
 
     section: Literal["agent", "model"]
     key: str
@@ -131,7 +132,8 @@ def every_step(parent: Harness, solver: RoleModel, value: dict[str, float] | Non
 
 
 def knob_edit(parent: Harness, step: KnobStep, category: str | None = None) -> Edit:
-    """The edit of `parent`'s `harness.toml` that makes `step`, against a pattern of `category` (None: for every task)."""
+    """The edit of `parent`'s `harness.toml` that makes `step`,
+    against a pattern of `category` (None: for every task)."""
     knob = KNOBS[step.knob]
     toml = set_setting(parent.components["harness.toml"], knob.section, knob.key, step.after)
     why = f"against {category}" if category else "for every task"

@@ -74,7 +74,10 @@ class LeakIndex:
                 reasons.setdefault(f"id:{task}", f"names the training task {task}; edits must help on unseen tasks")
         for name, task in sorted(self.file_names.items()):
             if re.search(rf"(?<![\w.-]){re.escape(name)}\b", added) and name not in known:
-                reasons.setdefault(f"file:{name}", f"names the file {name} of training task {task}; edits must not depend on one task's files")
+                reasons.setdefault(
+                    f"file:{name}",
+                    f"names the file {name} of training task {task}; edits must not depend on one task's files",
+                )
         return list(reasons.values())
 
 

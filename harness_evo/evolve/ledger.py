@@ -1,4 +1,5 @@
-"""The ledger: every proposed edit, whatever its fate, as records of the `edits` table (`EditStatus` gives the fates)."""
+"""The ledger: every proposed edit, whatever its fate,
+as records of the `edits` table (`EditStatus` gives the fates)."""
 
 import time
 from collections import Counter

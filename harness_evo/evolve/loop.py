@@ -200,7 +200,8 @@ class Evolution:
             self.store.emit("arm", arm.model_dump(mode="json"))
 
     def measure(self, node: str) -> None:
-        """Record the input-conditioning gauge of a node's train and dev rollouts (measured again only when it has more)."""
+        """Record the input-conditioning gauge of a node's train and dev rollouts (measured again only when it has
+        more)."""
         for split in ("train", "dev"):
             node_gauge(self.store, node, split, self.categories)
 

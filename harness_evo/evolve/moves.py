@@ -384,7 +384,8 @@ def make_moves(kit: Kit) -> dict[MoveKind, Move]:
 
 class MoveChooser(Protocol):
     def choose(self, available: list[MoveKind], history: list[Edit]) -> MoveKind:
-        """The move of this iteration among `available` (in the order of `search.moves`); `history`: every edit of the run."""
+        """The move of this iteration among `available` (in the order of `search.moves`); `history`:
+        every edit of the run."""
         ...
 
 
@@ -397,7 +398,8 @@ class FirstHarvest:
 
 class MoveBandit:
     """UCB over move kinds: a kind not tried yet first, then the highest accepted gain (fixed minus broken of accepted
-    edits) per gate rollout, plus `EXPLORATION` * sqrt(2 ln(tries) / tries of the kind); ties to the order of `moves`."""
+    edits) per gate rollout, plus `EXPLORATION` * sqrt(2 ln(tries) / tries of the kind);
+    ties to the order of `moves`."""
 
     def choose(self, available: list[MoveKind], history: list[Edit]) -> MoveKind:
         tries, gain, rollouts = defaultdict(set), defaultdict(float), defaultdict(int)

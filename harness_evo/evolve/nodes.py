@@ -62,7 +62,8 @@ def resolve_node(store: RunStore, spec: str) -> str:
 
 
 def harness_of(store: RunStore, node: str) -> Harness:
-    """The harness of a node: its snapshot in the run folder, or for an eval run the folder it evaluated (if unchanged)."""
+    """The harness of a node: its snapshot in the run folder,
+    or for an eval run the folder it evaluated (if unchanged)."""
     snapshot = store.folder / "harnesses" / node
     if snapshot.is_dir():
         return Harness.load(snapshot)
@@ -72,7 +73,8 @@ def harness_of(store: RunStore, node: str) -> Harness:
         if harness.hash == node:
             return harness
     raise UserError(
-        f"run {store.id} has no snapshot of {node[:12]} (harnesses/{node} is missing) and its source folder changed since"
+        f"run {store.id} has no snapshot of {node[:12]} (harnesses/{node} is missing) and its source folder changed "
+        "since"
     )
 
 

@@ -1,5 +1,5 @@
-"""How fast evolution runs go on this machine: wall seconds per rollout of the whole loop (rollouts, analysis, proposals,
-reviews), by solver model and rollout workers.
+"""How fast evolution runs go on this machine: wall seconds per rollout of the whole loop (rollouts, analysis,
+proposals, reviews), by solver model and rollout workers.
 
 Each run session that paid for enough rollouts adds its measurement to `pace.json` in the user cache folder (with the
 response cache); the pre-flight estimate of the next run reads the median of the recent ones. Before any run here it

@@ -1,4 +1,5 @@
-"""The loop's side of the failure store: analyze an iteration's rollouts, pick the pattern to work on, show its evidence.
+"""The loop's side of the failure store: analyze an iteration's rollouts, pick the pattern to work on,
+show its evidence.
 
 Every answer is read from the store, never from what changed during a call, so an iteration redone after a
 crash (its failures already analyzed) picks the same pattern as the iteration that was cut off.

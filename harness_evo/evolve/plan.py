@@ -45,8 +45,8 @@ class Planner(Protocol):
         run_passes: list[TaskPass],
         rng: random.Random,
     ) -> Plan:
-        """The first look at `child`, an edit of `parent` against `pattern`, from the scored train rollouts of the parent and
-        of the whole run; random choices take the iteration's `rng`."""
+        """The first look at `child`, an edit of `parent` against `pattern`, from the scored train rollouts of the
+        parent and of the whole run; random choices take the iteration's `rng`."""
         ...
 
     def second_look(self, verdict: Verdict) -> list[int] | None:

@@ -32,7 +32,7 @@ def resumed(store: RunStore) -> Estimate:
 
 
 def check_resume(store: RunStore) -> None:
-    """Refuse to resume a run whose rollout budget (or a dollar cap) left cannot hold one more gate, naming the budget to
-    raise; a wall time that may be short is said when the run starts (`Estimate.warning`)."""
+    """Refuse to resume a run whose rollout budget (or a dollar cap) left cannot hold one more gate, naming the budget
+    to raise; a wall time that may be short is said when the run starts (`Estimate.warning`)."""
     if refusal := resumed(store).refusal():
         raise UserError(f"run {store.id} cannot go on: {refusal}")

@@ -180,8 +180,9 @@ class Proposer:
                     op = op.model_copy(update={"text": script.text, "description": said})
             if op.op == "tool" and op.name not in needs.missing and not says_something(op.description, op.name):
                 raise ValueError(
-                    f"`{op.name}` is no program the agent ran, and the edit says nothing of what the tool does: the agent "
-                    "would see it described as a program that is not installed; describe it, or supply a program the agent ran"
+                    f"`{op.name}` is no program the agent ran, and the edit says nothing of what the tool does: the "
+                    "agent would see it described as a program that is not installed; describe it, or supply a program "
+                    "the agent ran"
                 )
             ops.append(op)
         return draft.model_copy(update={"ops": ops})

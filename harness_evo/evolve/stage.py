@@ -39,7 +39,8 @@ class Stage:
         return self.harnesses[turn.node]
 
     def known(self, node: str) -> dict[str, str]:
-        """Harnesses an edit of `node` must not make again -> why: its children proposed so far, and the tree's nodes."""
+        """Harnesses an edit of `node` must not make again -> why: its children proposed so far,
+        and the tree's nodes."""
         return self.ledger.children(node) | {hash: "already a node of the tree" for hash in self.nodes}
 
     def review(

@@ -19,7 +19,8 @@ class Target(BaseModel):
     harness_blame: float | None = None
     """Share of the pattern's failures blamed on the harness."""
     task_ids: list[str] = Field(default_factory=list)
-    """The tasks of the pattern, which the gate measures first (for a harvest: the tasks whose retrieved examples change)."""
+    """The tasks of the pattern, which the gate measures first (for a harvest: the tasks whose retrieved examples
+    change)."""
     missing_programs: dict[str, MissingProgram] = Field(default_factory=dict)
     """Programs the pattern's failures ran without their being installed."""
     sources: list[str] = Field(default_factory=list)
@@ -28,5 +29,12 @@ class Target(BaseModel):
     @classmethod
     def of(cls, pattern: Pattern, missing_programs: dict[str, MissingProgram]) -> "Target":
         """The target of a pattern of the store, with the programs its failures missed."""
-        return cls(id=pattern.id, description=pattern.description, category=pattern.category, support=pattern.support,
-                   harness_blame=pattern.harness_blame, task_ids=pattern.task_ids, missing_programs=missing_programs)
+        return cls(
+            id=pattern.id,
+            description=pattern.description,
+            category=pattern.category,
+            support=pattern.support,
+            harness_blame=pattern.harness_blame,
+            task_ids=pattern.task_ids,
+            missing_programs=missing_programs,
+        )

@@ -58,8 +58,8 @@ class SearchTree:
         return nx.shortest_path(self.graph, self.root, node)
 
     def highest_dev(self) -> str:
-        """The node with the highest dev score, ties broken by fewer tokens per rollout, then by age (not the run's best:
-        see `name_best`)."""
+        """The node with the highest dev score, ties broken by fewer tokens per rollout, then by age (not the run's
+        best: see `name_best`)."""
         scored = [row for row in self.nodes() if row.dev_score is not None]
         if not scored:
             return self.root

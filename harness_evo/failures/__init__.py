@@ -6,4 +6,14 @@ from harness_evo.failures.queries import Evidence, pattern_evidence, patterns
 from harness_evo.failures.record import TAXONOMY, FailureRecord
 from harness_evo.failures.triage import Triage, triage
 
-__all__ = ["TAXONOMY", "Evidence", "FailureAnalysis", "FailureRecord", "Triage", "digest", "pattern_evidence", "patterns", "triage"]
+__all__ = [
+    "TAXONOMY",
+    "Evidence",
+    "FailureAnalysis",
+    "FailureRecord",
+    "Triage",
+    "digest",
+    "pattern_evidence",
+    "patterns",
+    "triage",
+]

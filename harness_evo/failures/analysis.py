@@ -59,7 +59,8 @@ class FailureAnalysis:
         return sorted((self.store.record(Pattern, pattern_id) for pattern_id in ids), key=lambda row: row.number)
 
     def examine(self, rollout: Rollout) -> Failure | None:
-        """Write the failure row of one failed rollout (None when there is nothing to explain: it passed, or was interrupted)."""
+        """Write the failure row of one failed rollout (None when there is nothing to explain: it passed, or was
+        interrupted)."""
         trajectory = load_trajectory(self.store, rollout)
         found = None if rollout.passed else triage(trajectory, self.config.loop_repeats)
         if found is None:

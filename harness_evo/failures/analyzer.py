@@ -19,8 +19,15 @@ class Analyzer:
 
     def explain(self, instruction: str, trajectory: Trajectory, found: Triage) -> tuple[FailureRecord, str, str | None]:
         """(record, source, error): source `analyzer`, or `analyzer-failed` with the triage's record and the reason."""
-        reply = ask(self.llm, "analyze.md.j2", FailureRecord, instruction=fit(instruction, self.budget // 2),
-                    triage=found.record, digest=digest(trajectory, self.budget), taxonomy=TAXONOMY)
+        reply = ask(
+            self.llm,
+            "analyze.md.j2",
+            FailureRecord,
+            instruction=fit(instruction, self.budget // 2),
+            triage=found.record,
+            digest=digest(trajectory, self.budget),
+            taxonomy=TAXONOMY,
+        )
         if reply.parsed is None:
             confidence = min(found.record.confidence, FALLBACK_CONFIDENCE)
             return found.record.model_copy(update={"confidence": confidence}), "analyzer-failed", reply.error

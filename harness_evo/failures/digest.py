@@ -44,8 +44,10 @@ def step_key(step: Step) -> str:
 
 def outcome(trajectory: Trajectory) -> str:
     reward = "none" if trajectory.reward is None else f"{trajectory.reward:g}"
-    line = (f"outcome: {trajectory.exit_reason} after {len(trajectory.steps)} steps; verifier reward {reward}; "
-            f"{trajectory.format_errors} format errors")
+    line = (
+        f"outcome: {trajectory.exit_reason} after {len(trajectory.steps)} steps; verifier reward {reward}; "
+        f"{trajectory.format_errors} format errors"
+    )
     return line + (f"\nerror: {cut(trajectory.error, 400)}" if trajectory.error else "")
 
 
@@ -62,7 +64,8 @@ def render_run(steps: list[Step], run: Run, cap: int) -> str:
         what = f"the same command {run.times} times: {command(first)}"
     else:
         what = f"the same {run.period} commands in turn, {run.times} times: " + " | ".join(
-            command(step) for step in steps[run.start : run.start + run.period])
+            command(step) for step in steps[run.start : run.start + run.period]
+        )
     codes = sorted({str(step.exit_code) for step in steps[run.start : run.end]})
     return f"{span} {what}\n  -> exit codes {', '.join(codes)}; last output: {cut(last.output, cap)}"
 
@@ -122,4 +125,4 @@ def cut(text: str, chars: int) -> str:
         return text
     head = chars * 2 // 5
     tail = chars - head
-    return f"{text[:head]}[... {len(text) - chars} chars cut ...]{text[len(text) - tail:] if tail else ''}"
+    return f"{text[:head]}[... {len(text) - chars} chars cut ...]{text[len(text) - tail :] if tail else ''}"

@@ -32,7 +32,8 @@ OPENING = 1
 
 
 def actions(trajectory: Trajectory) -> list[str]:
-    """The commands a rollout ran, in order, without the done marker (the harness's protocol, the same on every task)."""
+    """The commands a rollout ran, in order, without the done marker (the harness's protocol, the same on every
+    task)."""
     commands = [DONE.sub("", step.action).strip() for step in trajectory.steps if step.action]
     return [command for command in commands if command.strip(";&| \n")]
 

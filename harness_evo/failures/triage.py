@@ -43,9 +43,16 @@ def triage(trajectory: Trajectory, loop_repeats: int) -> Triage | None:
     """The triage of a failed rollout, or None when there is nothing to explain (it was interrupted)."""
     if trajectory.exit_reason == "interrupted":
         return None
-    return (infrastructure(trajectory) or slow_model(trajectory) or missing_program(trajectory) or format_errors(trajectory)
-            or command_loop(trajectory, loop_repeats) or unchecked_success(trajectory) or declared_success(trajectory)
-            or exhaustion(trajectory))
+    return (
+        infrastructure(trajectory)
+        or slow_model(trajectory)
+        or missing_program(trajectory)
+        or format_errors(trajectory)
+        or command_loop(trajectory, loop_repeats)
+        or unchecked_success(trajectory)
+        or declared_success(trajectory)
+        or exhaustion(trajectory)
+    )
 
 
 def infrastructure(trajectory: Trajectory) -> Triage | None:
@@ -53,10 +60,19 @@ def infrastructure(trajectory: Trajectory) -> Triage | None:
         return None
     what = (trajectory.error or "").strip().splitlines()[:1] or ["the verifier wrote no reward"]
     message = what[0].replace(trajectory.task_id, "<task>")
-    return Triage(infra=True, final=True, record=FailureRecord(
-        category="infrastructure", pattern=f"{trajectory.exit_reason}: {message}",
-        root_cause=f"The rollout ended in {trajectory.exit_reason}: {cut(message, 200)}.",
-        critical_step=last_step(trajectory), evidence=cut(message, 200), blame="environment", confidence=1.0))
+    return Triage(
+        infra=True,
+        final=True,
+        record=FailureRecord(
+            category="infrastructure",
+            pattern=f"{trajectory.exit_reason}: {message}",
+            root_cause=f"The rollout ended in {trajectory.exit_reason}: {cut(message, 200)}.",
+            critical_step=last_step(trajectory),
+            evidence=cut(message, 200),
+            blame="environment",
+            confidence=1.0,
+        ),
+    )
 
 
 def slow_model(trajectory: Trajectory) -> Triage | None:
@@ -64,11 +80,22 @@ def slow_model(trajectory: Trajectory) -> Triage | None:
     commands = sum(step.duration_s for step in trajectory.steps)
     if trajectory.exit_reason != "time_limit" or not trajectory.duration_s or commands > trajectory.duration_s / 2:
         return None
-    return Triage(infra=True, final=True, record=FailureRecord(
-        category="infrastructure", pattern="time_limit: the model's replies took most of the wall time",
-        root_cause=f"Commands ran {commands:.0f} s of the {trajectory.duration_s:.0f} s episode; the rest was spent waiting for the model.",
-        critical_step=last_step(trajectory), evidence=f"{len(trajectory.steps)} steps in {trajectory.duration_s:.0f} s",
-        blame="environment", confidence=0.7))
+    return Triage(
+        infra=True,
+        final=True,
+        record=FailureRecord(
+            category="infrastructure",
+            pattern="time_limit: the model's replies took most of the wall time",
+            root_cause=(
+                f"Commands ran {commands:.0f} s of the {trajectory.duration_s:.0f} s episode; the rest was spent "
+                "waiting for the model."
+            ),
+            critical_step=last_step(trajectory),
+            evidence=f"{len(trajectory.steps)} steps in {trajectory.duration_s:.0f} s",
+            blame="environment",
+            confidence=0.7,
+        ),
+    )
 
 
 NOT_INSTALLED = "which is not installed here"
@@ -93,14 +120,32 @@ def missing_program(trajectory: Trajectory) -> Triage | None:
         return None
     step = work[i]
     if crashed:
-        category, pattern, why = ("broken-harness-tool", "calls a tool the harness supplies, the tool crashes, and the agent does not get past it",
-                                  f"{CRASHED} ({cut(message, 120)})")
+        category, pattern, why = (
+            "broken-harness-tool",
+            "calls a tool the harness supplies, the tool crashes, and the agent does not get past it",
+            f"{CRASHED} ({cut(message, 120)})",
+        )
     else:
-        category, pattern, why = "wrong-tool-missing-binary", "runs a program that is not installed, and does not switch to one that is", NOT_INSTALLED
-    return Triage(final=True, record=FailureRecord(
-        category=category, pattern=pattern,
-        root_cause=f"The agent's command `{cut(calling_line(step, program), MAX_CALL_CHARS)}` needs `{program}`, {why}, and no later command of the agent succeeded.",
-        critical_step=step.index, evidence=cut(f"{step_key(step)} -> {message}", 200), blame="harness", confidence=0.9))
+        category, pattern, why = (
+            "wrong-tool-missing-binary",
+            "runs a program that is not installed, and does not switch to one that is",
+            NOT_INSTALLED,
+        )
+    return Triage(
+        final=True,
+        record=FailureRecord(
+            category=category,
+            pattern=pattern,
+            root_cause=(
+                f"The agent's command `{cut(calling_line(step, program), MAX_CALL_CHARS)}` needs `{program}`, {why}, "
+                "and no later command of the agent succeeded."
+            ),
+            critical_step=step.index,
+            evidence=cut(f"{step_key(step)} -> {message}", 200),
+            blame="harness",
+            confidence=0.9,
+        ),
+    )
 
 
 def missed_program(step: Step) -> tuple[str, str, bool] | None:
@@ -130,38 +175,64 @@ def format_errors(trajectory: Trajectory) -> Triage | None:
         return None
     errors = [step for step in trajectory.steps if step.action is None]
     reason = (errors[-1].format_error if errors else None) or "unparseable reply"
-    return Triage(final=True, record=FailureRecord(
-        category="format-errors", pattern=f"replies the harness cannot parse as an action: {reason}",
-        root_cause=f"The agent kept sending replies without a runnable action ({cut(reason, 120)}).",
-        critical_step=errors[0].index if errors else last_step(trajectory),
-        evidence=cut(errors[-1].reply if errors else "", 200), blame="harness", confidence=0.8))
+    return Triage(
+        final=True,
+        record=FailureRecord(
+            category="format-errors",
+            pattern=f"replies the harness cannot parse as an action: {reason}",
+            root_cause=f"The agent kept sending replies without a runnable action ({cut(reason, 120)}).",
+            critical_step=errors[0].index if errors else last_step(trajectory),
+            evidence=cut(errors[-1].reply if errors else "", 200),
+            blame="harness",
+            confidence=0.8,
+        ),
+    )
 
 
 def command_loop(trajectory: Trajectory, loop_repeats: int) -> Triage | None:
-    """Commands repeated in a row `loop_repeats` times, or repeated (anywhere) until the harness's loop guard ended it."""
+    """Commands repeated in a row `loop_repeats` times,
+    or repeated (anywhere) until the harness's loop guard ended it."""
     steps = trajectory.steps
     loop = longest_loop([step_key(step) for step in steps], loop_repeats)
     if loop is None and trajectory.exit_reason == "loop_guard" and steps:
         command, times = Counter(step_key(step) for step in steps).most_common(1)[0]
         first = next(step for step in steps if step_key(step) == command)
-        return Triage(final=True, record=FailureRecord(
-            category="command-loop", pattern="repeats the same commands without changing its approach",
-            root_cause=f"The agent ran `{cut(command, 120)}` {times} times, and repeated earlier commands with the same output until "
-                       "the harness's loop guard ended the episode.",
-            critical_step=first.index, evidence=f"{times} times: `{cut(command, 150)}`", blame="harness", confidence=0.7))
+        return Triage(
+            final=True,
+            record=FailureRecord(
+                category="command-loop",
+                pattern="repeats the same commands without changing its approach",
+                root_cause=f"The agent ran `{cut(command, 120)}` {times} times, and repeated earlier commands with the "
+                "same output until the harness's loop guard ended the episode.",
+                critical_step=first.index,
+                evidence=f"{times} times: `{cut(command, 150)}`",
+                blame="harness",
+                confidence=0.7,
+            ),
+        )
     if loop is None:
         return None
     first, last = steps[loop.start], steps[loop.end - 1]
     commands = " | ".join(step_key(step) for step in steps[loop.start : loop.start + loop.period])
-    return Triage(final=True, record=FailureRecord(
-        category="command-loop", pattern="repeats the same commands without changing its approach",
-        root_cause=f"The agent ran `{cut(commands, 120)}` {loop.times} times in a row instead of changing its approach.",
-        critical_step=first.index, evidence=f"steps {first.index}-{last.index}: `{cut(commands, 150)}`",
-        blame="harness", confidence=0.7))
+    return Triage(
+        final=True,
+        record=FailureRecord(
+            category="command-loop",
+            pattern="repeats the same commands without changing its approach",
+            root_cause=(
+                f"The agent ran `{cut(commands, 120)}` {loop.times} times in a row instead of changing its approach."
+            ),
+            critical_step=first.index,
+            evidence=f"steps {first.index}-{last.index}: `{cut(commands, 150)}`",
+            blame="harness",
+            confidence=0.7,
+        ),
+    )
 
 
 def unchecked_success(trajectory: Trajectory) -> Triage | None:
-    """A wrong claim of success whose mechanism is plain from the steps: it followed a failed command, or one command."""
+    """A wrong claim of success whose mechanism is plain from the steps: it followed a failed command,
+    or one command."""
     if trajectory.exit_reason != "done":
         return None
     work = work_steps(trajectory)
@@ -170,15 +241,38 @@ def unchecked_success(trajectory: Trajectory) -> Triage | None:
     last, claim = work[-1], claim_step(trajectory) or trajectory.steps[-1]
     if last.exit_code not in (0, None) or last.timed_out:
         failed = "timed out" if last.timed_out else f"exited {last.exit_code}"
-        return Triage(final=True, record=FailureRecord(
-            category="premature-success", pattern="declares the task done right after its last command failed",
-            root_cause=f"The agent declared success although its last command `{cut(step_key(last), 100)}` {failed}.",
-            critical_step=claim.index, evidence=cut(f"{step_key(last)} -> {last.output.strip()}", 200), blame="harness", confidence=0.9))
+        return Triage(
+            final=True,
+            record=FailureRecord(
+                category="premature-success",
+                pattern="declares the task done right after its last command failed",
+                root_cause=(
+                    f"The agent declared success although its last command `{cut(step_key(last), 100)}` {failed}."
+                ),
+                critical_step=claim.index,
+                evidence=cut(f"{step_key(last)} -> {last.output.strip()}", 200),
+                blame="harness",
+                confidence=0.9,
+            ),
+        )
     if len(work) == 1:
-        return Triage(final=True, record=FailureRecord(
-            category="no-verification", pattern="declares the task done after a single command, without inspecting the input or checking the result",
-            root_cause=f"The agent ran only `{cut(step_key(last), 100)}` and declared success without looking at what it produced.",
-            critical_step=claim.index, evidence=cut(step_key(last), 200), blame="harness", confidence=0.8))
+        return Triage(
+            final=True,
+            record=FailureRecord(
+                category="no-verification",
+                pattern=(
+                    "declares the task done after a single command, without inspecting the input or checking the result"
+                ),
+                root_cause=(
+                    f"The agent ran only `{cut(step_key(last), 100)}` and declared success without looking at what it "
+                    "produced."
+                ),
+                critical_step=claim.index,
+                evidence=cut(step_key(last), 200),
+                blame="harness",
+                confidence=0.8,
+            ),
+        )
     return None
 
 
@@ -201,21 +295,40 @@ def declared_success(trajectory: Trajectory) -> Triage | None:
     if trajectory.exit_reason != "done":
         return None
     claim = claim_step(trajectory)
-    return Triage(final=False, record=FailureRecord(
-        category="premature-success", pattern="declares the task done although the verifier disagrees",
-        root_cause=f"The agent declared success but the verifier gave reward {trajectory.reward:g}.",
-        critical_step=claim.index if claim else last_step(trajectory), evidence=cut(claim.reply if claim else "", 200),
-        blame="harness", confidence=0.4))
+    return Triage(
+        final=False,
+        record=FailureRecord(
+            category="premature-success",
+            pattern="declares the task done although the verifier disagrees",
+            root_cause=f"The agent declared success but the verifier gave reward {trajectory.reward:g}.",
+            critical_step=claim.index if claim else last_step(trajectory),
+            evidence=cut(claim.reply if claim else "", 200),
+            blame="harness",
+            confidence=0.4,
+        ),
+    )
 
 
 def exhaustion(trajectory: Trajectory) -> Triage:
     limit, blame = LIMITS.get(trajectory.exit_reason, (trajectory.exit_reason.replace("_", " "), "model"))
     timed_out = next((step for step in trajectory.steps if step.timed_out), None)
-    evidence = f"step {timed_out.index} timed out: `{cut(timed_out.action or '', 150)}`" if timed_out else f"{len(trajectory.steps)} steps"
-    return Triage(final=False, record=FailureRecord(
-        category=trajectory.exit_reason.replace("_", "-"), pattern=f"runs out of the {limit} before finishing",
-        root_cause=f"The agent ran out of the {limit} without finishing the task.",
-        critical_step=last_step(trajectory), evidence=evidence, blame=blame, confidence=0.3))
+    evidence = (
+        f"step {timed_out.index} timed out: `{cut(timed_out.action or '', 150)}`"
+        if timed_out
+        else f"{len(trajectory.steps)} steps"
+    )
+    return Triage(
+        final=False,
+        record=FailureRecord(
+            category=trajectory.exit_reason.replace("_", "-"),
+            pattern=f"runs out of the {limit} before finishing",
+            root_cause=f"The agent ran out of the {limit} without finishing the task.",
+            critical_step=last_step(trajectory),
+            evidence=evidence,
+            blame=blame,
+            confidence=0.3,
+        ),
+    )
 
 
 def last_step(trajectory: Trajectory) -> int:

@@ -1,9 +1,9 @@
 """Binary files of a harness (a skill's fonts, a PDF it shows, an archive its script unpacks): opaque assets.
 
 A harness is text components the optimizer reads and edits; a file that is not text rides beside them as it is. Assets
-live only in skill and tool folders (`skills/<name>/...`, `tools/<name>/...`), are copied into the sandbox with their skill
-or tool, count in the harness hash by their sha256, and are never shown to a model or edited. A size cap per file and per
-harness keeps a run's snapshots and each sandbox's copy small.
+live only in skill and tool folders (`skills/<name>/...`, `tools/<name>/...`), are copied into the sandbox with their
+skill or tool, count in the harness hash by their sha256, and are never shown to a model or edited. A size cap per file
+and per harness keeps a run's snapshots and each sandbox's copy small.
 """
 
 import hashlib
@@ -12,7 +12,8 @@ from dataclasses import dataclass
 MAX_ASSET_BYTES = 4 << 20
 """Largest binary file a harness carries."""
 MAX_ASSETS_BYTES = 16 << 20
-"""Largest total of a harness's binary files (the 56 fonts, PDF and archive of Anthropic's public skills take 5.6 MB)."""
+"""Largest total of a harness's binary files (the 56 fonts, PDF and archive of Anthropic's public skills take 5.6
+MB)."""
 PLACES = ("skills", "tools")
 """The top folders whose skill or tool folders may hold binary files."""
 
@@ -48,13 +49,23 @@ def placeable(path: str) -> bool:
 
 def problems(assets: dict[str, bytes]) -> list[str]:
     """Every way `assets` (relative path -> bytes) break the rules above; empty when they keep them."""
-    found = [f"{path}: a binary file; only skill and tool folders (skills/<name>/, tools/<name>/) may hold one"
-             for path in assets if not placeable(path)]
-    found += [f"{path}: {len(data):,} bytes, a binary file may have at most {MAX_ASSET_BYTES:,} ({describe_size(MAX_ASSET_BYTES)})"
-              for path, data in assets.items() if len(data) > MAX_ASSET_BYTES]
+    found = [
+        f"{path}: a binary file; only skill and tool folders (skills/<name>/, tools/<name>/) may hold one"
+        for path in assets
+        if not placeable(path)
+    ]
+    found += [
+        f"{path}: {len(data):,} bytes, a binary file may have at most {MAX_ASSET_BYTES:,} "
+        f"({describe_size(MAX_ASSET_BYTES)})"
+        for path, data in assets.items()
+        if len(data) > MAX_ASSET_BYTES
+    ]
     total = sum(len(data) for data in assets.values())
     if total > MAX_ASSETS_BYTES:
-        found.append(f"binary files of {total:,} bytes in all, a harness may carry at most {MAX_ASSETS_BYTES:,} ({describe_size(MAX_ASSETS_BYTES)})")
+        found.append(
+            f"binary files of {total:,} bytes in all, a harness may carry at most {MAX_ASSETS_BYTES:,} "
+            f"({describe_size(MAX_ASSETS_BYTES)})"
+        )
     return found
 
 
@@ -69,4 +80,10 @@ def listing(assets: dict[str, bytes], prefix: str = "") -> list[AssetInfo]:
 
 
 def describe_size(size: int) -> str:
-    return f"{size} bytes" if size < 1024 else f"{size / 1024:.0f} KiB" if size < 1 << 20 else f"{size / (1 << 20):.1f} MiB"
+    return (
+        f"{size} bytes"
+        if size < 1024
+        else f"{size / 1024:.0f} KiB"
+        if size < 1 << 20
+        else f"{size / (1 << 20):.1f} MiB"
+    )

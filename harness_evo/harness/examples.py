@@ -93,7 +93,9 @@ class Example(Frontmatter):
     @classmethod
     def _one_file(cls, name: str) -> str:
         if not NAME.fullmatch(name):
-            raise ValueError(f"example name {name!r} must be letters, digits, '.', '_' and '-' (it names examples/<name>.md)")
+            raise ValueError(
+                f"example name {name!r} must be letters, digits, '.', '_' and '-' (it names examples/<name>.md)"
+            )
         return name
 
     @field_validator("instruction")
@@ -132,7 +134,8 @@ def render_example(example: Example) -> str:
 
 
 def parse_example(text: str, name: str, where: str) -> Example:
-    """The example in `text`, the file `examples/<name>.md` (`where` names it in errors); a HarnessError says what is wrong."""
+    """The example in `text`, the file `examples/<name>.md` (`where` names it in errors);
+    a HarnessError says what is wrong."""
     front, body = split_frontmatter(text, where, needs="task, category, tags and source")
     try:
         info = Frontmatter.model_validate(front)
@@ -147,11 +150,15 @@ def parse_example(text: str, name: str, where: str) -> Example:
             raise HarnessError(f"{where}: a second `{INSTRUCTION}`; an example is one episode")
         if heading == REPLY:
             if turns and "observation" not in turns[-1]:
-                raise HarnessError(f"{where}: reply {len(turns)} has no `{OBSERVATION}`; only the finish may go without")
+                raise HarnessError(
+                    f"{where}: reply {len(turns)} has no `{OBSERVATION}`; only the finish may go without"
+                )
             try:
                 parse_bash_block(content)
             except FormatError as e:
-                raise HarnessError(f"{where}: reply {len(turns) + 1} does not parse in the bash-block action format: {e}") from None
+                raise HarnessError(
+                    f"{where}: reply {len(turns) + 1} does not parse in the bash-block action format: {e}"
+                ) from None
             turns.append({"reply": content})
         else:
             if not turns or "observation" in turns[-1]:
@@ -162,7 +169,9 @@ def parse_example(text: str, name: str, where: str) -> Example:
     if DONE_MARKER not in parse_bash_block(turns[-1]["reply"]):
         raise HarnessError(f"{where}: the last reply is not the finish; its command must print {DONE_MARKER}")
     try:
-        return Example(name=name, instruction=sections[0][1], turns=[Turn(**turn) for turn in turns], **info.model_dump())
+        return Example(
+            name=name, instruction=sections[0][1], turns=[Turn(**turn) for turn in turns], **info.model_dump()
+        )
     except ValidationError as e:
         raise HarnessError(f"{where}: {one_line(e)}") from None
 
@@ -186,8 +195,8 @@ def split_sections(body: str, where: str) -> list[tuple[str, str]]:
 
 
 def headings(text: str) -> tuple[list[tuple[str, bool]], int]:
-    """Each line of `text` and whether it is a heading of the episode (one of HEADINGS, outside any fenced block); and the
-    number of the line that opens a fence left unclosed at the end, or 0."""
+    """Each line of `text` and whether it is a heading of the episode (one of HEADINGS, outside any fenced block); and
+    the number of the line that opens a fence left unclosed at the end, or 0."""
     lines, fence, opened = [], 0, 0
     for number, line in enumerate(text.splitlines(), 1):
         lines.append((line, not fence and line.rstrip() in HEADINGS))
@@ -221,7 +230,15 @@ def unheaded(text: str) -> str:
     return "\n".join(f" {line}" if heading else line for line, heading in headings(text)[0])
 
 
-SAMPLE_EXAMPLE = Example(name="sample", task="sample", category="files", tags=["one-step"], source="solution",
-                         instruction="Create hello.txt containing 'hi'.",
-                         turns=[Turn(reply="```bash\necho hi > hello.txt && cat hello.txt && echo TASK_DONE\n```", observation="hi\nTASK_DONE")])
+SAMPLE_EXAMPLE = Example(
+    name="sample",
+    task="sample",
+    category="files",
+    tags=["one-step"],
+    source="solution",
+    instruction="Create hello.txt containing 'hi'.",
+    turns=[
+        Turn(reply="```bash\necho hi > hello.txt && cat hello.txt && echo TASK_DONE\n```", observation="hi\nTASK_DONE")
+    ],
+)
 """What templates are checked with at load time."""

@@ -95,12 +95,12 @@ def not_carried(harness: Harness, where: str, commands_carried: bool = False) ->
             lost.append(f"workspace discovery ([agent] discovery): {where} does not show {shown} before the first turn")
     if agent.loop_guard:
         lost.append(
-            f"the loop guard ([agent] loop_guard): {where} does not tell the agent that a command repeats an earlier one with "
-            f"the same output, nor end the episode after {agent.loop_guard_repeats} such repeats"
+            f"the loop guard ([agent] loop_guard): {where} does not tell the agent that a command repeats an earlier "
+            f"one with the same output, nor end the episode after {agent.loop_guard_repeats} such repeats"
         )
     if agent.missing_hint:
         lost.append(
-            f"the missing-program hint ([agent] missing_hint): {where} does not name what is installed in place of a program "
-            "that is not"
+            f"the missing-program hint ([agent] missing_hint): {where} does not name what is installed in place of a "
+            "program that is not"
         )
     return lost

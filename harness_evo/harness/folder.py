@@ -28,8 +28,8 @@ EXPORT_NOTES = "EXPORT.md"
 SANDBOX_ROOT = "/opt/harness"
 """Where tools and skills are installed inside the sandbox."""
 SKILL_DIR = "${CLAUDE_SKILL_DIR}"
-"""Claude Code's name, in a skill's files, for the folder that holds its SKILL.md: replaced, when the skill is installed in
-the sandbox, by the folder it is installed in."""
+"""Claude Code's name, in a skill's files, for the folder that holds its SKILL.md: replaced, when the skill is installed
+in the sandbox, by the folder it is installed in."""
 
 
 class Strict(BaseModel):
@@ -60,8 +60,8 @@ class AgentSettings(Strict):
     """Worked examples (`examples/<name>.md`) shown per task: the instance template's `examples` are this many, the most
     similar to the task's instruction; 0: none."""
     confirm_done: bool | None = None
-    """Ask the agent once to confirm when it says it is done: unset asks when the harness has `prompts/confirm_done.md.j2`;
-    true asks (with that template, or a built-in question); false never asks."""
+    """Ask the agent once to confirm when it says it is done: unset asks when the harness has
+    `prompts/confirm_done.md.j2`; true asks (with that template, or a built-in question); false never asks."""
     discovery: bool = False
     """Workspace discovery: before the first reply, run `discovery_commands` in the sandbox, and `head` each file the
     instruction names that exists there, and show what they printed in the first prompt (the instance template's
@@ -69,11 +69,12 @@ class AgentSettings(Strict):
     discovery_commands: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=lambda: ["pwd", "ls -la"])
     """The commands workspace discovery runs, in the task's working folder, each under `command_timeout_s`."""
     discovery_head_lines: int = Field(10, ge=0)
-    """Workspace discovery shows this many first lines of each file the instruction names, and lists each folder it names
-    (at most 5 in all); 0: neither."""
+    """Workspace discovery shows this many first lines of each file the instruction names, and lists each folder it
+    names (at most 5 in all); 0: neither."""
     loop_guard: bool = False
     """When the agent runs a command it already ran and gets the same output again, the observation says so (the
-    observation template's `repeated`: how many times before), and the episode ends at the `loop_guard_repeats`th repeat."""
+    observation template's `repeated`: how many times before),
+    and the episode ends at the `loop_guard_repeats`th repeat."""
     loop_guard_repeats: int = Field(3, ge=1)
     """With `loop_guard`, the episode ends (exit reason `loop_guard`) when this many commands have repeated an earlier
     command and its output."""
@@ -135,7 +136,9 @@ class Harness:
     """An immutable set of components (relative path -> text) and binary assets (relative path -> bytes, see
     harness/assets.py); the folder is only its serialization."""
 
-    def __init__(self, components: dict[str, str], source: str = "<components>", assets: dict[str, bytes] | None = None):
+    def __init__(
+        self, components: dict[str, str], source: str = "<components>", assets: dict[str, bytes] | None = None
+    ):
         self.components = {safe_relative(path): text for path, text in sorted(components.items())}
         self.assets = {safe_relative(path): data for path, data in sorted((assets or {}).items())}
         self.source = source
@@ -160,7 +163,9 @@ class Harness:
             elif binary.placeable(relative):
                 assets[relative] = data
             else:
-                raise HarnessError(f"{folder / relative}: not a text file; binary files may only be in skill and tool folders")
+                raise HarnessError(
+                    f"{folder / relative}: not a text file; binary files may only be in skill and tool folders"
+                )
         return cls(components, source=str(folder), assets=assets)
 
     def save(self, folder: Path) -> Path:
@@ -176,7 +181,11 @@ class Harness:
     @cached_property
     def hash(self) -> str:
         """sha256 of the sorted components, and of the assets' own sha256s when there are any."""
-        counted: dict = self.components if not self.assets else {"components": self.components, "assets": binary.digest(self.assets)}
+        counted: dict = (
+            self.components
+            if not self.assets
+            else {"components": self.components, "assets": binary.digest(self.assets)}
+        )
         return hashlib.sha256(json.dumps(counted, sort_keys=True).encode()).hexdigest()
 
     @property
@@ -189,7 +198,11 @@ class Harness:
 
     def changed_paths(self, other: "Harness") -> list[str]:
         """The components that differ from `other`'s (added, removed or changed), in path order."""
-        return sorted(path for path in self.components.keys() | other.components.keys() if self.components.get(path) != other.components.get(path))
+        return sorted(
+            path
+            for path in self.components.keys() | other.components.keys()
+            if self.components.get(path) != other.components.get(path)
+        )
 
     # parsed views of the components
 
@@ -237,7 +250,7 @@ class Harness:
 
     def tool_files(self, tool: Tool) -> dict[str, str]:
         prefix = f"tools/{tool.name}/"
-        return {path[len(prefix):]: text for path, text in self.components.items() if path.startswith(prefix)}
+        return {path[len(prefix) :]: text for path, text in self.components.items() if path.startswith(prefix)}
 
     @cached_property
     def skills(self) -> list[Skill]:
@@ -250,8 +263,11 @@ class Harness:
                     if not isinstance(front.get(key), str) or not front[key].strip():
                         raise self._error(path, f"frontmatter needs a `{key}`")
                 if front["name"].strip() != parts[1]:
-                    raise self._error(path, f"frontmatter `name` {front['name']!r} must be its folder's name {parts[1]!r}, "
-                                            "where the agent is pointed to read it")
+                    raise self._error(
+                        path,
+                        f"frontmatter `name` {front['name']!r} must be its folder's name {parts[1]!r}, "
+                        "where the agent is pointed to read it",
+                    )
                 skills.append(Skill(name=front["name"], description=front["description"].strip(), body=body))
         return skills
 
@@ -266,7 +282,11 @@ class Harness:
             if not path.endswith(".md") or "/" in name:
                 raise self._error(path, "examples/ holds only <name>.md files, one solved episode each")
             if self.agent.action_format != "bash-block":
-                raise self._error(path, f"examples are episodes in the bash-block action format, and this harness's is {self.agent.action_format!r}")
+                raise self._error(
+                    path,
+                    "examples are episodes in the bash-block action format, and this harness's is "
+                    f"{self.agent.action_format!r}",
+                )
             examples.append(parse_example(text, name, self.where(path)))
         return examples
 
@@ -281,28 +301,41 @@ class Harness:
     def files_for_sandbox(self) -> dict[str, str | bytes]:
         """Sandbox path -> text (or bytes, for an asset) of every tool and skill file, installed under /opt/harness
         (`${CLAUDE_SKILL_DIR}` in a skill's text files is its folder there)."""
-        files: dict[str, str | bytes] = {f"{SANDBOX_ROOT}/{path}": text for path, text in self.components.items() if path.startswith("tools/")}
+        files: dict[str, str | bytes] = {
+            f"{SANDBOX_ROOT}/{path}": text for path, text in self.components.items() if path.startswith("tools/")
+        }
         for path, text in self.components.items():
             if path.startswith("skills/"):
-                files[f"{SANDBOX_ROOT}/{path}"] = installed_skill_text(text, f"{SANDBOX_ROOT}/skills/{path.split('/')[1]}")
+                files[f"{SANDBOX_ROOT}/{path}"] = installed_skill_text(
+                    text, f"{SANDBOX_ROOT}/skills/{path.split('/')[1]}"
+                )
         return files | {f"{SANDBOX_ROOT}/{path}": data for path, data in self.assets.items()}
 
     # rendering
 
     def render(self, template: str, **context: Any) -> str:
-        """Render `prompts/<template>` with the common context (tools, skills, agent) plus `context`, which may replace it."""
+        """Render `prompts/<template>` with the common context (tools, skills, agent) plus `context`,
+        which may replace it."""
         source = self.components.get(f"prompts/{template}")
         if source is None:
             raise self._error(f"prompts/{template}", "missing template")
-        defaults = {name: value for name, value in OPTIONAL_VARIABLES.items() if name in TEMPLATE_VARIABLES.get(template, ())}
+        defaults = {
+            name: value for name, value in OPTIONAL_VARIABLES.items() if name in TEMPLATE_VARIABLES.get(template, ())
+        }
         try:
-            return self._jinja.from_string(source).render({"tools": self.tools, "skills": self.skills, "agent": self.agent, **defaults, **context}).strip()
+            return (
+                self._jinja.from_string(source)
+                .render({"tools": self.tools, "skills": self.skills, "agent": self.agent, **defaults, **context})
+                .strip()
+            )
         except jinja2.UndefinedError as e:
             known = ", ".join(["agent", "tools", "skills", *TEMPLATE_VARIABLES.get(template, ())])
             raise self._error(f"prompts/{template}", f"does not render: {e} (it can use {known})") from None
         except jinja2.TemplateError as e:
             raise self._error(f"prompts/{template}", f"does not render: {first_line(e)}") from None
-        except Exception as e:  # an expression of the template failed ({{ 1/0 }}, {{ 'a' + 1 }}): the author's code, not ours
+        except (
+            Exception
+        ) as e:  # an expression of the template failed ({{ 1/0 }}, {{ 'a' + 1 }}): the author's code, not ours
             raise self._error(f"prompts/{template}", f"does not render: {type(e).__name__}: {first_line(e)}") from None
 
     def has_template(self, template: str) -> bool:
@@ -376,16 +409,26 @@ SAMPLE_CONTEXT = {
 """Sample values of the variables the agent loop passes to templates (besides `agent`, `tools` and `skills`);
 `elapsed_s` is the episode's wall time so far and `time_limit_s` the task's limit on it (seconds). `examples`
 are the worked examples retrieved for the task, none when `[agent] examples` is 0; each has `text` (the episode as its
-file holds it), `instruction`, `turns` (each a `reply` and its `observation`), `task`, `category`, `tags`, `source`, `name`.
-The features of `harness/features.py` give the rest, each empty when its setting is off: `discovery` (what workspace
-discovery found: each a `command`, its `output`, `exit_code`, `timed_out` and `failed`), `repeated` (how many times the
-command ran before with the same output), `missing` (a program the command's output says is not installed) and
+file holds it), `instruction`, `turns` (each a `reply` and its `observation`), `task`, `category`, `tags`, `source`,
+`name`. The features of `harness/features.py` give the rest, each empty when its setting is off: `discovery` (what
+workspace discovery found: each a `command`, its `output`, `exit_code`, `timed_out` and `failed`), `repeated` (how many
+times the command ran before with the same output), `missing` (a program the command's output says is not installed) and
 `available` (what is installed to do its job)."""
 TEMPLATE_VARIABLES = {
     "system.md.j2": (),
     "instance.md.j2": ("instruction", "step", "steps_left", "examples", "discovery"),
-    "observation.md.j2": ("output", "exit_code", "timed_out", "step", "steps_left", "elapsed_s", "time_limit_s", "repeated",
-                          "missing", "available"),
+    "observation.md.j2": (
+        "output",
+        "exit_code",
+        "timed_out",
+        "step",
+        "steps_left",
+        "elapsed_s",
+        "time_limit_s",
+        "repeated",
+        "missing",
+        "available",
+    ),
     "format_error.md.j2": ("error",),
     "confirm_done.md.j2": (),
 }
@@ -393,4 +436,3 @@ TEMPLATE_VARIABLES = {
 OPTIONAL_VARIABLES: dict[str, Any] = {"examples": [], "discovery": [], "repeated": 0, "missing": "", "available": []}
 """Variables a caller outside the agent loop may leave out, and their value then: a prompt rendered without a task shows
 no examples, and one rendered without a sandbox no feature's result."""
-

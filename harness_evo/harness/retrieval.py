@@ -28,12 +28,19 @@ class ExampleIndex:
         self.bm25 = BM25Plus(self.documents) if self.examples else None
 
     def most_similar(self, query: str, k: int) -> list[Example]:
-        """The `k` examples that score highest for `query`, ties by name; an example sharing no word with it is never chosen."""
+        """The `k` examples that score highest for `query`, ties by name;
+        an example sharing no word with it is never chosen."""
         if k == 0 or self.bm25 is None:
             return []
         terms = words(query)
         scores = self.bm25.get_scores(terms)
         shared = set(terms)
-        ranked = sorted(((float(score), example) for score, example, words_of in zip(scores, self.examples, self.documents, strict=True)
-                         if shared.intersection(words_of)), key=lambda pair: (-pair[0], pair[1].name))
+        ranked = sorted(
+            (
+                (float(score), example)
+                for score, example, words_of in zip(scores, self.examples, self.documents, strict=True)
+                if shared.intersection(words_of)
+            ),
+            key=lambda pair: (-pair[0], pair[1].name),
+        )
         return [example for _, example in ranked[:k]]

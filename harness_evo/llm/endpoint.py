@@ -25,7 +25,8 @@ class Endpoint:
     server: ServerProcess | None = None
     """The local server behind the endpoint, when we started one."""
     mock: Callable[[list[dict], dict[str, Any]], Any] | None = None
-    """Produces litellm's `mock_response` for a call from its messages and sampling parameters (the scripted test model)."""
+    """Produces litellm's `mock_response` for a call from its messages and sampling parameters (the scripted test
+    model)."""
     identity: Callable[[], str] = lambda: ""
     """Distinguishes requests to models of the same name in the response cache (asked at every call)."""
 

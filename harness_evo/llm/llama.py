@@ -1,4 +1,5 @@
-"""`local/<name>`: an embedded GGUF served on 127.0.0.1 by llama.cpp's own `llama-server` or by llama-cpp-python's server.
+"""`local/<name>`: an embedded GGUF served on 127.0.0.1 by llama.cpp's own `llama-server` or by llama-cpp-python's
+server.
 
 One server per model per process, shared by all roles and worker threads, started on first use. llama-server holds
 `embedded.slots` conversations at once, each with its own evaluated prompt; a call goes to the slot its thread had
@@ -55,9 +56,24 @@ def server_kind(config: EmbeddedConfig) -> str:
 def python_command(name: str, context_tokens: int, threads: int, port: int, extra: tuple[str, ...] = ()) -> list[str]:
     """llama-cpp-python's server: one conversation, a context for a whole agent episode."""
     return [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(embedded.gguf_path(name)), "--model_alias", name,
-        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(context_tokens),
-        "--n_threads", str(threads), "--n_threads_batch", str(threads), *extra,
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(embedded.gguf_path(name)),
+        "--model_alias",
+        name,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(context_tokens),
+        "--n_threads",
+        str(threads),
+        "--n_threads_batch",
+        str(threads),
+        *extra,
     ]
 
 
@@ -66,14 +82,39 @@ def server_command(binary: Path, name: str, models: ModelsConfig, port: int) -> 
     config, threads = models.embedded, models.threads or default_threads()
     slots = config.slots or 1
     command = [
-        str(binary), "--model", str(embedded.gguf_path(name)), "--alias", name, "--host", "127.0.0.1", "--port", str(port),
-        "--ctx-size", str(models.context_tokens * slots), "--parallel", str(slots), "--no-kv-unified",
-        "--threads", str(threads), "--threads-batch", str(threads), "--no-webui", "--jinja",
+        str(binary),
+        "--model",
+        str(embedded.gguf_path(name)),
+        "--alias",
+        name,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--ctx-size",
+        str(models.context_tokens * slots),
+        "--parallel",
+        str(slots),
+        "--no-kv-unified",
+        "--threads",
+        str(threads),
+        "--threads-batch",
+        str(threads),
+        "--no-webui",
+        "--jinja",
     ]
     speculation = (["draft-simple"] if config.draft else []) + (["ngram-mod"] if config.ngram else [])
     if config.draft:
-        command += ["--spec-draft-model", str(embedded.gguf_path(draft_name(config))), "--spec-draft-n-max", str(config.draft_tokens),
-                    "--spec-draft-threads", str(threads), "--spec-draft-threads-batch", str(threads)]
+        command += [
+            "--spec-draft-model",
+            str(embedded.gguf_path(draft_name(config))),
+            "--spec-draft-n-max",
+            str(config.draft_tokens),
+            "--spec-draft-threads",
+            str(threads),
+            "--spec-draft-threads-batch",
+            str(threads),
+        ]
     if speculation:
         command += ["--spec-type", ",".join(speculation)]
     return command
@@ -88,23 +129,31 @@ def draft_name(config: EmbeddedConfig) -> str:
 def check_memory(name: str, models: ModelsConfig) -> None:
     """Refuse a slot count whose KV cache, with the weights, cannot fit the memory this machine has available."""
     slots = models.embedded.slots or 1
-    weights = [embedded.EMBEDDED[name]] + ([embedded.EMBEDDED[draft_name(models.embedded)]] if models.embedded.draft else [])
+    weights = [embedded.EMBEDDED[name]] + (
+        [embedded.EMBEDDED[draft_name(models.embedded)]] if models.embedded.draft else []
+    )
     needed = SERVER_OVERHEAD_BYTES + sum(g.size + g.kv_bytes_per_token * models.context_tokens * slots for g in weights)
     available = _available_memory()
     if available is not None and needed > available:
         raise ModelError(
-            f"llama-server with {slots} slots of {models.context_tokens} tokens for local/{name} needs about {needed / 2**30:.1f} GiB, "
-            f"{available / 2**30:.1f} GiB is available; set models.embedded.slots (or executor.workers) or models.context_tokens lower"
+            f"llama-server with {slots} slots of {models.context_tokens} tokens for local/{name} needs about "
+            f"{needed / 2**30:.1f} GiB, {available / 2**30:.1f} GiB is available; set models.embedded.slots (or "
+            "executor.workers) or models.context_tokens lower"
         )
 
 
-def start(name: str, context_tokens: int, threads: int | None = None, extra: tuple[str, ...] = ()) -> process.ServerProcess:
+def start(
+    name: str, context_tokens: int, threads: int | None = None, extra: tuple[str, ...] = ()
+) -> process.ServerProcess:
     """Start llama-cpp-python's server of embedded model `name` and wait until it answers."""
     if importlib.util.find_spec("llama_cpp") is None:
         raise ModelError(f"llama-cpp-python is not installed, it serves local/{name}; {embedded.INSTALL_HINT}")
     embedded.ensure(name)
     return process.ServerProcess.start(
-        f"local/{name}", lambda port: python_command(name, context_tokens, threads or default_threads(), port, extra), "/v1/models", START_TIMEOUT_S
+        f"local/{name}",
+        lambda port: python_command(name, context_tokens, threads or default_threads(), port, extra),
+        "/v1/models",
+        START_TIMEOUT_S,
     )
 
 
@@ -114,7 +163,7 @@ def start_llama_server(name: str, models: ModelsConfig) -> process.ServerProcess
     if binary is None or not binary.exists():
         raise ModelError(
             f"llama-server is not built{f' ({binary} does not exist)' if binary else ''}; run scripts/setup.sh, "
-            "or set models.embedded.server = \"llama-cpp-python\""
+            'or set models.embedded.server = "llama-cpp-python"'
         )
     embedded.ensure(name)
     if models.embedded.draft:
@@ -155,8 +204,12 @@ class LlamaProvider:
         register_free(model)
         identity = cache_identity(self.kind)
         return Endpoint(
-            model=model, kwargs={"api_base": f"{server.url}/v1", "api_key": "local"}, schema="json_object",
-            slots=slots, server=server, identity=lambda: identity,
+            model=model,
+            kwargs={"api_base": f"{server.url}/v1", "api_key": "local"},
+            schema="json_object",
+            slots=slots,
+            server=server,
+            identity=lambda: identity,
         )
 
     def close(self) -> None:

@@ -69,7 +69,8 @@ class ServerProcess:
     def start(
         cls, name: str, command: Callable[[int], list[str]], health: str, timeout_s: float, port: int | None = None
     ) -> "ServerProcess":
-        """Start `command(port)` and wait until GET `health` answers 200; raises ModelUnavailable with the log's tail."""
+        """Start `command(port)` and wait until GET `health` answers 200;
+        raises ModelUnavailable with the log's tail."""
         install_signal_handlers()
         remove_old_logs()
         port = port or free_port()
@@ -77,15 +78,29 @@ class ServerProcess:
         log = servers_dir() / f"{_slug(name)}-{port}-{parent}.log"
         with log.open("wb") as sink:
             process = _launcher.submit(
-                subprocess.Popen, command(port), stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                start_new_session=True, preexec_fn=lambda: _die_with(parent),
+                subprocess.Popen,
+                command(port),
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=lambda: _die_with(parent),
             ).result()
         server = cls(name, process, port, log)
         with _lock:
             _running.add(server)
-        server.state_file.write_text(json.dumps(
-            {"name": name, "url": server.url, "pid": process.pid, "owner": parent, "log": str(log), "started": time.time()}
-        ))
+        server.state_file.write_text(
+            json.dumps(
+                {
+                    "name": name,
+                    "url": server.url,
+                    "pid": process.pid,
+                    "owner": parent,
+                    "log": str(log),
+                    "started": time.time(),
+                }
+            )
+        )
         server._wait_healthy(health, timeout_s)
         return server
 
@@ -103,7 +118,9 @@ class ServerProcess:
             if not self.alive:
                 tail = self.tail()
                 self.stop()
-                raise ModelUnavailable(f"{self.name} exited with status {self.process.returncode} while starting; {tail}")
+                raise ModelUnavailable(
+                    f"{self.name} exited with status {self.process.returncode} while starting; {tail}"
+                )
             try:
                 with urllib.request.urlopen(self.url + health, timeout=5) as response:
                     if response.status == 200:
@@ -204,7 +221,8 @@ def remove_old_logs(now: float | None = None) -> None:
 
 
 def install_signal_handlers() -> None:
-    """On SIGINT/SIGTERM signal our servers to stop, then do what the previous handler did. Only from the main thread."""
+    """On SIGINT/SIGTERM signal our servers to stop,
+    then do what the previous handler did. Only from the main thread."""
     if threading.current_thread() is not threading.main_thread():
         return
     for signum in (signal.SIGINT, signal.SIGTERM):

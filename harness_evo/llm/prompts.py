@@ -1,4 +1,5 @@
-"""Role prompts: Jinja2 templates `<role>.system.md.j2` and `<role>.user.md.j2` in a folder next to the code that uses them."""
+"""Role prompts: Jinja2 templates `<role>.system.md.j2` and `<role>.user.md.j2` in a folder next to the code that uses
+them."""
 
 from pathlib import Path
 from typing import Any

@@ -68,7 +68,8 @@ def calls(name: str) -> int:
 
 
 def last_params(name: str) -> dict[str, Any] | None:
-    """The sampling parameters (temperature, max_tokens, stop, seed) of the last call of `scripted/<name>` that reached it."""
+    """The sampling parameters (temperature, max_tokens, stop, seed) of the last call of `scripted/<name>` that reached
+    it."""
     with _lock:
         return _lookup(name).params
 
@@ -90,14 +91,18 @@ def reply(name: str, messages: list[dict], params: dict[str, Any] | None = None)
             respond = script
         else:
             if registration.calls > len(script):
-                raise ModelError(f"scripted/{name} was called {registration.calls} times but has only {len(script)} replies")
+                raise ModelError(
+                    f"scripted/{name} was called {registration.calls} times but has only {len(script)} replies"
+                )
             return script[registration.calls - 1]
     return respond(messages)
 
 
 def _lookup(name: str) -> _Registration:
     if name not in _scripts:
-        raise ModelError(f"no scripted model named {name!r}; call harness_evo.llm.scripted.register({name!r}, replies) first")
+        raise ModelError(
+            f"no scripted model named {name!r}; call harness_evo.llm.scripted.register({name!r}, replies) first"
+        )
     return _scripts[name]
 
 
@@ -107,7 +112,9 @@ class ScriptedProvider:
     def endpoint(self, name: str, params: dict[str, Any]) -> Endpoint:
         model = f"openai/scripted/{name}"
         register_free(model)
-        return Endpoint(model=model, mock=lambda messages, params: _response(name, messages, params), identity=lambda: token(name))
+        return Endpoint(
+            model=model, mock=lambda messages, params: _response(name, messages, params), identity=lambda: token(name)
+        )
 
     def close(self) -> None:
         pass

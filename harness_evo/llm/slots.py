@@ -7,15 +7,18 @@ from contextlib import contextmanager
 
 
 class Slots:
-    """`count` slots of one server: a caller waits for a free one and gets the slot its thread held last when that is free,
-    so each rollout worker's turns land where its conversation's prompt is already evaluated."""
+    """`count` slots of one server: a caller waits for a free one and gets the slot its thread held last when that is
+    free, so each rollout worker's turns land where its conversation's prompt is already evaluated."""
 
     def __init__(self, count: int, routed: bool):
         self.count = count
         self.routed = routed
-        """The server takes the slot of a request (llama-server's `id_slot`); otherwise it has one and picks it itself."""
+        """The server takes the slot of a request (llama-server's `id_slot`);
+        otherwise it has one and picks it itself."""
         self._free = list(range(count))
-        self._last: weakref.WeakKeyDictionary[threading.Thread, int] = weakref.WeakKeyDictionary()  # ended threads drop out
+        self._last: weakref.WeakKeyDictionary[threading.Thread, int] = (
+            weakref.WeakKeyDictionary()
+        )  # ended threads drop out
         self._changed = threading.Condition()
 
     @contextmanager

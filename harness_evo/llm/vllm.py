@@ -18,9 +18,17 @@ INSTALL_HINT = "install the `vllm` extra on a machine with a GPU: pip install 'h
 
 def command(model: str, config: VllmConfig, port: int) -> list[str]:
     args = [
-        "vllm", "serve", model, "--host", "127.0.0.1", "--port", str(port),
-        "--gpu-memory-utilization", str(config.gpu_memory_utilization),
-        "--tensor-parallel-size", str(config.tensor_parallel_size),
+        "vllm",
+        "serve",
+        model,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--gpu-memory-utilization",
+        str(config.gpu_memory_utilization),
+        "--tensor-parallel-size",
+        str(config.tensor_parallel_size),
     ]
     if config.max_model_len:
         args += ["--max-model-len", str(config.max_model_len)]
@@ -51,7 +59,9 @@ class VllmProvider:
         key = f"vllm/{name}"
         server = process.acquire(key, lambda: start(name, self.config))
         self._held.append(key)
-        return Endpoint(model=model, kwargs={"api_base": f"{server.url}/v1", "api_key": "vllm"}, schema="json_schema", server=server)
+        return Endpoint(
+            model=model, kwargs={"api_base": f"{server.url}/v1", "api_key": "vllm"}, schema="json_schema", server=server
+        )
 
     def close(self) -> None:
         while self._held:

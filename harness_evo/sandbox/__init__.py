@@ -10,7 +10,8 @@ BACKENDS: dict[str, type] = {"docker": DockerBackend, "local": LocalBackend}
 
 
 def get_backend(config: SandboxConfig, run_id: str | None = None) -> SandboxBackend:
-    """The backend named by `config.backend`, its sandboxes marked with `run_id`; an unreachable Docker raises SandboxUnavailable."""
+    """The backend named by `config.backend`, its sandboxes marked with `run_id`;
+    an unreachable Docker raises SandboxUnavailable."""
     return BACKENDS[config.backend](config, run_id=run_id)
 
 

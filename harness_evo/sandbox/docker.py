@@ -77,8 +77,11 @@ def listed(client: docker.DockerClient, labels: list[str]) -> list:
 def prune_orphans(client: docker.DockerClient) -> int:
     """Remove the containers whose owner process (on this host) is gone, as a run killed with `kill -9` leaves them;
     returns how many."""
-    orphans = [container for container in listed(client, [LABEL, OWNER])
-               if (owner := Owner.parse((container.attrs.get("Labels") or {}).get(OWNER, ""))) and owner.gone()]
+    orphans = [
+        container
+        for container in listed(client, [LABEL, OWNER])
+        if (owner := Owner.parse((container.attrs.get("Labels") or {}).get(OWNER, ""))) and owner.gone()
+    ]
     for container in orphans:
         try:
             container.remove(force=True)
@@ -119,7 +122,9 @@ class DockerSandbox:
     """One running container (a `sleep` of its lifetime under an init, so that it stops by itself should we die),
     removed by `close` on every path out."""
 
-    def __init__(self, client: docker.DockerClient, container_id: str, name: str, config: SandboxConfig, memory_mb: int):
+    def __init__(
+        self, client: docker.DockerClient, container_id: str, name: str, config: SandboxConfig, memory_mb: int
+    ):
         self.api = client.api
         self.id, self.name, self.config, self.memory_mb = container_id, name, config, memory_mb
         self._oom_kills = 0
@@ -127,16 +132,23 @@ class DockerSandbox:
         self._close_lock = threading.Lock()
 
     @classmethod
-    def start(cls, client: docker.DockerClient, image: str, task: Task, config: SandboxConfig,
-              labels: dict[str, str]) -> "DockerSandbox":
+    def start(
+        cls, client: docker.DockerClient, image: str, task: Task, config: SandboxConfig, labels: dict[str, str]
+    ) -> "DockerSandbox":
         name = f"harness-evo-{slug(task.id)[:40]}-{secrets.token_hex(3)}"
         memory_mb = task.memory_mb or config.memory_mb
         try:
             container = client.containers.create(
-                image, ["sleep", str(math.ceil(lifetime_s(task, config)))], name=name, detach=True, init=True,
+                image,
+                ["sleep", str(math.ceil(lifetime_s(task, config)))],
+                name=name,
+                detach=True,
+                init=True,
                 labels={**labels, f"{LABEL}.task": task.id},
-                mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m",
-                nano_cpus=int((task.cpus or config.cpus) * 1e9), pids_limit=config.pids_limit,
+                mem_limit=f"{memory_mb}m",
+                memswap_limit=f"{memory_mb}m",
+                nano_cpus=int((task.cpus or config.cpus) * 1e9),
+                pids_limit=config.pids_limit,
                 network_mode="bridge" if task.allow_internet else "none",
             )
         except DockerErrors as e:
@@ -154,7 +166,17 @@ class DockerSandbox:
     def run(self, command: str, timeout_s: float) -> CommandResult:
         # The middle bash merges stderr into stdout at the source (exact interleaving); only `timeout`
         # itself writes to the exec's stderr, so its notice says for sure that the command was killed.
-        argv = ["timeout", "--verbose", "-s", "KILL", f"{max(timeout_s, 0.001):.3f}", "bash", "-c", 'exec bash -c "$0" 2>&1', command]
+        argv = [
+            "timeout",
+            "--verbose",
+            "-s",
+            "KILL",
+            f"{max(timeout_s, 0.001):.3f}",
+            "bash",
+            "-c",
+            'exec bash -c "$0" 2>&1',
+            command,
+        ]
         started = time.monotonic()
         output, notices = CappedOutput(self.config.max_output_chars), bytearray()
         try:
@@ -184,8 +206,12 @@ class DockerSandbox:
             note += f"\n[the command was still running {GRACE_S:.0f} s after its timeout; no longer waiting for it]"
         elif not timed_out and (exit_code is None or exit_code >= 128):
             note += self._death_note()
-        return CommandResult(output=output.text(note), exit_code=-1 if exit_code is None else exit_code,
-                             timed_out=timed_out, duration_s=duration)
+        return CommandResult(
+            output=output.text(note),
+            exit_code=-1 if exit_code is None else exit_code,
+            timed_out=timed_out,
+            duration_s=duration,
+        )
 
     def _exit_code(self, exec_id: str) -> int | None:
         try:
@@ -220,10 +246,14 @@ class DockerSandbox:
         if state.get("Running"):
             return InfraError(f"sandbox container {self.name} failed: {one_line(cause)}")
         if state.get("ExitCode") == 0 and not state.get("OOMKilled"):
-            return InfraError(f"sandbox container {self.name} stopped by itself at the end of its lifetime (the task's agent and "
-                              "verifier time limits plus [sandbox] lifetime_margin_s)")
+            return InfraError(
+                f"sandbox container {self.name} stopped by itself at the end of its lifetime (the task's agent and "
+                "verifier time limits plus [sandbox] lifetime_margin_s)"
+            )
         oom = ", out of memory" if state.get("OOMKilled") else ""
-        return InfraError(f"sandbox container {self.name} died ({state.get('Status')}, exit code {state.get('ExitCode')}{oom})")
+        return InfraError(
+            f"sandbox container {self.name} died ({state.get('Status')}, exit code {state.get('ExitCode')}{oom})"
+        )
 
     def write_files(self, files: dict[str, str | bytes], executable: bool = False) -> None:
         archive = io.BytesIO()
@@ -285,7 +315,11 @@ class DockerSandbox:
             except NotFound:
                 pass
             except DockerErrors as e:
-                log.warning("could not remove sandbox container %s (`harness-evo sandbox prune` will): %s", self.name, one_line(e))
+                log.warning(
+                    "could not remove sandbox container %s (`harness-evo sandbox prune` will): %s",
+                    self.name,
+                    one_line(e),
+                )
 
     def __enter__(self) -> "DockerSandbox":
         return self

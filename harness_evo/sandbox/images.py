@@ -61,7 +61,8 @@ HEREDOC_INSTRUCTIONS = ("RUN", "COPY", "ADD")
 
 def instruction_lines(text: str) -> list[int]:
     """Indexes (in `text.splitlines(keepends=True)`) of the lines that start an instruction, as Docker reads them:
-    not comments, not continuations of the line before (a trailing backslash), not the bodies of heredocs (`RUN <<EOF`)."""
+    not comments, not continuations of the line before (a trailing backslash),
+    not the bodies of heredocs (`RUN <<EOF`)."""
     starts, closing, continued = [], [], False
     for index, line in enumerate(text.splitlines(keepends=True)):
         if closing:
@@ -89,7 +90,8 @@ def normalize(image: str) -> str:
 
 
 def resolve_image(image: str, config: SandboxConfig) -> str:
-    """The local image a `FROM` name stands for: the configured aliases (glob patterns) first, then the built-in ones."""
+    """The local image a `FROM` name stands for: the configured aliases (glob patterns) first,
+    then the built-in ones."""
     name = normalize(image)
     for pattern, target in config.image_aliases.items():
         if fnmatch.fnmatchcase(name, normalize(pattern)) or fnmatch.fnmatchcase(image, pattern):
@@ -101,7 +103,10 @@ def resolve_image(image: str, config: SandboxConfig) -> str:
 
 def uses_heredocs(text: str) -> bool:
     lines = text.splitlines()
-    return any(HEREDOC.search(lines[i]) and lines[i].split(maxsplit=1)[0].upper() in HEREDOC_INSTRUCTIONS for i in instruction_lines(text))
+    return any(
+        HEREDOC.search(lines[i]) and lines[i].split(maxsplit=1)[0].upper() in HEREDOC_INSTRUCTIONS
+        for i in instruction_lines(text)
+    )
 
 
 def resolve_dockerfile(text: str, config: SandboxConfig) -> tuple[str, list[str]]:
@@ -109,7 +114,12 @@ def resolve_dockerfile(text: str, config: SandboxConfig) -> tuple[str, list[str]
     lines, starts = text.splitlines(keepends=True), instruction_lines(text)
     froms = [i for i in starts if FROM_LINE.match(lines[i])]
     header = [lines[i] for i in starts if not froms or i < froms[0]]
-    args = {name: (value or "").strip("'\"") for line in header if (arg := ARG_LINE.match(line)) for name, value in [arg.groups()]}
+    args = {
+        name: (value or "").strip("'\"")
+        for line in header
+        if (arg := ARG_LINE.match(line))
+        for name, value in [arg.groups()]
+    }
     stages: set[str] = set()
     bases: list[str] = []
     for index in froms:
@@ -127,7 +137,8 @@ def resolve_dockerfile(text: str, config: SandboxConfig) -> tuple[str, list[str]
 
 
 def context_hash(folder: Path, dockerfile: str, base_ids: list[str]) -> str:
-    """Hash of what a build depends on: the resolved Dockerfile, the ids of its base images, every file of the folder."""
+    """Hash of what a build depends on: the resolved Dockerfile, the ids of its base images,
+    every file of the folder."""
     digest = hashlib.sha256()
     for part in (dockerfile, *base_ids):
         digest.update(part.encode() + b"\0")
@@ -180,9 +191,13 @@ class TaskImages:
             return self.client.images.get(image).id
         except ImageNotFound:
             if image == self.config.base_image:
-                raise SandboxUnavailable(f"the base image {image} is missing; build it with `harness-evo sandbox build-base`") from None
-            raise InfraError(f"{task.id}: FROM {image} is not an image on this machine and no registry is reachable; "
-                             "build it locally or map it to one with [sandbox] image_aliases") from None
+                raise SandboxUnavailable(
+                    f"the base image {image} is missing; build it with `harness-evo sandbox build-base`"
+                ) from None
+            raise InfraError(
+                f"{task.id}: FROM {image} is not an image on this machine and no registry is reachable; "
+                "build it locally or map it to one with [sandbox] image_aliases"
+            ) from None
 
     def _build(self, task: Task, dockerfile: str, tag: str) -> None:
         log.info("building the image of %s as %s", task.id, tag)
@@ -191,21 +206,35 @@ class TaskImages:
             resolved.flush()
             try:
                 self.client.images.build(
-                    path=str(task.environment_dir), dockerfile=resolved.name, tag=tag, rm=True, forcerm=True,
-                    pull=False, labels={LABEL: "1", f"{LABEL}.task": task.id}, timeout=task.build_timeout_s,
+                    path=str(task.environment_dir),
+                    dockerfile=resolved.name,
+                    tag=tag,
+                    rm=True,
+                    forcerm=True,
+                    pull=False,
+                    labels={LABEL: "1", f"{LABEL}.task": task.id},
+                    timeout=task.build_timeout_s,
                 )
             except BuildError as e:
-                lines = [line for entry in e.build_log for line in str(entry.get("stream") or entry.get("error") or "").splitlines() if line.strip()]
+                lines = [
+                    line
+                    for entry in e.build_log
+                    for line in str(entry.get("stream") or entry.get("error") or "").splitlines()
+                    if line.strip()
+                ]
                 raise InfraError(f"{task.id}: image build failed: {e.msg}\n" + "\n".join(lines[-10:])) from None
             except (APIError, RequestException) as e:
                 if uses_heredocs(dockerfile) and "unknown instruction" in str(e):
-                    raise InfraError(f"{task.id}: its Dockerfile writes files with heredocs (RUN <<EOF), which need BuildKit; "
-                                     "this Docker engine builds with the classic builder, which cannot read them") from None
+                    raise InfraError(
+                        f"{task.id}: its Dockerfile writes files with heredocs (RUN <<EOF), which need BuildKit; "
+                        "this Docker engine builds with the classic builder, which cannot read them"
+                    ) from None
                 raise InfraError(f"{task.id}: image build failed: {_reason(e)}") from None
 
 
 def build_base(client: docker.DockerClient, tag: str, force: bool = False, mirror: str = DEBIAN_MIRROR) -> bool:
-    """Build the base image from `sandboxes/base` with debootstrap and `docker import`; False when it was already there."""
+    """Build the base image from `sandboxes/base` with debootstrap and `docker import`;
+    False when it was already there."""
     if not force:
         try:
             client.images.get(tag)
@@ -221,7 +250,9 @@ def build_base(client: docker.DockerClient, tag: str, force: bool = False, mirro
     with tempfile.TemporaryDirectory(prefix="harness-evo-base-", dir="/var/tmp") as work:
         rootfs, tarball = Path(work) / "rootfs", Path(work) / "rootfs.tar"
         try:
-            run_logged([debootstrap, "--variant=minbase", f"--include={','.join(packages)}", "bookworm", str(rootfs), mirror])
+            run_logged(
+                [debootstrap, "--variant=minbase", f"--include={','.join(packages)}", "bookworm", str(rootfs), mirror]
+            )
         finally:
             unmount_below(rootfs)
         for leftover in [*rootfs.glob("var/cache/apt/archives/*.deb"), *rootfs.glob("var/lib/apt/lists/*")]:
@@ -233,7 +264,9 @@ def build_base(client: docker.DockerClient, tag: str, force: bool = False, mirro
             shutil.copyfile(CA_BUNDLE, rootfs / CA_BUNDLE.lstrip("/"))
         run_logged(["tar", "-C", str(rootfs), "-c", "-f", str(tarball), "."])
         repository, version = parse_repository_tag(tag)
-        result = client.api.import_image(src=str(tarball), repository=repository, tag=version or "latest", changes=list(BASE_CHANGES))
+        result = client.api.import_image(
+            src=str(tarball), repository=repository, tag=version or "latest", changes=list(BASE_CHANGES)
+        )
     if '"error' in result:
         raise SandboxUnavailable(f"docker import of {tag} failed: {result.strip().splitlines()[-1][:300]}")
     log.info("built %s", tag)
@@ -243,7 +276,9 @@ def build_base(client: docker.DockerClient, tag: str, force: bool = False, mirro
 def ensure_debootstrap() -> str:
     """The path of debootstrap, installed with apt-get when missing and we are root."""
     if os.geteuid() != 0:
-        raise SandboxUnavailable("building the base image needs root (debootstrap): run `sudo harness-evo sandbox build-base`")
+        raise SandboxUnavailable(
+            "building the base image needs root (debootstrap): run `sudo harness-evo sandbox build-base`"
+        )
     if found := shutil.which("debootstrap"):
         return found
     log.info("installing debootstrap with apt-get")
@@ -257,11 +292,18 @@ def run_logged(command: list[str]) -> None:
     with BUILD_LOG.open("a") as output:
         output.write(f"$ {' '.join(command)}\n")
         output.flush()
-        returncode = subprocess.run(command, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"}).returncode
+        returncode = subprocess.run(
+            command,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+        ).returncode
     if returncode != 0:
         last = BUILD_LOG.read_text(errors="replace").strip().splitlines()[-1:] or [""]
-        raise SandboxUnavailable(f"`{command[0]}` failed (exit code {returncode}): {last[0][:200]}; full log in {BUILD_LOG}")
+        raise SandboxUnavailable(
+            f"`{command[0]}` failed (exit code {returncode}): {last[0][:200]}; full log in {BUILD_LOG}"
+        )
 
 
 def unmount_below(folder: Path) -> None:

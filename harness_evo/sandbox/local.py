@@ -52,8 +52,10 @@ class LocalBackend:
         self.config, self.run_id = config, run_id
         self.bwrap = shutil.which("bwrap") if use_bwrap else None
         if not self.bwrap:
-            log.warning("the local sandbox runs commands as plain subprocesses: it isolates nothing "
-                        "(install bubblewrap for a read-only host without network, or use Docker)")
+            log.warning(
+                "the local sandbox runs commands as plain subprocesses: it isolates nothing "
+                "(install bubblewrap for a read-only host without network, or use Docker)"
+            )
 
     def prepare(self, task: Task) -> None:
         """Nothing to build: the local backend runs the task on this machine as it is."""
@@ -76,8 +78,13 @@ class LocalSandbox:
         self._running: set[subprocess.Popen] = set()
         for folder in (self.workdir, *OWN_FOLDERS):
             self.host_path(folder).mkdir(parents=True, exist_ok=True)
-        shutil.copytree(task.environment_dir, self.host_path(self.workdir), symlinks=True, dirs_exist_ok=True,
-                        ignore=lambda folder, names: ["Dockerfile"] if Path(folder) == task.environment_dir else [])
+        shutil.copytree(
+            task.environment_dir,
+            self.host_path(self.workdir),
+            symlinks=True,
+            dirs_exist_ok=True,
+            ignore=lambda folder, names: ["Dockerfile"] if Path(folder) == task.environment_dir else [],
+        )
 
     def host_path(self, remote: str | PurePosixPath) -> Path:
         """Where a sandbox path is kept on this machine."""
@@ -90,8 +97,12 @@ class LocalSandbox:
             if self._closed:
                 raise InfraError(f"sandbox {self.folder} was closed")
             process = subprocess.Popen(
-                self._argv(command), cwd=self.host_path(self.workdir) if not self.bwrap else self.folder,
-                env=self._env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                self._argv(command),
+                cwd=self.host_path(self.workdir) if not self.bwrap else self.folder,
+                env=self._env(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
             self._running.add(process)
@@ -110,14 +121,33 @@ class LocalSandbox:
         if self._closed:
             raise InfraError(f"sandbox {self.folder} was closed while a command ran")
         code = process.returncode
-        return CommandResult(output=output.text(), exit_code=128 - code if code < 0 else code, timed_out=not ended,
-                             duration_s=time.monotonic() - started)
+        return CommandResult(
+            output=output.text(),
+            exit_code=128 - code if code < 0 else code,
+            timed_out=not ended,
+            duration_s=time.monotonic() - started,
+        )
 
     def _argv(self, command: str) -> list[str]:
         if not self.bwrap:
             return ["bash", "-c", command]
-        return [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev",
-                *layer(self.root, Path("/"), PurePosixPath("/")), "--chdir", str(self.workdir), "--", "bash", "-c", command]
+        return [
+            self.bwrap,
+            "--unshare-all",
+            "--die-with-parent",
+            "--new-session",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            *layer(self.root, Path("/"), PurePosixPath("/")),
+            "--chdir",
+            str(self.workdir),
+            "--",
+            "bash",
+            "-c",
+            command,
+        ]
 
     def _env(self) -> dict[str, str]:
         home, tmp = ("/root", "/tmp") if self.bwrap else (str(self.host_path("/root")), str(self.host_path("/tmp")))
@@ -175,7 +205,8 @@ def layer(own: Path, host: Path, at: PurePosixPath) -> list[str]:
 
 
 def kill_group(process: subprocess.Popen) -> None:
-    """SIGKILL a command's process group (its own session), unless it has ended; bubblewrap takes its namespace along."""
+    """SIGKILL a command's process group (its own session), unless it has ended;
+    bubblewrap takes its namespace along."""
     if process.poll() is None:
         try:
             os.killpg(process.pid, signal.SIGKILL)

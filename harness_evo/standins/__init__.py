@@ -7,5 +7,18 @@ from harness_evo.standins.supply import Needs, Offer, StandIns, supplied_tasks
 from harness_evo.standins.toolsmith import Script, Tryout, compiles, tool_components, usage_line
 from harness_evo.standins.tryout import SandboxTryout
 
-__all__ = ["MissingProgram", "Needs", "Offer", "SandboxTryout", "Script", "StandIns", "Tryout", "compiles", "pattern_missing_programs",
-           "scriptable", "supplied_tasks", "tool_components", "usage_line"]
+__all__ = [
+    "MissingProgram",
+    "Needs",
+    "Offer",
+    "SandboxTryout",
+    "Script",
+    "StandIns",
+    "Tryout",
+    "compiles",
+    "pattern_missing_programs",
+    "scriptable",
+    "supplied_tasks",
+    "tool_components",
+    "usage_line",
+]

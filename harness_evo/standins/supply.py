@@ -46,10 +46,16 @@ class StandIns:
         is not offered again, unless that tool crashed or fails the tryout on the agent's calls."""
         supplied = {tool.name for tool in harness.tools}
         standing = self.standing(harness, programs)
-        missing = {name: program.model_copy(update={"broken": program.broken or bool(standing[name].failures)}) if name in standing else program
-                   for name, program in programs.items()}
-        return Needs(missing={name: program for name, program in missing.items() if name not in supplied or program.broken},
-                     standing=standing)
+        missing = {
+            name: program.model_copy(update={"broken": program.broken or bool(standing[name].failures)})
+            if name in standing
+            else program
+            for name, program in programs.items()
+        }
+        return Needs(
+            missing={name: program for name, program in missing.items() if name not in supplied or program.broken},
+            standing=standing,
+        )
 
     def standing(self, harness: Harness, programs: Mapping[str, MissingProgram]) -> dict[str, Script]:
         """The harness's own stand-in tools for `programs`, each tried on the agent's calls of its program (none
@@ -57,29 +63,49 @@ class StandIns:
         if self.toolsmith.tryout is None:
             return {}
         tools = {tool.name: tool for tool in harness.tools if tool.command == TOOL_COMMAND}
-        return {name: Script(text=script, description=tools[name].description, tried=self.toolsmith.tryout.run(name, script, program.calls))
-                for name, program in programs.items() if name in tools and (script := harness.components.get(f"tools/{name}/tool.py"))}
+        return {
+            name: Script(
+                text=script,
+                description=tools[name].description,
+                tried=self.toolsmith.tryout.run(name, script, program.calls),
+            )
+            for name, program in programs.items()
+            if name in tools and (script := harness.components.get(f"tools/{name}/tool.py"))
+        }
 
     def offer(self, needs: Needs, node: str, tried: list[Edit]) -> Offer | None:
         """A tool for the program the most of the pattern's failed tasks ran without its being installed, when a script
-        can stand in for it and no edit of `node` against the pattern has offered it yet (`tried`: the ledger's edits), or each
-        offer was refused before any rollout (the toolsmith's scripts all failed; a new seed writes new ones), fewer than
-        `SUPPLY_OFFERS` times. Supplying the program is the remedy that fits, and a small proposer model does not reliably
-        choose it. The toolsmith still writes the script."""
+        can stand in for it and no edit of `node` against the pattern has offered it yet (`tried`: the ledger's edits),
+        or each offer was refused before any rollout (the toolsmith's scripts all failed; a new seed writes new ones),
+        fewer than `SUPPLY_OFFERS` times. Supplying the program is the remedy that fits, and a small proposer model does
+        not reliably choose it. The toolsmith still writes the script."""
         offers = [(name, edit.status) for edit in tried if edit.parent_id == node for name in tool_names(edit.ops)]
         refused = Counter(name for name, status in offers if status is EditStatus.INVALID)
-        done = {name for name, status in offers if status is not EditStatus.INVALID} | {name for name, n in refused.items() if n >= SUPPLY_OFFERS}
-        program = next((program for program in needs.missing.values() if program.scriptable and program.name not in done), None)
+        done = {name for name, status in offers if status is not EditStatus.INVALID} | {
+            name for name, n in refused.items() if n >= SUPPLY_OFFERS
+        }
+        program = next(
+            (program for program in needs.missing.values() if program.scriptable and program.name not in done), None
+        )
         if program is None:
             return None
         tasks = f"{len(program.tasks)} failed task{'s' * (len(program.tasks) > 1)} ran `{program.name}`"
         if program.broken:
-            rationale = (f"{tasks}, and the harness's tool of that name fails their calls; a tool that does the program's work runs "
-                         "them as they were written.")
-            prediction = f"Commands that call `{program.name}` get what the program would print, and the tasks go on from there."
+            rationale = (
+                f"{tasks}, and the harness's tool of that name fails their calls; a tool that does the program's work "
+                "runs them as they were written."
+            )
+            prediction = (
+                f"Commands that call `{program.name}` get what the program would print, and the tasks go on from there."
+            )
         else:
-            rationale = f"{tasks}, which is not installed here; a tool of that name runs the agent's commands as they were written."
-            prediction = f"Commands that stopped at `{program.name}: command not found` run, and the tasks go on from there."
+            rationale = (
+                f"{tasks}, which is not installed here; a tool of that name runs the agent's commands as they were "
+                "written."
+            )
+            prediction = (
+                f"Commands that stopped at `{program.name}: command not found` run, and the tasks go on from there."
+            )
         return Offer(program=program.name, rationale=rationale, prediction=prediction)
 
     def script(self, program: str, needs: Needs, seed: int) -> Script | None:
@@ -91,13 +117,19 @@ class StandIns:
         kept = frozenset(needs.standing[program].ran_calls) if program in needs.standing else frozenset()
         script = self.toolsmith.script(program, calls, seed, kept)
         if script and script.tried and not script.ran:
-            raise ValueError(f"each script the toolsmith wrote for {program} failed the agent's calls: {script.failures[0]}")
+            raise ValueError(
+                f"each script the toolsmith wrote for {program} failed the agent's calls: {script.failures[0]}"
+            )
         if script and (lost := sorted(kept - script.ran_calls)):
-            raise ValueError(f"the toolsmith's script for {program} fails a call the harness's tool runs: "
-                             f"{script.tried.get(lost[0]) or f'`{lost[0]}` was not tried'}")
+            raise ValueError(
+                f"the toolsmith's script for {program} fails a call the harness's tool runs: "
+                f"{script.tried.get(lost[0]) or f'`{lost[0]}` was not tried'}"
+            )
         if script and program in needs.standing and script.ran <= needs.standing[program].ran:
-            raise ValueError(f"the toolsmith's script for {program} runs {script.ran} of the agent's calls, no more than the "
-                             f"harness's tool does: {(script.failures or ['it fails none'])[0]}")
+            raise ValueError(
+                f"the toolsmith's script for {program} runs {script.ran} of the agent's calls, no more than the "
+                f"harness's tool does: {(script.failures or ['it fails none'])[0]}"
+            )
         return script
 
 
@@ -112,4 +144,6 @@ def supplied_tasks(parent: Harness, child: Harness, missing: Mapping[str, Missin
 def tool_names(ops: list[dict]) -> set[str]:
     """The tools an edit's operations (as the ledger holds them: drafts or harness operations) add or change."""
     paths = [PurePosixPath(op.get("path") or "").parts for op in ops]
-    return {op["name"] for op in ops if op.get("op") == "tool"} | {parts[1] for parts in paths if len(parts) > 2 and parts[0] == "tools"}
+    return {op["name"] for op in ops if op.get("op") == "tool"} | {
+        parts[1] for parts in paths if len(parts) > 2 and parts[0] == "tools"
+    }

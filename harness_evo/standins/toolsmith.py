@@ -120,15 +120,21 @@ class Toolsmith:
     def __init__(self, llm, tryout: Tryout | None = None, attempts: int = 1):
         self.llm, self.tryout, self.attempts = llm, tryout, attempts
 
-    def script(self, program: str, calls: Mapping[str, str], seed: int = 0, kept: frozenset[str] = frozenset()) -> Script | None:
+    def script(
+        self, program: str, calls: Mapping[str, str], seed: int = 0, kept: frozenset[str] = frozenset()
+    ) -> Script | None:
         """A script standing in for `program` in `calls` (command -> the task it ran in): the first that runs them all,
         else the one that ran most among those that run the `kept` commands (the ones the tool it replaces ran) if any
         does; None when the model wrote no python that compiles."""
         shown = {as_tried(call, program): args for call in calls if (args := program_args(call, program)) is not None}
         best, failed = None, None
         for attempt in range(self.attempts):
-            messages = PROMPTS.messages("toolsmith", program=program, calls=shown, failed=failed, placeholder=PLACEHOLDER)
-            reply = self.llm.complete("proposer", messages, seed=seed * 10 + attempt, stop=["\n```\n"], max_tokens=MAX_SCRIPT_TOKENS)
+            messages = PROMPTS.messages(
+                "toolsmith", program=program, calls=shown, failed=failed, placeholder=PLACEHOLDER
+            )
+            reply = self.llm.complete(
+                "proposer", messages, seed=seed * 10 + attempt, stop=["\n```\n"], max_tokens=MAX_SCRIPT_TOKENS
+            )
             found = CODE_BLOCK.search(reply.text)
             text = with_imports(found.group(1).strip() + "\n") if found else ""
             if not compiles(text):
@@ -151,17 +157,25 @@ def with_imports(text: str) -> str:
         tree = ast.parse(text)
     except SyntaxError:
         return text
-    bound = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
-             for alias in node.names}
+    bound = {
+        alias.asname or alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
     bound |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
     bound |= {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     bound |= {node.arg for node in ast.walk(tree) if isinstance(node, ast.arg)}
-    used = {node.value.id for node in ast.walk(tree) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}
+    used = {
+        node.value.id for node in ast.walk(tree) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+    }
     missing = sorted(name for name in used - bound if name in sys.stdlib_module_names)
     if not missing:
         return text
     body = tree.body
-    after = body[0].end_lineno if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else 0
+    after = (
+        body[0].end_lineno if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else 0
+    )
     lines = text.splitlines(keepends=True)
     return "".join([*lines[:after], *(f"import {name}\n" for name in missing), *lines[after:]])
 
@@ -172,7 +186,10 @@ def hard_coded(text: str, shown: Mapping[str, list[str]]) -> dict[str, str]:
     named = {}
     for call, args in shown.items():
         for arg in args:
-            if value := next((value for value in (arg, PurePosixPath(arg).name) if FILE_LIKE.fullmatch(value) and value in text), None):
+            if value := next(
+                (value for value in (arg, PurePosixPath(arg).name) if FILE_LIKE.fullmatch(value) and value in text),
+                None,
+            ):
                 named[call] = f"the script names `{value}` from `{call}`: a stand-in takes every value from sys.argv"
     return named
 

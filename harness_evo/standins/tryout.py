@@ -27,9 +27,11 @@ PYTHON_TUPLE = re.compile(r"^\(.*,.*\)$")
 ERROR_MESSAGE = re.compile(r"^(?:[\w.-]+: )?(?:error|Error|ERROR)\b[^\n]*$")
 """All a call printed is one error line: a stand-in that catches its exception and prints it still exits 0."""
 ERRORS = "/tmp/harness-evo-tryout.err"
-FILES = (r"find / -xdev -type f ! -path '/proc/*' ! -path '/sys/*' ! -path '/dev/*' ! -path '/usr/*' "
-         r"! -path '/tmp/harness-evo-tryout.*' ! -path /etc/hosts ! -path /etc/hostname ! -path /etc/resolv.conf "
-         r"-printf '%p %m %s %T@\n' 2>/dev/null | sort")
+FILES = (
+    r"find / -xdev -type f ! -path '/proc/*' ! -path '/sys/*' ! -path '/dev/*' ! -path '/usr/*' "
+    r"! -path '/tmp/harness-evo-tryout.*' ! -path /etc/hosts ! -path /etc/hostname ! -path /etc/resolv.conf "
+    r"-printf '%p %m %s %T@\n' 2>/dev/null | sort"
+)
 """Every file with its mode, size and modification time (the engine's own files left out). Opening a file for writing
 copies it up to the container's layer with a new ctime but the same mode, size and mtime: that is no change."""
 BEFORE, AFTER = "/tmp/harness-evo-tryout.before", "/tmp/harness-evo-tryout.after"
@@ -55,7 +57,8 @@ def _program(event, args):
 def _record(event, args):
     if event in ("subprocess.Popen", "os.exec", "os.posix_spawn", "os.system"):
         _opened.write("{SPAWNED} " + _program(event, args) + "\\n")
-    elif event.startswith(("open", "os.", "shutil.", "sqlite3.connect")) and args and isinstance(args[0], (str, bytes, os.PathLike)):
+    elif event.startswith(("open", "os.", "shutil.", "sqlite3.connect")) and args and \
+isinstance(args[0], (str, bytes, os.PathLike)):
         _opened.write(os.path.abspath(os.fsdecode(args[0])) + "\\n")
     _opened.flush()
 
@@ -83,7 +86,9 @@ class SandboxTryout:
                 try:
                     tried[shown] = verdict(program, shown, self.observe(program, script, call, self.tasks[task_id]))
                 except InfraError as e:
-                    tried[shown] = f"`{shown}` could not be tried, so it counts as failed: the sandbox failed ({cut(str(e), 200)})"
+                    tried[shown] = (
+                        f"`{shown}` could not be tried, so it counts as failed: the sandbox failed ({cut(str(e), 200)})"
+                    )
         return tried
 
     def observe(self, program: str, script: str, call: str, task: Task) -> "Observed":
@@ -97,14 +102,23 @@ class SandboxTryout:
             sandbox.write_files({f"{tool.folder}/tool.py": script})
             sandbox.write_files(tool_wrappers([tool]), executable=True)
             sandbox.write_files({f"{SITE}/sitecustomize.py": RECORD_OPENS})
-            named = sandbox.run(f"{FILES} > {BEFORE}; {existing_files(args)}", timeout_s=TRYOUT_TIMEOUT_S).output.splitlines()
+            named = sandbox.run(
+                f"{FILES} > {BEFORE}; {existing_files(args)}", timeout_s=TRYOUT_TIMEOUT_S
+            ).output.splitlines()
             runs = next((arg for arg in args if not arg.startswith("-")), None)
             if runs and sandbox.run(f"command -v -- {shlex.quote(runs)}", timeout_s=TRYOUT_TIMEOUT_S).exit_code != 0:
                 runs = None
-            result = sandbox.run(with_tools(f"{feed}PYTHONPATH={SITE} {command} 2>{ERRORS}"), timeout_s=TRYOUT_TIMEOUT_S)
-            observed = Observed(result=result, errors=sandbox.read_file(ERRORS) or "", named=named, runs=runs,
-                                opened=set((sandbox.read_file(OPENED) or "").splitlines()),
-                                changed=sandbox.run(f"{FILES} > {AFTER}; {CHANGED_FILE}", timeout_s=TRYOUT_TIMEOUT_S).output.strip())
+            result = sandbox.run(
+                with_tools(f"{feed}PYTHONPATH={SITE} {command} 2>{ERRORS}"), timeout_s=TRYOUT_TIMEOUT_S
+            )
+            observed = Observed(
+                result=result,
+                errors=sandbox.read_file(ERRORS) or "",
+                named=named,
+                runs=runs,
+                opened=set((sandbox.read_file(OPENED) or "").splitlines()),
+                changed=sandbox.run(f"{FILES} > {AFTER}; {CHANGED_FILE}", timeout_s=TRYOUT_TIMEOUT_S).output.strip(),
+            )
             if (request := last_request(args)) and not observed.changed:
                 without = shlex.join([program, *(arg for arg in args if arg != request)])
                 observed.request = request
@@ -138,8 +152,10 @@ def verdict(program: str, shown: str, seen: Observed) -> str | None:
     started = {line.removeprefix(SPAWNED).strip() for line in seen.opened if line.startswith(SPAWNED)}
     spawned = bool(started)
     if started & {program, f"{TOOLS_BIN}/{program}"}:
-        return (f"`{shown}` starts `{program}`, which here is this very script, since the program is not installed: a "
-                "stand-in does the program's work itself")
+        return (
+            f"`{shown}` starts `{program}`, which here is this very script, since the program is not installed: a "
+            "stand-in does the program's work itself"
+        )
     if result.timed_out:
         return f"`{shown}` did not finish in {TRYOUT_TIMEOUT_S:.0f} s"
     if result.exit_code != 0 or TRACEBACK in errors:
@@ -150,16 +166,25 @@ def verdict(program: str, shown: str, seen: Observed) -> str | None:
     if tuple_line := next((line for line in result.output.splitlines() if PYTHON_TUPLE.match(line.strip())), None):
         return f"`{shown}` printed a python tuple (`{cut(tuple_line.strip(), 80)}`), not the program's plain output"
     if seen.named and not changed and not spawned and not seen.opened & set(seen.named):
-        return (f"`{shown}` never opened {' or '.join(f'`{path}`' for path in seen.named)}, the file it names: a stand-in "
-                "does the program's work on the files it is given")
+        return (
+            f"`{shown}` never opened {' or '.join(f'`{path}`' for path in seen.named)}, the file it names: a stand-in "
+            "does the program's work on the files it is given"
+        )
     if seen.runs and not changed and not spawned:
-        return (f"`{shown}` never started `{seen.runs}`, the installed program it names: a stand-in runs the command it "
-                "is given (or does its work), not only says it did")
+        return (
+            f"`{shown}` never started `{seen.runs}`, the installed program it names: a stand-in runs the command it "
+            "is given (or does its work), not only says it did"
+        )
     if not result.output.strip() and not changed:
-        return f"`{shown}` printed nothing and changed no file{f' (its errors: {cut(errors.strip(), 200)})' if errors.strip() else ''}"
+        return (
+            f"`{shown}` printed nothing and changed no "
+            f"file{f' (its errors: {cut(errors.strip(), 200)})' if errors.strip() else ''}"
+        )
     if seen.unasked and seen.unasked.exit_code == 0 and seen.unasked.output == result.output:
-        return (f"`{shown}` printed the same without `{cut(seen.request, 80)}`: a stand-in does what the call asks, not "
-                "the same whatever it asks")
+        return (
+            f"`{shown}` printed the same without `{cut(seen.request, 80)}`: a stand-in does what the call asks, not "
+            "the same whatever it asks"
+        )
     return None
 
 
@@ -172,4 +197,4 @@ def last_request(args: list[str]) -> str | None:
 def existing_files(args: list[str]) -> str:
     """A shell line that prints the absolute path of each of `args` that names an existing file."""
     quoted = " ".join(shlex.quote(arg) for arg in args)
-    return f"for arg in {quoted}; do [ -f \"$arg\" ] && realpath -s -- \"$arg\"; done; true" if args else "true"
+    return f'for arg in {quoted}; do [ -f "$arg" ] && realpath -s -- "$arg"; done; true' if args else "true"

@@ -24,7 +24,8 @@ class Verdict(BaseModel):
     """True when more pairs could still accept: the child is ahead (p at most the rule's `second_look_p`), not
     significantly, and lost no protected task."""
     warning: str | None = None
-    """Why an accepted edit is doubtful though the rule accepted it (the agent reads the task less: see conditioning.py)."""
+    """Why an accepted edit is doubtful though the rule accepted it (the agent reads the task less: see
+    conditioning.py)."""
 
 
 class KeyChoice(BaseModel):
@@ -41,7 +42,8 @@ class GateEvidence(BaseModel):
     """How the evidence engine (`evolve/evidence/`) reached a verdict: when and why it stopped, on what."""
 
     stop: str
-    """Why the candidate's gate stopped (`evidence.Stop`: accepted, futile, harmful, protected, outraced, spent, broken)."""
+    """Why the candidate's gate stopped (`evidence.Stop`: accepted, futile, harmful, protected, outraced, spent,
+    broken)."""
     e_value: float
     """The e-value of fixed against broken pairs when it stopped (1/e is a p-value valid at any look)."""
     threshold: float
@@ -71,7 +73,7 @@ class GateResult(Verdict):
     """The chance that this gate accepts an edit that changes nothing (a race splits its alpha over its candidates);
     None in a run from before it was recorded."""
     rollouts: int | None = None
-    """Rollouts the gate ran for this edit: the child's (the evidence engine; the parent's fresh ones are in `evidence`),
-    or both sides' on its keys (in-turn, reused parent rollouts included)."""
+    """Rollouts the gate ran for this edit: the child's (the evidence engine; the parent's fresh ones are in
+    `evidence`), or both sides' on its keys (in-turn, reused parent rollouts included)."""
     evidence: GateEvidence | None = None
     """How the evidence engine decided (None for the in-turn gate)."""

@@ -24,7 +24,8 @@ class Conditioning(BaseModel):
     chance: float | None = None
     """The share a random other rollout would give, over the same rollouts."""
     dependence: Measure = Measure()
-    """Normalised mutual information between task category and the programs run (None with fewer than two categories)."""
+    """Normalised mutual information between task category and the programs run (None with fewer than two
+    categories)."""
     categories: int = 0
     template: Measure = Measure()
     """Share of rollouts whose opening also opens a rollout of another category."""
@@ -43,7 +44,8 @@ class Conditioning(BaseModel):
 
 
 class Drop(BaseModel):
-    """The gauge of the parent's and the child's gate rollouts on the keys both scored, and what fell beyond the margin."""
+    """The gauge of the parent's and the child's gate rollouts on the keys both scored,
+    and what fell beyond the margin."""
 
     parent: Conditioning
     child: Conditioning

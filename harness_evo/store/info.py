@@ -129,7 +129,8 @@ class ReadsLess(Facts):
 
 
 class ConditioningSummary(Facts):
-    """The input-conditioning gauge of the starting and the best node's train rollouts, and the edits that lowered it."""
+    """The input-conditioning gauge of the starting and the best node's train rollouts,
+    and the edits that lowered it."""
 
     start: NodeGauge | None = None
     best: NodeGauge | None = None

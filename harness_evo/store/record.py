@@ -10,7 +10,8 @@ SQL_TYPES = {int: int, bool: int, float: float, str: str}
 
 
 class Record(BaseModel):
-    """A row of `table`, written as an event of kind `event`; a column an older run never had is read as the field's default."""
+    """A row of `table`, written as an event of kind `event`;
+    a column an older run never had is read as the field's default."""
 
     model_config = ConfigDict(extra="ignore")
 

@@ -242,7 +242,9 @@ class RunStore:
         """Append a record as an event of its kind (its row in its table)."""
         return self.emit(record.event, record.model_dump(mode="json"))
 
-    def records(self, model: type[R], /, order_by: str | None = None, limit: int | None = None, **equal: Any) -> list[R]:
+    def records(
+        self, model: type[R], /, order_by: str | None = None, limit: int | None = None, **equal: Any
+    ) -> list[R]:
         """The rows of a record's table that match `equal`, as records (see `rows`)."""
         return [model.model_validate(row) for row in self.rows(model.table, order_by, limit, **equal)]
 
@@ -286,8 +288,9 @@ class RunStore:
         """The model calls of each role (cache hits included) and what they cost."""
         if "llm_calls" not in self.db.table_names():
             return {}
-        rows = self.db.execute("""SELECT role, COUNT(*), SUM(COALESCE(cache_hit, 0)), SUM(error IS NOT NULL), SUM(COALESCE(tokens_in, 0)),
-                                         SUM(COALESCE(tokens_out, 0)), SUM(COALESCE(cost, 0))
+        rows = self.db.execute("""SELECT role, COUNT(*), SUM(COALESCE(cache_hit, 0)), SUM(error IS NOT NULL),
+                                         SUM(COALESCE(tokens_in, 0)), SUM(COALESCE(tokens_out, 0)),
+                                         SUM(COALESCE(cost, 0))
                                   FROM llm_calls GROUP BY role ORDER BY role""")
         names = ("calls", "cached", "errors", "tokens_in", "tokens_out", "cost")
         return {role: Spend(**dict(zip(names, values))) for role, *values in rows}
@@ -333,11 +336,13 @@ class RunStore:
 
     @property
     def info(self) -> RunInfo:
-        """The run's row (of a folder copied under another name, the row it has; its defaults when there is none yet)."""
+        """The run's row (of a folder copied under another name, the row it has; its defaults when there is none
+        yet)."""
         return self.record(RunInfo, self.id) or next(iter(self.records(RunInfo, limit=1)), None) or RunInfo(id=self.id)
 
     def update_info(self, **fields: Any) -> None:
-        """Set these fields of the run's row, leaving the others; a name that is no field of `RunInfo` is a TypeError."""
+        """Set these fields of the run's row, leaving the others;
+        a name that is no field of `RunInfo` is a TypeError."""
         unknown = sorted(set(fields) - set(RunInfo.model_fields))
         if unknown:
             raise TypeError(f"no field {', '.join(unknown)} in a run's row")

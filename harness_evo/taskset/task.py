@@ -57,7 +57,8 @@ class Task(BaseModel):
     memory_mb: int | None = None
     """[environment] memory_mb (or the older `memory`, as "2G" or "512M"), overriding the sandbox default."""
     storage_mb: int | None = None
-    """[environment] storage_mb (or the older `storage`): the disk the task expects; recorded, not enforced by our sandboxes."""
+    """[environment] storage_mb (or the older `storage`): the disk the task expects; recorded,
+    not enforced by our sandboxes."""
 
     @property
     def environment_dir(self) -> Path:
@@ -89,7 +90,7 @@ def megabytes(environment: dict, field: str, config_path: Path) -> int | None:
         return value
     size = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*", str(value), re.IGNORECASE)
     if not size:
-        raise TaskError(f"{config_path}: environment.{field} must be a size such as \"2G\" or \"512M\", not {value!r}")
+        raise TaskError(f'{config_path}: environment.{field} must be a size such as "2G" or "512M", not {value!r}')
     return max(1, round(float(size.group(1)) * UNITS_MB[size.group(2).upper()]))
 
 
@@ -112,7 +113,11 @@ def load_task(folder: Path) -> Task:
     for required in ("instruction.md", "tests/test.sh", "environment/Dockerfile"):
         if not (folder / required).is_file():
             image = sections["environment"].get("docker_image")
-            hint = f" (it names the prebuilt image {image}, and no registry is reachable)" if image and required.startswith("environment") else ""
+            hint = (
+                f" (it names the prebuilt image {image}, and no registry is reachable)"
+                if image and required.startswith("environment")
+                else ""
+            )
             raise TaskError(f"{folder / required}: missing{hint}")
     metadata, agent, verifier, environment = sections.values()
     try:

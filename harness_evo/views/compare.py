@@ -1,4 +1,5 @@
-"""What `harness-evo compare` prints: the harnesses with pass@1 and its interval, the tasks they differ on, the verdicts."""
+"""What `harness-evo compare` prints: the harnesses with pass@1 and its interval,
+the tasks they differ on, the verdicts."""
 
 from rich.console import Group
 from rich.table import Table
@@ -8,8 +9,8 @@ from harness_evo.compare import CompareFacts
 
 
 def render(facts: CompareFacts, every_task: bool = False) -> Group:
-    """The tables and verdicts; per task only the tasks the harnesses differ on (or that some did not score) and how many
-    others there are, unless `every_task`."""
+    """The tables and verdicts; per task only the tasks the harnesses differ on (or that some did not score) and how
+    many others there are, unless `every_task`."""
     harnesses = facts.harnesses
     recorded = (
         (
@@ -48,7 +49,10 @@ def render(facts: CompareFacts, every_task: bool = False) -> Group:
     tasks.caption_justify = "left"
     verdicts = Text()
     for comparison in facts.comparisons:
-        counts = f"  ({comparison.b_better} pairs better, {comparison.a_better} worse, of {comparison.n} on {comparison.tasks} tasks)\n"
+        counts = (
+            f"  ({comparison.b_better} pairs better, {comparison.a_better} worse, of {comparison.n} on "
+            f"{comparison.tasks} tasks)\n"
+        )
         verdicts.append(
             comparison.verdict,
             style="bold green"

@@ -1,4 +1,5 @@
-"""`harness-evo edits RUN [EDIT]`: the ledger of every proposed edit, its pattern, the critic's reasons and the gate's counts."""
+"""`harness-evo edits RUN [EDIT]`: the ledger of every proposed edit, its pattern,
+the critic's reasons and the gate's counts."""
 
 from typing import Any
 
@@ -48,7 +49,8 @@ def one(store: RunStore, edit_id: str) -> EditFacts:
     rows = [row for row in edits if row.id == edit_id] or [row for row in edits if row.id.startswith(edit_id)]
     if len(rows) != 1:
         raise UserError(
-            f"{'no edit' if not rows else f'{len(rows)} edits'} named {edit_id!r} in run {store.id}; `harness-evo edits {store.id}` lists them"
+            f"{'no edit' if not rows else f'{len(rows)} edits'} named {edit_id!r} in run {store.id}; `harness-evo "
+            f"edits {store.id}` lists them"
         )
     return rows[0]
 
@@ -84,7 +86,10 @@ def render(facts: EditsFacts) -> Table | str:
         return f"no edits in run {facts.id} (match the filters, if any)"
     table = Table(title=f"edits of {facts.id} (gate: +fixed −broken =ties over paired rollouts)", title_justify="left")
     if facts.total > len(facts.edits):
-        table.caption = f"the last {len(facts.edits)} of {facts.total} edits; --last 0 shows them all, --status and --pattern filter them"
+        table.caption = (
+            f"the last {len(facts.edits)} of {facts.total} edits; --last 0 shows them all, --status and --pattern "
+            "filter them"
+        )
         table.caption_justify = "left"
     for column in ("id", "it", "move", "pattern", "status", "changes", "rationale", "critic / gate"):
         table.add_column(
@@ -119,7 +124,8 @@ def render_one(edit: EditFacts) -> Group:
         edit.move + (f" of {', '.join(edit.sources)}" if edit.sources else "") + "\n"
     )
     lines.append("status ", style="bold").append(style.status(edit.status)).append(
-        f"  (iteration {edit.iteration}, critic round {edit.revision}, parent {style.short(edit.parent_id)}, child {style.short(edit.child_id)})\n"
+        f"  (iteration {edit.iteration}, critic round {edit.revision}, parent {style.short(edit.parent_id)}, child "
+        f"{style.short(edit.child_id)})\n"
     )
     lines.append("rationale: ", style="bold").append(f"{edit.rationale or '-'}\n")
     lines.append("prediction: ", style="bold").append(f"{edit.prediction or '-'}\n")

@@ -24,9 +24,15 @@ class RolloutProgress:
         self.console = console or get_console()
         self.ticker = style.Ticker() if not self.console.is_terminal else None
         self.progress = Progress(
-            TextColumn("[bold]rollouts"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("[green]{task.fields[passed]} passed"), TextColumn("{task.fields[last]}"), TimeElapsedColumn(),
-            console=self.console, transient=False, disable=self.ticker is not None,
+            TextColumn("[bold]rollouts"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("[green]{task.fields[passed]} passed"),
+            TextColumn("{task.fields[last]}"),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=False,
+            disable=self.ticker is not None,
         )
         self.bar = self.progress.add_task("rollouts", total=total, passed=0, last="")
 
@@ -39,8 +45,13 @@ class RolloutProgress:
             mark = "cached" if kind == "cached" else row.exit_reason
             self.progress.update(self.bar, advance=1, passed=self.passed, last=f"{row.task_id}#{row.trial}: {mark}")
             if self.ticker and self.ticker.due(last=self.finished == self.total):
-                self.console.print(f"rollouts {self.finished}/{self.total}, {self.passed} passed; last {row.task_id}#{row.trial}: "
-                                   f"{mark}; {self.ticker.elapsed()}", markup=False, highlight=False, soft_wrap=True)
+                self.console.print(
+                    f"rollouts {self.finished}/{self.total}, {self.passed} passed; last {row.task_id}#{row.trial}: "
+                    f"{mark}; {self.ticker.elapsed()}",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
 
     def __enter__(self) -> "RolloutProgress":
         self.progress.start()
@@ -51,7 +62,9 @@ class RolloutProgress:
 
 
 def eval_table(result: EvalResult, started: float) -> Table:
-    table = Table(title=f"{result.harness.name} ({result.harness.short_hash}) on {len(result.tasks)} tasks", title_justify="left")
+    table = Table(
+        title=f"{result.harness.name} ({result.harness.short_hash}) on {len(result.tasks)} tasks", title_justify="left"
+    )
     for column in ("task", "split", "passed", "reward", "exit reasons", "tokens", "wall s"):
         table.add_column(column, justify="right" if column in ("passed", "reward", "tokens", "wall s") else "left")
     for task in sorted(result.tasks, key=lambda t: t.task_id):
@@ -61,8 +74,10 @@ def eval_table(result: EvalResult, started: float) -> Table:
         reward = f"{task.reward / task.scored:.2f}" if task.scored else "-"
         table.add_row(task.task_id, task.split, passed, reward, reasons, f"{task.tokens:,}", f"{task.wall_s:.1f}")
     infra = f"; {result.infra_failures} infrastructure failures not counted" if result.infra_failures else ""
-    table.caption = (f"pass@1 {style.score(result.pass_at_1, result.scored)} over scored rollouts{infra}; "
-                     f"tokens {sum(t.tokens for t in result.tasks):,}; wall {time.time() - started:.0f} s; run {result.run.folder}"
-                     + (f"\n{skipped_line(result.skipped)}" if result.skipped else ""))
+    table.caption = (
+        f"pass@1 {style.score(result.pass_at_1, result.scored)} over scored rollouts{infra}; "
+        f"tokens {sum(t.tokens for t in result.tasks):,}; wall {time.time() - started:.0f} s; run {result.run.folder}"
+        + (f"\n{skipped_line(result.skipped)}" if result.skipped else "")
+    )
     table.caption_justify = "left"
     return table

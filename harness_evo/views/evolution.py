@@ -96,7 +96,10 @@ class EvolutionView:
                 self.done += 1
                 self.passed += row.passed
                 if self.ticker and self.ticker.due():
-                    return f"rollouts: {self.done} done ({self.passed} passed), {len(self.in_flight)} running; {self.ticker.elapsed()}"
+                    return (
+                        f"rollouts: {self.done} done ({self.passed} passed), {len(self.in_flight)} running; "
+                        f"{self.ticker.elapsed()}"
+                    )
             case ev.EditJudged(edit):
                 self.fates[edit.status.value] += edit.status.final
                 reason = f": {edit.reasons[0]}" if edit.reasons else ""
@@ -140,7 +143,8 @@ class EvolutionView:
             )
             table.add_row(
                 "highest",
-                f"train {style.score(*(self.best_train or (None, 0)))}  dev {style.score(*(self.best_dev or (None, 0)))}",
+                f"train {style.score(*(self.best_train or (None, 0)))}  dev "
+                f"{style.score(*(self.best_dev or (None, 0)))}",
             )
             fates = ", ".join(f"{n} {FATES[status]}" for status, n in sorted(self.fates.items())) or "none yet"
             table.add_row("edits", fates)
@@ -158,8 +162,10 @@ def summary_panel(summary: EvolutionSummary) -> Panel:
     lines = [
         f"stopped because: {summary.stop}",
         f"{summary.iterations} iterations, {summary.rollouts} rollouts, {summary.elapsed_s / 60:.1f} min",
-        f"proposals: {summary.proposals} made, {fates.get(EditStatus.INVALID, 0)} invalid, {fates.get(EditStatus.REJECTED_STATIC, 0)} rejected statically, "
-        f"{fates.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected empirically, {fates.get(EditStatus.ACCEPTED, 0)} accepted"
+        f"proposals: {summary.proposals} made, {fates.get(EditStatus.INVALID, 0)} invalid, "
+        f"{fates.get(EditStatus.REJECTED_STATIC, 0)} rejected statically, "
+        f"{fates.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected empirically, {fates.get(EditStatus.ACCEPTED, 0)} "
+        "accepted"
         + (f", {fates[EditStatus.PROPOSED]} not yet gated" if fates.get(EditStatus.PROPOSED) else "")
         + (
             f" ({', '.join(f'{n} by {move}' for move, n in sorted(summary.accepted_by_move.items()))})"
@@ -253,6 +259,7 @@ def next_steps(summary: EvolutionSummary, run_folder: str) -> str:
                 if best != summary.root
                 else " (no edit was accepted)"
             ),
-            f"export it:    harness-evo export {run} --node best --format native|mini-swe-agent|skills|claude-code --out DIR",
+            f"export it:    harness-evo export {run} --node best --format native|mini-swe-agent|skills|claude-code "
+            "--out DIR",
         ]
     )

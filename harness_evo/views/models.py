@@ -1,4 +1,5 @@
-"""`harness-evo models`: which model serves each role, the embedded models and whether they are installed, running servers."""
+"""`harness-evo models`: which model serves each role, the embedded models and whether they are installed,
+running servers."""
 
 import importlib.util
 from typing import Any

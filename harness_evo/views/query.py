@@ -65,7 +65,8 @@ def run_facts(store: RunStore) -> RunFacts:
 
 
 def quiet_for(store: RunStore) -> float | None:
-    """Seconds since the last event of a run that says it is running, when that is long enough to doubt it (None otherwise)."""
+    """Seconds since the last event of a run that says it is running,
+    when that is long enough to doubt it (None otherwise)."""
     if store.info.status != RunStatus.RUNNING:
         return None
     _, last = store.last_event()
@@ -74,7 +75,8 @@ def quiet_for(store: RunStore) -> float | None:
 
 
 def scores(store: RunStore, node: str) -> dict[str, tuple[float | None, int]]:
-    """Split -> (pass rate, rollouts) of a node: the tree's own numbers, else its rollouts that say something about the harness."""
+    """Split -> (pass rate, rollouts) of a node: the tree's own numbers,
+    else its rollouts that say something about the harness."""
     row = store.record(Node, node)
     if row is not None:
         return {

@@ -109,7 +109,8 @@ def render(facts: RolloutFacts, full: bool = False) -> Group:
 def summary(row: Rollout) -> Panel:
     verdict = Text("passed", style="green") if row.passed else Text("failed", style="red")
     lines = Text.assemble(
-        f"task {row.task_id} ({row.split}), trial {row.trial}, node {style.short(row.node_id or row.harness_hash)}, model {row.model}\n",
+        f"task {row.task_id} ({row.split}), trial {row.trial}, node {style.short(row.node_id or row.harness_hash)}, "
+        f"model {row.model}\n",
         verdict,
         f": reward {row.reward}, ended by {row.exit_reason} after {style.plural(row.steps, 'step')} "
         f"({style.plural(row.format_errors, 'format error')}), {style.duration(row.duration_s)}, "
@@ -121,7 +122,8 @@ def summary(row: Rollout) -> Panel:
 
 
 def repeats(steps: list[dict[str, Any]], full: bool) -> list[list[dict[str, Any]]]:
-    """Runs of consecutive steps that did the same thing with the same result (a model stuck in a loop); one step each with --full."""
+    """Runs of consecutive steps that did the same thing with the same result (a model stuck in a loop);
+    one step each with --full."""
     runs: list[list[dict[str, Any]]] = []
     same = ("action", "output", "exit_code", "format_error")
     for step in steps:

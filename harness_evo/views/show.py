@@ -1,5 +1,5 @@
-"""`harness-evo show RUN`: what a run did: starting vs best harness (scores and input-conditioning gauge), edits that made
-the agent read the task less, scores over iterations, spend, failure patterns."""
+"""`harness-evo show RUN`: what a run did: starting vs best harness (scores and input-conditioning gauge), edits that
+made the agent read the task less, scores over iterations, spend, failure patterns."""
 
 from collections import Counter
 from typing import Any
@@ -358,8 +358,9 @@ def progress_text(facts: ShowFacts) -> Text:
         )
     text.append(
         f"edits: {sum(edits.values())} proposed, {edits.get(EditStatus.ACCEPTED, 0)} accepted, "
-        f"{edits.get(EditStatus.REJECTED_STATIC, 0)} rejected by the critic, {edits.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected by the gate, "
-        f"{edits.get(EditStatus.INVALID, 0)} invalid"
+        f"{edits.get(EditStatus.REJECTED_STATIC, 0)} rejected by the critic, "
+        f"{edits.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected by the gate, {edits.get(EditStatus.INVALID, 0)} "
+        "invalid"
     )
     return text
 

@@ -120,5 +120,6 @@ def quiet_warning(run: str, quiet_s: float) -> str:
 
 
 def gauge(row: Conditioning | None) -> str:
-    """`id 0.92/0.10 dep 0.61 tpl 0.20 n24`: an input-conditioning gauge (`Conditioning.compact`); `-` when unmeasured."""
+    """`id 0.92/0.10 dep 0.61 tpl 0.20 n24`: an input-conditioning gauge (`Conditioning.compact`);
+    `-` when unmeasured."""
     return row.compact() if row else "-"

@@ -1,5 +1,5 @@
-"""`harness-evo tree RUN`: the search tree, each node with its train and dev scores, its input-conditioning gauge (flagged
-when its edit lowered it), the edit that made it, its rejected children."""
+"""`harness-evo tree RUN`: the search tree, each node with its train and dev scores, its input-conditioning gauge
+(flagged when its edit lowered it), the edit that made it, its rejected children."""
 
 from collections import Counter, defaultdict
 
@@ -81,7 +81,10 @@ def collect(store: RunStore) -> TreeFacts:
 
 def render(facts: TreeFacts) -> Tree | str:
     if not facts.nodes:
-        return f"run {facts.id} has no search tree (only `evolve` runs grow one; `harness-evo show {facts.id}` summarizes it)"
+        return (
+            f"run {facts.id} has no search tree (only `evolve` runs grow one; `harness-evo show {facts.id}` summarizes "
+            "it)"
+        )
     children: dict[str | None, list[TreeNode]] = defaultdict(list)
     for node in facts.nodes:
         children[node.parent_id].append(node)

@@ -78,14 +78,20 @@ def tell(kind: str, data: dict[str, Any]) -> str | None:
     if kind == "rollout" and data.get("exit_reason"):
         rollout = Rollout.model_validate(data)
         verdict = "passed" if rollout.passed else "infra" if rollout.infra else "failed"
-        return f"rollout {rollout.task_id}#{rollout.trial} ({rollout.split}) on {style.short(rollout.node_id)}: {verdict}, {rollout.exit_reason}"
+        return (
+            f"rollout {rollout.task_id}#{rollout.trial} ({rollout.split}) on {style.short(rollout.node_id)}: "
+            f"{verdict}, {rollout.exit_reason}"
+        )
     if kind == "edit" and data.get("status") and EditStatus(data["status"]).final:
         return f"edit {data.get('id')} [{data.get('pattern_id')}]: {data['status'].replace('_', ' ')}"
     if kind == "iteration":
         if data.get("outcome"):
             return f"iteration {data.get('id')} done: {data['outcome']}"
         if data.get("arm"):
-            return f"iteration {data.get('id')} started: arm {data['arm']}, node {style.short(data.get('node_id'))}, {len(data.get('tasks') or [])} tasks"
+            return (
+                f"iteration {data.get('id')} started: arm {data['arm']}, node {style.short(data.get('node_id'))}, "
+                f"{len(data.get('tasks') or [])} tasks"
+            )
     if kind == "pattern" and data.get("status") and data.get("description"):
         return f"pattern {data.get('id')} {data['status']}: {style.clip(data['description'], 80)}"
     if kind == "pattern" and data.get("status") and data["status"] != PatternStatus.CANDIDATE:

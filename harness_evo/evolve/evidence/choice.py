@@ -70,12 +70,14 @@ class Informative:
 
     @staticmethod
     def differ(a: float, b: float, passes: Passes) -> float:
-        """The expected 2 p (1 - p) of a rate with prior Beta(a, b) after `passes`: how often a pair of the task may differ."""
+        """The expected 2 p (1 - p) of a rate with prior Beta(a, b) after `passes`:
+        how often a pair of the task may differ."""
         a, b = a + passes.passed, b + passes.failed
         return 2 * a * b / ((a + b) * (a + b + 1))
 
     def prior(self, seen: Mapping[str, Passes]) -> tuple[float, float]:
-        """Beta(a, b) of a task's pass rate before its own outcomes: the rate of everything seen, `prior_strength` strong."""
+        """Beta(a, b) of a task's pass rate before its own outcomes: the rate of everything seen,
+        `prior_strength` strong."""
         passed = sum(passes.passed for passes in seen.values())
         n = sum(passes.n for passes in seen.values())
         mean = (passed + 0.5) / (n + 1)
@@ -83,4 +85,8 @@ class Informative:
 
     def reason(self, why: str, passes: Passes, differ: float, protected: bool) -> str:
         seen = f"{passes.passed} passes in {passes.n} outcomes so far" if passes.n else "no outcome so far"
-        return f"{why}; {'protected, still lacking its pairs' if protected else f'a pair may differ {differ:.0%} of the time'} ({seen})"
+        return (
+            f"{why}; "
+            f"{'protected, still lacking its pairs' if protected else f'a pair may differ {differ:.0%} of the time'} "
+            f"({seen})"
+        )

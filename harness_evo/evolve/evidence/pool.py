@@ -66,8 +66,8 @@ class ParentPool:
         return counts
 
     def next_key(self, task: str, taken: Iterable[int]) -> Key:
-        """The task's first trial that is neither spent nor in `taken` (the trials a gate already took): every gate takes
-        a task's trials in this one order, whatever the pool holds."""
+        """The task's first trial that is neither spent nor in `taken` (the trials a gate already took): every gate
+        takes a task's trials in this one order, whatever the pool holds."""
         skip = set(taken)
         trial = 0
         while (task, trial) in self.spent or trial in skip:

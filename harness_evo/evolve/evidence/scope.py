@@ -54,14 +54,16 @@ class Candidate(BaseModel):
 
 @dataclass
 class Plan:
-    """The tasks a candidate may be paired on, why each is there, how many pairs each may take, and the protected ones."""
+    """The tasks a candidate may be paired on, why each is there, how many pairs each may take,
+    and the protected ones."""
 
     tasks: dict[str, str]
     """Task -> why it is in the gate (for the ledger)."""
     cap: dict[str, int]
     """Most pairs per task."""
     protected: set[str] = field(default_factory=set)
-    """Tasks the child must not lose (see `acceptance.lost_tasks`); each needs `protected_trials` pairs before an accept."""
+    """Tasks the child must not lose (see `acceptance.lost_tasks`);
+    each needs `protected_trials` pairs before an accept."""
     optimistic: set[str] = field(default_factory=set)
     """Tasks whose pass rate the edit means to change, so the parent's record says little of their pairs."""
 

@@ -68,8 +68,8 @@ class SequentialTest:
 
     def futile(self, tally: Tally, pairs_left: float) -> bool:
         """Whether the e-value would end below 1/alpha were the child to go on at its most favourable plausible rates:
-        the upper bounds (exceeded with chance `futility`) of the share of pairs that differ and of the share of those it
-        fixes, over the pairs left. Pairs far short of the bar, or too few left to reach it, stop the gate."""
+        the upper bounds (exceeded with chance `futility`) of the share of pairs that differ and of the share of those
+        it fixes, over the pairs left. Pairs far short of the bar, or too few left to reach it, stop the gate."""
         level = self.config.futility
         fixes = stats.upper_share(tally.fixed, tally.broken, level)
         differ = stats.upper_share(tally.fixed + tally.broken, tally.ties, level)

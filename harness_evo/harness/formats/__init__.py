@@ -39,5 +39,14 @@ def pick(registry: dict, name: str, verb: str):
     return registry[name]
 
 
-__all__ = ["EXPORTERS", "IMPORTERS", "Exported", "Imported", "Origin", "export_harness", "frontmatter_problems",
-           "import_harness", "skill_problems"]
+__all__ = [
+    "EXPORTERS",
+    "IMPORTERS",
+    "Exported",
+    "Imported",
+    "Origin",
+    "export_harness",
+    "frontmatter_problems",
+    "import_harness",
+    "skill_problems",
+]

@@ -1,4 +1,5 @@
-"""skills: a folder of Agent Skills (agentskills.io): `<name>/SKILL.md` per skill, and per tool a skill with its scripts.
+"""skills: a folder of Agent Skills (agentskills.io): `<name>/SKILL.md` per skill,
+and per tool a skill with its scripts.
 
 A tool becomes a skill whose folder holds the tool's files as they are (`tool.toml` included) and whose
 generated SKILL.md says how to run it; its frontmatter `metadata` marks it, so that an import turns it back
@@ -39,21 +40,32 @@ INSTRUCTIONS_MARK = "harness-evo-instructions"
 PROJECT_SKILLS = ".claude/skills"
 """Where a Claude Code project keeps its skills."""
 EXAMPLES_MARK = "harness-evo-examples"
-"""Key of the frontmatter `metadata` that marks the skill holding the harness's worked examples (`examples/<name>.md`)."""
+"""Key of the frontmatter `metadata` that marks the skill holding the harness's worked examples
+(`examples/<name>.md`)."""
 
 
 def valid_name(name: str) -> bool:
-    """Lowercase letters (any script) and digits in words joined by single hyphens, as the reference validator reads names."""
+    """Lowercase letters (any script) and digits in words joined by single hyphens,
+    as the reference validator reads names."""
     name = unicodedata.normalize("NFKC", name)
-    return (name == name.lower() and all(c.isalnum() or c == "-" for c in name) and not name.startswith("-")
-            and not name.endswith("-") and "--" not in name)
+    return (
+        name == name.lower()
+        and all(c.isalnum() or c == "-" for c in name)
+        and not name.startswith("-")
+        and not name.endswith("-")
+        and "--" not in name
+    )
 
 
 def frontmatter_problems(front: dict[str, Any], folder_name: str, lenient: bool = False) -> list[str]:
     """Every way a SKILL.md frontmatter breaks the Agent Skills rules; empty when it is valid. `lenient` is for skills
     brought in: it checks less than the reference validator (skills-ref) does, letting `allowed-tools` be a YAML list,
     `license` any value, `metadata` any mapping and `description` run over its limit (an export shortens it)."""
-    problems = [f"unknown frontmatter field `{key}` (allowed: {', '.join(sorted(FIELDS))})" for key in front if key not in FIELDS]
+    problems = [
+        f"unknown frontmatter field `{key}` (allowed: {', '.join(sorted(FIELDS))})"
+        for key in front
+        if key not in FIELDS
+    ]
     name = front.get("name")
     if not isinstance(name, str) or not name.strip():
         problems.append("`name` is missing or not a string")
@@ -62,7 +74,9 @@ def frontmatter_problems(front: dict[str, Any], folder_name: str, lenient: bool 
         if len(name) > MAX_NAME:
             problems.append(f"`name` has {len(name)} characters, at most {MAX_NAME} are allowed")
         if not valid_name(name):
-            problems.append(f"`name` {name!r} must be lowercase letters, digits and single hyphens, not starting or ending with one")
+            problems.append(
+                f"`name` {name!r} must be lowercase letters, digits and single hyphens, not starting or ending with one"
+            )
         if name != unicodedata.normalize("NFKC", folder_name):
             problems.append(f"`name` {name!r} must match its folder {folder_name!r}")
     description = front.get("description")
@@ -79,14 +93,23 @@ def frontmatter_problems(front: dict[str, Any], folder_name: str, lenient: bool 
         if key in front and not isinstance(front[key], str):
             problems.append(f"`{key}` must be a string")
     metadata = front.get("metadata")
-    if metadata is not None and not (isinstance(metadata, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+    if metadata is not None and not (
+        isinstance(metadata, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())
+    ):
         problems.append("`metadata` must map strings to strings")
     return problems
 
 
 def skill_file(folder: Path) -> Path | None:
     """A skill folder's SKILL.md, or its lowercase `skill.md`, which the reference validator also takes."""
-    return next((folder / name for name in ("SKILL.md", "skill.md") if (folder / name).is_file() or (folder / name).is_symlink()), None)
+    return next(
+        (
+            folder / name
+            for name in ("SKILL.md", "skill.md")
+            if (folder / name).is_file() or (folder / name).is_symlink()
+        ),
+        None,
+    )
 
 
 def skill_problems(folder: Path, lenient: bool = False) -> list[str]:
@@ -131,7 +154,9 @@ def skill_folders(harness: Harness) -> dict[str, dict[str, str]]:
 
 def folder_assets(harness: Harness, folder: str) -> dict[str, bytes]:
     """Relative path -> bytes of the binary files in the harness's folder `folder` (`skills/NAME` or `tools/NAME`)."""
-    return {path.removeprefix(f"{folder}/"): data for path, data in harness.assets.items() if path.startswith(f"{folder}/")}
+    return {
+        path.removeprefix(f"{folder}/"): data for path, data in harness.assets.items() if path.startswith(f"{folder}/")
+    }
 
 
 def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
@@ -149,8 +174,11 @@ def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
             fields = {"name": name, "description": shortened(description)}
             fields |= {key: front[key] for key in FIELDS - {"name", "description"} if key in front}
             skill_files = {**skill_files, "SKILL.md": frontmatter(fields, body)}
-            lost.append(f"skill `{folder}` was rewritten to meet the Agent Skills rules ({'; '.join(problems)}): its name is `{name}`, "
-                        f"its description at most {MAX_DESCRIPTION} characters, and frontmatter fields the rules do not name were dropped")
+            lost.append(
+                f"skill `{folder}` was rewritten to meet the Agent Skills rules ({'; '.join(problems)}): its name is "
+                f"`{name}`, its description at most {MAX_DESCRIPTION} characters, and frontmatter fields the rules do "
+                "not name were dropped"
+            )
         files |= {f"{name}/{relative}": text for relative, text in skill_files.items()}
         assets |= {f"{name}/{relative}": data for relative, data in folder_assets(harness, f"skills/{folder}").items()}
     for tool in harness.tools:
@@ -159,27 +187,43 @@ def as_skills(harness: Harness, tool_dir: str = "$TOOL_DIR") -> Exported:
             name = skill_name(f"{name}-tool")
         if name != tool.name:
             lost.append(f"tool `{tool.name}` became the skill `{name}`; an import brings it back under that name")
-        body = TEMPLATES.get_template("tool_skill.md.j2").render(tool=tool, command=tool.command.replace("$TOOL_DIR", tool_dir))
+        body = TEMPLATES.get_template("tool_skill.md.j2").render(
+            tool=tool, command=tool.command.replace("$TOOL_DIR", tool_dir)
+        )
         description = shortened(tool.description)
-        files[f"{name}/SKILL.md"] = frontmatter({"name": name, "description": description, "metadata": {TOOL_MARK: "true"}}, body)
+        files[f"{name}/SKILL.md"] = frontmatter(
+            {"name": name, "description": description, "metadata": {TOOL_MARK: "true"}}, body
+        )
         files |= {f"{name}/{relative}": text for relative, text in harness.tool_files(tool).items()}
-        assets |= {f"{name}/{relative}": data for relative, data in folder_assets(harness, f"tools/{tool.name}").items()}
+        assets |= {
+            f"{name}/{relative}": data for relative, data in folder_assets(harness, f"tools/{tool.name}").items()
+        }
     if harness.examples:
         name = skill_name(f"{harness.name}-examples")
         if any(path.startswith(f"{name}/") for path in files):
             name = skill_name(f"{harness.name}-worked-examples")
         files |= examples_skill(harness, name)
-        lost.append(f"examples: the skill `{name}` holds all {len(harness.examples)}, for the agent to read when one resembles its task; "
-                    f"harness-evo shows each task the {harness.agent.examples} most similar to its instruction in the instance prompt")
+        lost.append(
+            f"examples: the skill `{name}` holds all {len(harness.examples)}, for the agent to read when one resembles "
+            f"its task; harness-evo shows each task the {harness.agent.examples} most similar to its instruction in "
+            "the instance prompt"
+        )
     return Exported(files=files, lost=lost, assets=assets)
 
 
 def examples_skill(harness: Harness, name: str) -> dict[str, str]:
-    """The files of a skill `name` of the harness's worked examples: a SKILL.md listing them, and the example files as they are."""
-    description = (f"Worked examples: {len(harness.examples)} terminal tasks solved step by step with the {harness.name} harness, "
-                   "each with its commands and their outputs. Read the one closest to your task before you start it.")
+    """The files of a skill `name` of the harness's worked examples: a SKILL.md listing them,
+    and the example files as they are."""
+    description = (
+        f"Worked examples: {len(harness.examples)} terminal tasks solved step by step with the {harness.name} harness, "
+        "each with its commands and their outputs. Read the one closest to your task before you start it."
+    )
     body = TEMPLATES.get_template("examples_skill.md.j2").render(examples=harness.examples)
-    files = {f"{name}/SKILL.md": frontmatter({"name": name, "description": description, "metadata": {EXAMPLES_MARK: "true"}}, body)}
+    files = {
+        f"{name}/SKILL.md": frontmatter(
+            {"name": name, "description": description, "metadata": {EXAMPLES_MARK: "true"}}, body
+        )
+    }
     return files | {f"{name}/{example.path}": harness.components[example.path] for example in harness.examples}
 
 
@@ -189,7 +233,9 @@ def instructions(harness: Harness, skills_root: str) -> str:
     context = {
         "agent": harness.agent,
         "tools": [tool.model_dump() | {"folder": f"{skills_root}{skill_name(tool.name)}"} for tool in harness.tools],
-        "skills": [skill.model_dump() | {"path": f"{skills_root}{skill_name(skill.name)}/SKILL.md"} for skill in harness.skills],
+        "skills": [
+            skill.model_dump() | {"path": f"{skills_root}{skill_name(skill.name)}/SKILL.md"} for skill in harness.skills
+        ],
         "instruction": "(the task you are given)",
         "step": 1,
         "steps_left": harness.agent.step_limit,
@@ -209,13 +255,18 @@ def render(harness: Harness, template: str, context: dict) -> str:
 
 def lost_prompts(harness: Harness, why: str) -> list[str]:
     """What an export that renders the system prompt once cannot carry: the other prompts and the agent settings."""
-    dropped = [path for path in harness.components if path.startswith("prompts/") and Path(path).name not in ("system.md.j2", "confirm_done.md.j2")]
+    dropped = [
+        path
+        for path in harness.components
+        if path.startswith("prompts/") and Path(path).name not in ("system.md.j2", "confirm_done.md.j2")
+    ]
     return [
-        f"the system prompt is rendered once; where it describes harness-evo's reply format (one fenced bash block per reply, "
-        f"TASK_DONE to finish) it does not apply to {why}",
+        "the system prompt is rendered once; where it describes harness-evo's reply format (one fenced bash block per "
+        f"reply, TASK_DONE to finish) it does not apply to {why}",
         f"{', '.join(dropped)}: {why} writes the task, observation and format-error messages itself",
-        f"the agent settings of harness.toml (step limit {harness.agent.step_limit}, command timeout {harness.agent.command_timeout_s:g} s, "
-        f"output cap {harness.agent.max_observation_chars} characters, action format {harness.agent.action_format})",
+        f"the agent settings of harness.toml (step limit {harness.agent.step_limit}, command timeout "
+        f"{harness.agent.command_timeout_s:g} s, output cap {harness.agent.max_observation_chars} characters, action "
+        f"format {harness.agent.action_format})",
     ]
 
 
@@ -225,16 +276,22 @@ class AgentSkills:
     def export(self, harness: Harness) -> Exported:
         exported = as_skills(harness)
         name = skill_name(f"{harness.name}-instructions")
-        description = (f"How to carry out a task in a terminal, step by step: the working method of the {harness.name} agent harness, "
-                       "evolved by harness-evo from the agent's failures. Use it for any task done with shell commands.")
-        exported.files[f"{name}/SKILL.md"] = frontmatter({"name": name, "description": description, "metadata": {INSTRUCTIONS_MARK: "true"}},
-                                                         instructions(harness, skills_root="../"))
+        description = (
+            f"How to carry out a task in a terminal, step by step: the working method of the {harness.name} agent "
+            "harness, evolved by harness-evo from the agent's failures. Use it for any task done with shell commands."
+        )
+        exported.files[f"{name}/SKILL.md"] = frontmatter(
+            {"name": name, "description": description, "metadata": {INSTRUCTIONS_MARK: "true"}},
+            instructions(harness, skills_root="../"),
+        )
         exported.files |= {f"{name}/{path}": text for path, text in carried(harness).items()}
-        exported.lost += lost_prompts(harness, "the agent using these skills") + not_carried(harness, "the agent using these skills")
+        exported.lost += lost_prompts(harness, "the agent using these skills") + not_carried(
+            harness, "the agent using these skills"
+        )
         exported.usage = [
             "copy the skill folders where your agent looks for skills (e.g. `.claude/skills/` or `~/.claude/skills/`)",
-            f"`harness-evo import skills DIR --out HARNESS` turns them back into this harness: its prompts and settings are in "
-            f"`{name}/{CARRIED}/`",
+            "`harness-evo import skills DIR --out HARNESS` turns them back into this harness: its prompts and "
+            f"settings are in `{name}/{CARRIED}/`",
         ]
         return exported
 
@@ -277,7 +334,11 @@ def read_skills(source: Path) -> SkillsRead:
     if folder != source:
         read.notes.append(f"skills from {folder}")
         read.carried = read_carried(folder.parent)
-    folders = [folder] if skill_file(folder) else sorted(p for p in folder.iterdir() if p.is_dir() and skill_file(p) or p.is_symlink())
+    folders = (
+        [folder]
+        if skill_file(folder)
+        else sorted(p for p in folder.iterdir() if p.is_dir() and skill_file(p) or p.is_symlink())
+    )
     if not folders:
         raise UserError(f"{source}: no `<name>/SKILL.md` inside; a folder of Agent Skills holds one folder per skill")
     for skill in folders:
@@ -310,16 +371,23 @@ def one_skill(folder: Path, read: SkillsRead) -> tuple[dict[str, str], dict[str,
     if marks.get(INSTRUCTIONS_MARK) == "true":
         read.carried = read_carried(folder)
         if read.carried is None:
-            read.notes.append(f"{folder.name} holds instructions exported from a harness, without the prompts themselves")
+            read.notes.append(
+                f"{folder.name} holds instructions exported from a harness, without the prompts themselves"
+            )
         return {}, {}
     if marks.get(EXAMPLES_MARK) == "true":
         read.notes.append(f"{folder.name}: its worked examples are the harness's examples/")
         return {path: text for path, text in files.items() if path.startswith("examples/")}, {}
-    read.notes += [f"{folder.name}: frontmatter `{key}` is kept in SKILL.md but harness-evo does not act on it"
-                   for key in ("allowed-tools", "compatibility") if key in front]
+    read.notes += [
+        f"{folder.name}: frontmatter `{key}` is kept in SKILL.md but harness-evo does not act on it"
+        for key in ("allowed-tools", "compatibility")
+        if key in front
+    ]
     if len(description := str(front["description"]).strip()) > MAX_DESCRIPTION:
-        read.notes.append(f"{folder.name}: its description has {len(description)} characters, over the Agent Skills limit of "
-                          f"{MAX_DESCRIPTION}; kept whole here, an export shortens it")
+        read.notes.append(
+            f"{folder.name}: its description has {len(description)} characters, over the Agent Skills limit of "
+            f"{MAX_DESCRIPTION}; kept whole here, an export shortens it"
+        )
     if marks.get(TOOL_MARK) == "true":
         if "tool.toml" not in files:
             raise UserError("marked as a harness-evo tool but has no tool.toml")
@@ -330,13 +398,17 @@ def one_skill(folder: Path, read: SkillsRead) -> tuple[dict[str, str], dict[str,
     if too_big := binary.problems(assets):
         raise UserError(too_big[0])
     if assets:
-        read.notes.append(f"{folder.name}: {len(assets)} binary file{'s' * (len(assets) > 1)} "
-                          f"({binary.describe_size(sum(map(len, assets.values())))}) carried unchanged: copied into the sandbox "
-                          "with the skill, never shown to a model")
+        read.notes.append(
+            f"{folder.name}: {len(assets)} binary file{'s' * (len(assets) > 1)} "
+            f"({binary.describe_size(sum(map(len, assets.values())))}) carried unchanged: copied into the sandbox "
+            "with the skill, never shown to a model"
+        )
     return {f"{prefix}/{path}": text for path, text in files.items()}, assets
 
 
-def over_carried_or_base(read: SkillsRead, base: Harness | None, source: Path) -> tuple[dict[str, str], dict[str, bytes]]:
+def over_carried_or_base(
+    read: SkillsRead, base: Harness | None, source: Path
+) -> tuple[dict[str, str], dict[str, bytes]]:
     """The components and assets of the imported harness: what was read, over what the export carried (prompts,
     settings) or, for skills that carry none, over the base harness (whose skills and tools of the same names are
     replaced)."""
@@ -349,8 +421,11 @@ def over_carried_or_base(read: SkillsRead, base: Harness | None, source: Path) -
     replaced |= {"examples"} if any(path.startswith("examples/") for path in read.components) else set()
 
     def kept(files: dict) -> dict:
-        return {path: content for path, content in files.items()
-                if "/".join(path.split("/")[:2]) not in replaced and path.split("/")[0] not in replaced}
+        return {
+            path: content
+            for path, content in files.items()
+            if "/".join(path.split("/")[:2]) not in replaced and path.split("/")[0] not in replaced
+        }
 
     read.notes.append(f"prompts and agent settings come from the base harness {base.source}")
     return kept(base.components) | read.components, kept(base.assets) | read.assets

@@ -75,14 +75,15 @@ class Importer(Protocol):
     name: str
 
     def load(self, source: Path, base: Harness | None) -> Imported:
-        """`base` provides what the source format has no place for (e.g. prompts, for a folder of skills); a UserError says
-        so when the source needs one and there is none."""
+        """`base` provides what the source format has no place for (e.g. prompts, for a folder of skills); a UserError
+        says so when the source needs one and there is none."""
         ...
 
 
 def write_folder(out: Path, files: dict[str, str] | dict[str, str | bytes], empty: bool = False) -> Path:
-    """Write `files` (text, or bytes for a binary file) under `out`, never outside it: unsafe names, links on the way and existing files are refused; with
-    `empty`, so is a folder that holds anything (a harness folder made there would carry it)."""
+    """Write `files` (text, or bytes for a binary file) under `out`, never outside it: unsafe names, links on the way
+    and existing files are refused; with `empty`, so is a folder that holds anything (a harness folder made there would
+    carry it)."""
     out = Path(out)
     if out.is_symlink():
         raise UserError(f"{out} is a link; export into a real folder")
@@ -116,7 +117,11 @@ def _prefixes(relative: str) -> list[str]:
 def export_notes(harness: Harness, origin: Origin, format_name: str, exported: Exported) -> str:
     """The text of EXPORT.md."""
     return TEMPLATES.get_template("EXPORT.md.j2").render(
-        harness=harness, origin=origin, format=format_name, exported=exported, when=time.strftime("%Y-%m-%d %H:%M"),
+        harness=harness,
+        origin=origin,
+        format=format_name,
+        exported=exported,
+        when=time.strftime("%Y-%m-%d %H:%M"),
         assets=listing(exported.assets),
     )
 
@@ -146,14 +151,17 @@ def read_text_files(folder: Path) -> dict[str, str]:
     """Relative path -> text of every file under `folder`; links and binary files are refused."""
     texts, binaries = read_files(folder)
     if binaries:
-        raise UserError(f"{folder / next(iter(binaries))}: not a text file; binary files may only be in skill and tool folders")
+        raise UserError(
+            f"{folder / next(iter(binaries))}: not a text file; binary files may only be in skill and tool folders"
+        )
     return texts
-
 
 
 def carried(harness: Harness) -> dict[str, str]:
     """The files of the CARRIED folder of a skills-based export: every component it does not hold as a skill."""
-    return {f"{CARRIED}/{path}": text for path, text in harness.components.items() if not path.startswith(HELD_AS_SKILLS)}
+    return {
+        f"{CARRIED}/{path}": text for path, text in harness.components.items() if not path.startswith(HELD_AS_SKILLS)
+    }
 
 
 def read_carried(folder: Path) -> dict[str, str] | None:

@@ -29,8 +29,11 @@ from harness_evo.harness.formats.base import CARRIED, TEMPLATES, Exported, Impor
 from harness_evo.harness.frontmatter import frontmatter, split_frontmatter
 from harness_evo.harness.settings_edit import set_setting
 
-LOOP_RULES = re.compile(r"TASK_DONE|fenced bash block|bash block|\bblocks?\b.*\bruns?\b|\b(your|each|every|per|next) repl(y|ies)\b|"
-                        r"\breply with\b|run for you|like any command|You then see its output", re.IGNORECASE)
+LOOP_RULES = re.compile(
+    r"TASK_DONE|fenced bash block|bash block|\bblocks?\b.*\bruns?\b|\b(your|each|every|per|next) repl(y|ies)\b|"
+    r"\breply with\b|run for you|like any command|You then see its output",
+    re.IGNORECASE,
+)
 """Sentences that describe harness-evo's agent loop (reply format, finish marker, how tools are run), which Claude Code
 replaces by its own."""
 SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z`(])")
@@ -56,31 +59,60 @@ class ClaudeCode:
         }
         files |= {f"{PROJECT_SKILLS}/{path}": text for path, text in skills.files.items()}
         files |= {f".claude/{path}": text for path, text in carried(harness).items()}
-        lost = skills.lost + [f"left out of CLAUDE.md as harness-evo's own loop rules (Claude Code has its own tool loop): «{sentence}»"
-                              for sentence in dropped]
-        if others := [path for path in harness.components if path.startswith("prompts/") and path not in PROMPTS_IN_CLAUDE_MD]:
-            lost.append(f"{', '.join(others)}: Claude Code writes the task, observation and format-error messages itself")
-        lost += [f"the step limit ({harness.agent.step_limit}) is the subagent's `maxTurns` (and `claude -p --max-turns`); "
-                 f"the command timeout ({harness.agent.command_timeout_s:g} s) and output cap ({harness.agent.max_observation_chars} "
-                 f"characters) are BASH_DEFAULT_TIMEOUT_MS and BASH_MAX_OUTPUT_LENGTH in {SETTINGS}"]
+        lost = skills.lost + [
+            f"left out of CLAUDE.md as harness-evo's own loop rules (Claude Code has its own tool loop): «{sentence}»"
+            for sentence in dropped
+        ]
+        if others := [
+            path for path in harness.components if path.startswith("prompts/") and path not in PROMPTS_IN_CLAUDE_MD
+        ]:
+            lost.append(
+                f"{', '.join(others)}: Claude Code writes the task, observation and format-error messages itself"
+            )
+        lost += [
+            f"the step limit ({harness.agent.step_limit}) is the subagent's `maxTurns` (and `claude -p --max-turns`); "
+            f"the command timeout ({harness.agent.command_timeout_s:g} s) and output cap "
+            f"({harness.agent.max_observation_chars} characters) are BASH_DEFAULT_TIMEOUT_MS and "
+            f"BASH_MAX_OUTPUT_LENGTH in {SETTINGS}"
+        ]
         if sampling := harness.sampling.model_dump(exclude_defaults=True):
             lost.append(f"the sampling settings {sampling}: Claude Code does not let a project set them")
         if harness.confirms_done and not harness.has_template("confirm_done.md.j2"):
             lost.append("confirm_done: Claude Code does not ask the agent to confirm that it is done")
         lost += not_carried(harness, "Claude Code", commands_carried=True)
         assets = {f"{PROJECT_SKILLS}/{path}": data for path, data in skills.assets.items()}
-        return Exported(files=files, lost=lost, assets=assets, usage=[
-            "copy `CLAUDE.md` and `.claude/` into the root of the project Claude Code works in (merge with an existing CLAUDE.md)",
-            f"`claude -p --max-turns {harness.agent.step_limit} \"TASK\"` runs a task with it; or ask Claude Code to use the "
-            f"`{agent}` subagent",
-            f"`harness-evo import claude-code DIR --out HARNESS` gives this harness back (prompts and settings from .claude/{CARRIED}/)",
-        ] + ([f"the SessionStart hook in {SETTINGS} runs the workspace discovery commands ({'; '.join(harness.agent.discovery_commands)}) "
-              "when a session starts, and Claude Code adds what they print to its context"] if "hooks" in settings(harness) else []))
+        return Exported(
+            files=files,
+            lost=lost,
+            assets=assets,
+            usage=[
+                "copy `CLAUDE.md` and `.claude/` into the root of the project Claude Code works in (merge with an "
+                "existing CLAUDE.md)",
+                f'`claude -p --max-turns {harness.agent.step_limit} "TASK"` runs a task with it; or ask Claude Code to '
+                "use the "
+                f"`{agent}` subagent",
+                "`harness-evo import claude-code DIR --out HARNESS` gives this harness back (prompts and settings "
+                f"from .claude/{CARRIED}/)",
+            ]
+            + (
+                [
+                    f"the SessionStart hook in {SETTINGS} runs the workspace discovery commands "
+                    f"({'; '.join(harness.agent.discovery_commands)}) when a session starts, and Claude Code adds what "
+                    "they print to its context"
+                ]
+                if "hooks" in settings(harness)
+                else []
+            ),
+        )
 
     def load(self, source: Path, base: Harness | None) -> Imported:
         root = project_root(Path(source))
         skills = root / PROJECT_SKILLS
-        read = read_skills(root) if skills.is_dir() and any(skill_file(p) for p in skills.iterdir() if p.is_dir()) else SkillsRead()
+        read = (
+            read_skills(root)
+            if skills.is_dir() and any(skill_file(p) for p in skills.iterdir() if p.is_dir())
+            else SkillsRead()
+        )
         generated = self._generated(root, read)
         for kind, folder in (("subagent", AGENTS), ("command", COMMANDS)):
             for path in sorted((root / folder).rglob("*.md")) if (root / folder).is_dir() else []:
@@ -89,14 +121,18 @@ class ClaudeCode:
         claude_md = root / "CLAUDE.md"
         if read.carried is None and claude_md.is_file():
             if base is None:
-                raise UserError(f"{root}: CLAUDE.md goes into a system prompt, and the project has none: pass --base HARNESS")
+                raise UserError(
+                    f"{root}: CLAUDE.md goes into a system prompt, and the project has none: pass --base HARNESS"
+                )
             base = with_project_instructions(base, claude_md, read.notes)
         elif not read.components and read.carried is None:
             raise UserError(f"{root}: nothing to import (no CLAUDE.md, and no skill, subagent or command in .claude/)")
         components, assets = over_carried_or_base(read, base, root)
         if read.carried is None:
             toml = set_setting(components["harness.toml"], "harness", "name", root.resolve().name)
-            components["harness.toml"] = set_setting(toml, "harness", "description", f"Imported from the Claude Code project {root.resolve().name}.")
+            components["harness.toml"] = set_setting(
+                toml, "harness", "description", f"Imported from the Claude Code project {root.resolve().name}."
+            )
         harness = Harness(components, source=str(root), assets=assets)
         if generated:
             self._changed(root, harness, read.notes)
@@ -117,15 +153,23 @@ class ClaudeCode:
         """A note for each file the export wrote that is no longer as it wrote it: the prompts it carried were used."""
         for path, text in self.export(harness).files.items():
             if not path.startswith(PROJECT_SKILLS) and (root / path).is_file() and (root / path).read_text() != text:
-                notes.append(f"{path} was changed after the export; the harness takes its prompts and settings from "
-                             f".claude/{CARRIED}/, so carry the change into them by hand")
+                notes.append(
+                    f"{path} was changed after the export; the harness takes its prompts and settings from "
+                    f".claude/{CARRIED}/, so carry the change into them by hand"
+                )
 
 
 def project_instructions(harness: Harness) -> tuple[str, list[str]]:
     """CLAUDE.md: the system prompt (and its check before finishing) rendered without tools or skills (Claude Code lists
     skills itself) and without harness-evo's loop rules; and the sentences left out."""
-    context = {"agent": harness.agent, "tools": [], "skills": [], "instruction": "(the task you are given)", "step": 1,
-               "steps_left": harness.agent.step_limit}
+    context = {
+        "agent": harness.agent,
+        "tools": [],
+        "skills": [],
+        "instruction": "(the task you are given)",
+        "step": 1,
+        "steps_left": harness.agent.step_limit,
+    }
     system, dropped = without_loop_rules(render(harness, "system.md.j2", context))
     confirm = ""
     if harness.has_template("confirm_done.md.j2"):
@@ -135,7 +179,8 @@ def project_instructions(harness: Harness) -> tuple[str, list[str]]:
 
 
 def without_loop_rules(text: str) -> tuple[str, list[str]]:
-    """`text` without the sentences, list items and code blocks that describe harness-evo's agent loop; and those left out."""
+    """`text` without the sentences, list items and code blocks that describe harness-evo's agent loop;
+    and those left out."""
     kept, dropped = [], []
     for paragraph in paragraphs(text):
         if paragraph.startswith("```"):
@@ -183,8 +228,11 @@ def subagent_fields(harness: Harness, name: str, skills: list[str]) -> dict:
     """Frontmatter of the subagent that works as the harness's agent does (Claude Code's `.claude/agents/<name>.md`)."""
     description, _ = without_loop_rules(harness.settings.harness.description)
     description = description or f"The {harness.name} agent harness, evolved by harness-evo."
-    return {"name": name, "description": f"{description.rstrip('.:')}. Use it to carry out a task in a terminal.",
-            "maxTurns": harness.agent.step_limit} | ({"skills": skills} if skills else {})
+    return {
+        "name": name,
+        "description": f"{description.rstrip('.:')}. Use it to carry out a task in a terminal.",
+        "maxTurns": harness.agent.step_limit,
+    } | ({"skills": skills} if skills else {})
 
 
 def settings(harness: Harness) -> dict:
@@ -192,18 +240,37 @@ def settings(harness: Harness) -> dict:
     workspace discovery on, a SessionStart hook that runs the discovery commands (Claude Code adds what a SessionStart
     hook prints to the session's context)."""
     agent = harness.agent
-    found = {"env": {"BASH_DEFAULT_TIMEOUT_MS": str(round(agent.command_timeout_s * 1000)),
-                     "BASH_MAX_OUTPUT_LENGTH": str(agent.max_observation_chars)}}
+    found = {
+        "env": {
+            "BASH_DEFAULT_TIMEOUT_MS": str(round(agent.command_timeout_s * 1000)),
+            "BASH_MAX_OUTPUT_LENGTH": str(agent.max_observation_chars),
+        }
+    }
     if agent.discovery and agent.discovery_commands:
-        found["hooks"] = {"SessionStart": [{"matcher": "startup", "hooks": [
-            {"type": "command", "command": discovery_hook(agent.discovery_commands), "timeout": max(1, round(agent.command_timeout_s))}]}]}
+        found["hooks"] = {
+            "SessionStart": [
+                {
+                    "matcher": "startup",
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": discovery_hook(agent.discovery_commands),
+                            "timeout": max(1, round(agent.command_timeout_s)),
+                        }
+                    ],
+                }
+            ]
+        }
     return found
 
 
 def discovery_hook(commands: list[str]) -> str:
     """A shell command that prints each discovery command and its output, as the first prompt of harness-evo shows them,
     and never fails (a failing SessionStart hook is shown to the user instead of its output)."""
-    lines = [f"echo {shlex.quote('$ ' + command)}; ( {command} ) 2>&1 || echo \"(failed: exit code $?)\"" for command in commands]
+    lines = [
+        f'echo {shlex.quote("$ " + command)}; ( {command} ) 2>&1 || echo "(failed: exit code $?)"'
+        for command in commands
+    ]
     return "; ".join([*lines, "true"])
 
 
@@ -233,8 +300,11 @@ def markdown_as_skill(path: Path, folder: Path, kind: str, read: SkillsRead) -> 
     first = next((line.strip("# ").strip() for line in body.splitlines() if line.strip()), "")
     description = str(front.get("description") or first or f"The {kind} {relative}.").strip()[:1024]
     extra = sorted(key for key in front if key not in ("name", "description"))
-    read.notes.append(f"the {kind} {relative} is the skill `{name}`" + (f" (its {', '.join(extra)} not carried)" if extra else "")
-                      + ("; `$ARGUMENTS` in it stands for what the task asks" if "$ARGUMENTS" in body else ""))
+    read.notes.append(
+        f"the {kind} {relative} is the skill `{name}`"
+        + (f" (its {', '.join(extra)} not carried)" if extra else "")
+        + ("; `$ARGUMENTS` in it stands for what the task asks" if "$ARGUMENTS" in body else "")
+    )
     return {f"skills/{name}/SKILL.md": frontmatter({"name": name, "description": description}, body)}
 
 
@@ -245,7 +315,9 @@ def with_project_instructions(base: Harness, claude_md: Path, notes: list[str]) 
     except UnicodeDecodeError:
         raise UserError(f"{claude_md}: not a text file") from None
     if "{% endraw" in text:
-        raise UserError(f"{claude_md}: holds `{{% endraw`, which a harness prompt cannot quote; remove it and import again")
+        raise UserError(
+            f"{claude_md}: holds `{{% endraw`, which a harness prompt cannot quote; remove it and import again"
+        )
     if any(line.startswith("@") for line in text.splitlines()):
         notes.append(f"{claude_md}: its `@path` imports are kept as text; the files they name are not read")
     notes.append(f"{claude_md} is in prompts/system.md.j2, after the base harness's system prompt")

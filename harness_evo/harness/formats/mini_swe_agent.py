@@ -59,7 +59,9 @@ PLACES = {
 }
 """Our template -> (section, key) of the mini-swe-agent config."""
 
-HEADER_START = "{#- harness-evo: the template below is harness-evo's; these lines define its variables from mini-swe-agent's -#}\n"
+HEADER_START = (
+    "{#- harness-evo: the template below is harness-evo's; these lines define its variables from mini-swe-agent's -#}\n"
+)
 HEADER_END = "{#- harness-evo: end of variables -#}\n"
 SKILLS_START = "{#- harness-evo: skills folded in -#}"
 SKILLS_LOOP = SKILLS_START + "{% for skill in skills %}\n\n## Skill: {{ skill.name }}\n\n{{ skill.body }}{% endfor %}\n"
@@ -87,66 +89,106 @@ class MiniSweAgent:
         if harness.confirms_done and not harness.has_template("confirm_done.md.j2"):
             lost.append("confirm_done: mini-swe-agent does not ask the agent to confirm that it is done")
         config["environment"] = {"timeout": max(1, round(harness.agent.command_timeout_s))}
-        config["harness_evo"] = {"name": harness.name, "description": harness.settings.harness.description,
-                                 "max_observation_chars": harness.agent.max_observation_chars, "examples": harness.agent.examples}
+        config["harness_evo"] = {
+            "name": harness.name,
+            "description": harness.settings.harness.description,
+            "max_observation_chars": harness.agent.max_observation_chars,
+            "examples": harness.agent.examples,
+        }
         if harness.agent.confirm_done is not None:
             config["harness_evo"]["confirm_done"] = harness.agent.confirm_done
-        written = tomllib.loads(harness.components["harness.toml"]).get("agent", {})  # in the order harness.toml has them
+        written = tomllib.loads(harness.components["harness.toml"]).get(
+            "agent", {}
+        )  # in the order harness.toml has them
         config["harness_evo"] |= {name: value for name, value in written.items() if name in FEATURE_SETTINGS}
         lost += not_carried(harness, "mini-swe-agent")
         files = {"config.yaml": dump_yaml(config)}
-        lost.append(f"the finish marker: mini-swe-agent finishes when {MINI_DONE} is the first line of a command's output, "
-                    f"harness-evo when {DONE} is the last; the templates now say {MINI_DONE}, and \"first line\" for \"last line\" "
-                    "in the sentences that name it: check that their wording still fits")
+        lost.append(
+            f"the finish marker: mini-swe-agent finishes when {MINI_DONE} is the first line of a command's output, "
+            f'harness-evo when {DONE} is the last; the templates now say {MINI_DONE}, and "first line" for "last line" '
+            "in the sentences that name it: check that their wording still fits"
+        )
         if harness.skills:
-            lost.append("skills are folded into the system template (a section `Skill: NAME` each, at its end); "
-                        "there are no skill files to `cat`")
+            lost.append(
+                "skills are folded into the system template (a section `Skill: NAME` each, at its end); "
+                "there are no skill files to `cat`"
+            )
         for folder, skill_files in skill_folders(harness).items():
             others = {path: text for path, text in skill_files.items() if path != "SKILL.md"}
-            files |= {f"skills/{folder}/{path}": installed_skill_text(text, skill_home(folder)) for path, text in others.items()}
+            files |= {
+                f"skills/{folder}/{path}": installed_skill_text(text, skill_home(folder))
+                for path, text in others.items()
+            }
             if others := sorted([*others, *folder_assets(harness, f"skills/{folder}")]):
-                lost.append(f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in harness-evo); "
-                            f"its files ({', '.join(others)}) are in skills/{folder}/: copy them there in your environment")
+                lost.append(
+                    f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in "
+                    f"harness-evo); its files ({', '.join(others)}) are in skills/{folder}/: copy them there in your "
+                    "environment"
+                )
             elif SKILL_DIR in skill_files["SKILL.md"]:
-                lost.append(f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in harness-evo), "
-                            "which holds no file besides SKILL.md")
+                lost.append(
+                    f"skill `{folder}`: its section names its folder as {skill_home(folder)} (`{SKILL_DIR}` in "
+                    "harness-evo), which holds no file besides SKILL.md"
+                )
         for tool in harness.tools:
             files |= {f"tools/{tool.name}/{path}": text for path, text in harness.tool_files(tool).items()}
-            lost.append(f"tool `{tool.name}`: mini-swe-agent has no tools besides bash; its files are in tools/{tool.name}/ "
-                        "and the templates see no tools (install them in your environment and mention them in the prompt to use them)")
+            lost.append(
+                f"tool `{tool.name}`: mini-swe-agent has no tools besides bash; its files are in tools/{tool.name}/ "
+                "and the templates see no tools (install them in your environment and mention them in the prompt to "
+                "use them)"
+            )
         if harness.examples:
-            lost.append(f"examples: mini-swe-agent cannot choose them per task, so the instance template holds all {len(harness.examples)} "
-                        f"and shows the first {harness.agent.examples} by name (harness-evo shows the {harness.agent.examples} most similar "
-                        "to each task's instruction)")
-        lost += [f"{path}: mini-swe-agent has no such step" for path in harness.components
-                 if path.startswith("prompts/") and path not in PLACES]
-        lost.append(f"the output cap of {harness.agent.max_observation_chars} characters is applied by the observation template's "
-                    "header, as mini-swe-agent itself does not cut output")
-        return Exported(files=files, lost=lost, assets=dict(harness.assets), usage=[
-            "`mini -c config.yaml -m MODEL -t TASK` runs it (`-c config.yaml` replaces mini-swe-agent's default config); it needs "
-            "mini-swe-agent 2 (pip install 'mini-swe-agent>=2'): 1.x has no model class `litellm_textbased` (\"Unknown model class\")",
-            "`harness-evo import mini-swe-agent config.yaml --out DIR` brings it back (tools excepted)",
-        ])
+            lost.append(
+                "examples: mini-swe-agent cannot choose them per task, so the instance template holds all "
+                f"{len(harness.examples)} and shows the first {harness.agent.examples} by name (harness-evo shows the "
+                f"{harness.agent.examples} most similar to each task's instruction)"
+            )
+        lost += [
+            f"{path}: mini-swe-agent has no such step"
+            for path in harness.components
+            if path.startswith("prompts/") and path not in PLACES
+        ]
+        lost.append(
+            f"the output cap of {harness.agent.max_observation_chars} characters is applied by the observation "
+            "template's header, as mini-swe-agent itself does not cut output"
+        )
+        return Exported(
+            files=files,
+            lost=lost,
+            assets=dict(harness.assets),
+            usage=[
+                "`mini -c config.yaml -m MODEL -t TASK` runs it (`-c config.yaml` replaces mini-swe-agent's default "
+                "config); it needs mini-swe-agent 2 (pip install 'mini-swe-agent>=2'): 1.x has no model class "
+                '`litellm_textbased` ("Unknown model class")',
+                "`harness-evo import mini-swe-agent config.yaml --out DIR` brings it back (tools excepted)",
+            ],
+        )
 
     def load(self, source: Path, base: Harness | None) -> Imported:
         config = read_config(source)
         if base is None:
-            raise UserError(f"{source}: a mini-swe-agent config has no place for some of a harness's settings; pass --base HARNESS")
+            raise UserError(
+                f"{source}: a mini-swe-agent config has no place for some of a harness's settings; pass --base HARNESS"
+            )
         notes: list[str] = []
         templates: dict[str, str] = {}
         skills: list[dict[str, str]] = []
         examples: list[dict[str, str]] = []
         fence = action_fence(config["model"].get("action_regex"))
         if fence.startswith("<"):
-            notes.append(f"model.action_regex: the command in {fence} tags is a fenced bash block in harness-evo; the templates' "
-                         "tags and examples were rewritten to fenced blocks, check that their wording still fits")
+            notes.append(
+                f"model.action_regex: the command in {fence} tags is a fenced bash block in harness-evo; the "
+                "templates' tags and examples were rewritten to fenced blocks, check that their wording still fits"
+            )
         for component, (section, key) in PLACES.items():
             text = config[section].pop(key, None)
             if text is None:
                 if key in ("system_template", "instance_template"):
                     raise UserError(f"{source}: `{section}.{key}` is missing; mini-swe-agent needs it too")
                 templates[component] = base.components[component]
-                notes.append(f"`{section}.{key}` is not in the config: {component} comes from the base harness {base.source}")
+                notes.append(
+                    f"`{section}.{key}` is not in the config: {component} comes from the base harness {base.source}"
+                )
                 continue
             if not isinstance(text, str):
                 raise UserError(f"{source}: `{section}.{key}` must be a string")
@@ -166,17 +208,30 @@ class MiniSweAgent:
         except ValidationError as e:
             raise UserError(f"{source}: a setting harness-evo cannot take: {one_line(e)}") from None
         sampling = sampling_settings(config, notes)
-        notes += [f"`{section}.{key}` is not carried: it belongs to a run or to mini-swe-agent itself"
-                  for section in ("agent", "model", "environment") for key in config[section]]
+        notes += [
+            f"`{section}.{key}` is not carried: it belongs to a run or to mini-swe-agent itself"
+            for section in ("agent", "model", "environment")
+            for key in config[section]
+        ]
         notes += [f"`{key}` is not carried" for key in config if key not in ("agent", "model", "environment")]
-        info = {"name": str(extra.get("name") or Path(source).stem),
-                "description": str(extra.get("description") or f"Imported from the mini-swe-agent config {Path(source).name}.")}
-        agent = settings.model_dump(exclude_none=True, exclude={name for name in FEATURE_SETTINGS if name not in settings.model_fields_set})
-        agent = dict(sorted(agent.items(), key=lambda item: list(extra).index(item[0]) if item[0] in extra else -1))  # as exported
+        info = {
+            "name": str(extra.get("name") or Path(source).stem),
+            "description": str(
+                extra.get("description") or f"Imported from the mini-swe-agent config {Path(source).name}."
+            ),
+        }
+        agent = settings.model_dump(
+            exclude_none=True, exclude={name for name in FEATURE_SETTINGS if name not in settings.model_fields_set}
+        )
+        agent = dict(
+            sorted(agent.items(), key=lambda item: list(extra).index(item[0]) if item[0] in extra else -1)
+        )  # as exported
         toml = with_settings(base.components["harness.toml"], {"harness": info, "agent": agent, "model": sampling})
         components = {"harness.toml": toml, **templates}
         components |= {f"skills/{skill['folder']}/SKILL.md": skill["text"] for skill in skills}
-        skill_texts, skill_assets = exported_skill_files(Path(source).parent, [skill["folder"] for skill in skills], notes)
+        skill_texts, skill_assets = exported_skill_files(
+            Path(source).parent, [skill["folder"] for skill in skills], notes
+        )
         components |= skill_texts
         components |= {f"examples/{example['name']}.md": example["file"] for example in examples}
         tool_texts, tool_assets = exported_tools(Path(source).parent, notes)
@@ -193,7 +248,10 @@ def export_header(key: str, used: set[str], harness: Harness, lost: list[str]) -
     cut, half = agent.max_observation_chars, agent.max_observation_chars // 2
     settings = {name: jinja_literal(value) for name, value in agent.model_dump().items() if value is not None}
     if key != "format_error_template":
-        settings |= {"step_limit": "step_limit", "command_timeout_s": f"timeout | default({settings['command_timeout_s']})"}
+        settings |= {
+            "step_limit": "step_limit",
+            "command_timeout_s": f"timeout | default({settings['command_timeout_s']})",
+        }
     definitions = {
         "agent": "{" + ", ".join(f'"{name}": {value}' for name, value in settings.items()) + "}",
         "tools": "[]",
@@ -204,7 +262,7 @@ def export_header(key: str, used: set[str], harness: Harness, lost: list[str]) -
         "exit_code": "output.returncode",
         "timed_out": '"timed out" in (output.exception_info | default(""))',
         "output": f'output.output if output.output | length <= {cut} else output.output[:{half}] ~ "\\n[... " ~ '
-                  f'(output.output | length - {cut}) ~ " characters cut ...]\\n" ~ output.output[-{half}:]',
+        f'(output.output | length - {cut}) ~ " characters cut ...]\\n" ~ output.output[-{half}:]',
         "error": "error",
         "examples": f"{jinja_literal(folded_example_list(harness))}[:{agent.examples}]",
         **{name: jinja_literal(empty) for name, empty in OPTIONAL_VARIABLES.items() if name != "examples"},
@@ -215,7 +273,11 @@ def export_header(key: str, used: set[str], harness: Harness, lost: list[str]) -
         "observation_template": set(definitions) - {"error"},
         "format_error_template": {"agent", "tools", "skills", "error"},
     }[key]
-    needed = used | ({"agent"} if "steps_left" in used else set()) | ({"examples"} if key == "instance_template" and harness.examples else set())
+    needed = (
+        used
+        | ({"agent"} if "steps_left" in used else set())
+        | ({"examples"} if key == "instance_template" and harness.examples else set())
+    )
     lines = []
     for name, expression in definitions.items():
         if name not in needed or (expression == name and name in given):
@@ -231,18 +293,33 @@ def folded_skill_list(harness: Harness) -> list[dict[str, str]]:
     """The skills as the exported system template sees them; `folder` and `text` let an import restore the files."""
     skills = []
     for skill, (folder, files) in zip(harness.skills, skill_folders(harness).items(), strict=True):
-        skills.append({"name": skill.name, "description": skill.description, "body": to_mini(installed_skill_text(skill.body, skill_home(folder))),
-                       "path": f'the section "Skill: {skill.name}" at the end of these instructions',
-                       "folder": folder, "text": files["SKILL.md"]})
+        skills.append(
+            {
+                "name": skill.name,
+                "description": skill.description,
+                "body": to_mini(installed_skill_text(skill.body, skill_home(folder))),
+                "path": f'the section "Skill: {skill.name}" at the end of these instructions',
+                "folder": folder,
+                "text": files["SKILL.md"],
+            }
+        )
     return skills
 
 
 def folded_example_list(harness: Harness) -> list[dict[str, Any]]:
-    """The examples as the exported instance template sees them, in mini-swe-agent's terms; `file` lets an import restore them."""
-    return [example.model_dump() | {"text": to_mini(example.text), "file": harness.components[example.path],
-                                    "turns": [{"reply": to_mini(turn.reply), "observation": to_mini(turn.observation or "")}
-                                              for turn in example.turns]}
-            for example in harness.examples]
+    """The examples as the exported instance template sees them, in mini-swe-agent's terms;
+    `file` lets an import restore them."""
+    return [
+        example.model_dump()
+        | {
+            "text": to_mini(example.text),
+            "file": harness.components[example.path],
+            "turns": [
+                {"reply": to_mini(turn.reply), "observation": to_mini(turn.observation or "")} for turn in example.turns
+            ],
+        }
+        for example in harness.examples
+    ]
 
 
 def folded_skills(header: str) -> list[dict[str, str]]:
@@ -301,7 +378,10 @@ def import_header(where: str, text: str, notes: list[str]) -> str:
         "machine": jinja_literal(uname.machine),
     }
     if where == "model.observation_template":
-        given["output"] = '{"output": output, "returncode": exit_code, "exception_info": "the command timed out" if timed_out else ""}'
+        given["output"] = (
+            '{"output": output, "returncode": exit_code, "exception_info": "the command timed out" if timed_out else '
+            '""}'
+        )
         given |= {"elapsed_seconds": "elapsed_s | int", "wall_time_limit_seconds": "time_limit_s | int"}
     if where == "model.format_error_template":  # a reply with no runnable block: no actions, and no tool calls here
         given = {"error": "error", "actions": "[]", "has_tool_calls": "false"}
@@ -310,10 +390,14 @@ def import_header(where: str, text: str, notes: list[str]) -> str:
     if missing:
         raise UserError(
             f"{where} uses {', '.join(f'`{name}`' for name in missing)}, which harness-evo does not give that template "
-            f"(it gives {', '.join(f'`{name}`' for name in sorted(given))}); edit the config to do without, then import again"
+            f"(it gives {', '.join(f'`{name}`' for name in sorted(given))}); edit the config to do without, then "
+            "import again"
         )
     if used & {"system", "release", "version", "machine"}:
-        notes.append(f"{where}: the machine's name, release, version and architecture are fixed to this machine's ({uname.system} {uname.machine})")
+        notes.append(
+            f"{where}: the machine's name, release, version and architecture are fixed to this machine's "
+            f"({uname.system} {uname.machine})"
+        )
     lines = [f"{{%- set {name} = {given[name]} -%}}\n" for name in given if name in used and given[name] != name]
     return IMPORT_START + "".join(lines) + HEADER_END if lines else ""
 
@@ -324,8 +408,11 @@ def template_variables(text: str, where: str) -> tuple[set[str], set[str]]:
         tree = environment(trim_blocks=False).parse(text)
     except jinja2.TemplateSyntaxError as e:
         raise UserError(f"{where} is not a valid Jinja2 template: {e}") from None
-    optional = {test.node.name for test in tree.find_all(jinja2.nodes.Test)
-                if test.name in ("defined", "undefined") and isinstance(test.node, jinja2.nodes.Name)}
+    optional = {
+        test.node.name
+        for test in tree.find_all(jinja2.nodes.Test)
+        if test.name in ("defined", "undefined") and isinstance(test.node, jinja2.nodes.Name)
+    }
     assigned = {name.name for name in tree.find_all(jinja2.nodes.Name) if name.ctx in ("store", "param")}
     return jinja2.meta.find_undeclared_variables(tree) - assigned, optional
 
@@ -342,7 +429,8 @@ def translate(text: str, fence: str) -> str:
 
 
 def to_mini(text: str) -> str:
-    """Our finish marker in mini-swe-agent's terms: its name, and "first line" for "last line" where a sentence names it."""
+    """Our finish marker in mini-swe-agent's terms: its name,
+    and "first line" for "last line" where a sentence names it."""
     return _near(text.replace(DONE, MINI_DONE), MINI_DONE, "last line", "first line")
 
 
@@ -365,24 +453,36 @@ def action_fence(regex: Any) -> str:
         return f"<{tag[1]}>"
     match = re.fullmatch(r"```(\w*)\\s\*\\n\(\.\*\?\)\\n```", str(regex))
     if not match:
-        raise UserError(f"model.action_regex {regex!r} is not a fenced code block; harness-evo reads one ```bash block per reply "
-                        "(or native tool calls): edit the config to use a fenced block, then import again")
+        raise UserError(
+            f"model.action_regex {regex!r} is not a fenced code block; harness-evo reads one ```bash block per reply "
+            "(or native tool calls): edit the config to use a fenced block, then import again"
+        )
     return match.group(1) or "bash"
 
 
-def agent_settings(config: dict[str, dict[str, Any]], extra: dict[str, Any], base: Harness, notes: list[str]) -> AgentSettings:
-    """Our agent settings from the config's; what is taken is removed from `config`, so that the rest can be reported."""
+def agent_settings(
+    config: dict[str, dict[str, Any]], extra: dict[str, Any], base: Harness, notes: list[str]
+) -> AgentSettings:
+    """Our agent settings from the config's; what is taken is removed from `config`,
+    so that the rest can be reported."""
     step_limit = config["agent"].pop("step_limit", base.agent.step_limit)
     if not isinstance(step_limit, int) or step_limit < 1:
-        notes.append(f"agent.step_limit {step_limit!r} (no limit) is not possible in harness-evo: set to {base.agent.step_limit}")
+        notes.append(
+            f"agent.step_limit {step_limit!r} (no limit) is not possible in harness-evo: set to {base.agent.step_limit}"
+        )
         step_limit = base.agent.step_limit
     model_class = str(config["model"].pop("model_class", ""))
     config["model"].pop("action_regex", None)
     if model_class and "textbased" not in model_class:
-        notes.append(f"model.model_class {model_class} makes native tool calls; the harness reads one fenced bash block per reply, "
-                     "as harness-evo's agent loop does (check that the prompts ask for one)")
-    features = {name: extra.get(name, getattr(base.agent, name)) for name in FEATURE_SETTINGS
-                if name in extra or name in base.agent.model_fields_set}
+        notes.append(
+            f"model.model_class {model_class} makes native tool calls; the harness reads one fenced bash block per "
+            "reply, as harness-evo's agent loop does (check that the prompts ask for one)"
+        )
+    features = {
+        name: extra.get(name, getattr(base.agent, name))
+        for name in FEATURE_SETTINGS
+        if name in extra or name in base.agent.model_fields_set
+    }
     return AgentSettings(
         step_limit=step_limit,
         command_timeout_s=config["environment"].pop("timeout", base.agent.command_timeout_s),
@@ -394,7 +494,8 @@ def agent_settings(config: dict[str, dict[str, Any]], extra: dict[str, Any], bas
 
 
 def sampling_settings(config: dict[str, dict[str, Any]], notes: list[str]) -> dict[str, Any]:
-    """Our `[model]` settings from the config's `model.model_kwargs` (taken out of it); other keyword arguments are noted."""
+    """Our `[model]` settings from the config's `model.model_kwargs` (taken out of it);
+    other keyword arguments are noted."""
     kwargs = config["model"].pop("model_kwargs", None) or {}
     taken = {key: kwargs.pop(key) for key in SamplingSettings.model_fields if key in kwargs}
     notes += [f"`model.model_kwargs.{key}` is not carried: the run's model configuration sets it" for key in kwargs]
@@ -405,7 +506,8 @@ def sampling_settings(config: dict[str, dict[str, Any]], notes: list[str]) -> di
 
 
 def exported_tools(folder: Path, notes: list[str]) -> tuple[dict[str, str], dict[str, bytes]]:
-    """The tools an export wrote beside its config (`tools/<name>/`, with its `tool.toml`), as components and assets again."""
+    """The tools an export wrote beside its config (`tools/<name>/`, with its `tool.toml`),
+    as components and assets again."""
     found: tuple[dict[str, str], dict[str, bytes]] = ({}, {})
     for tool_toml in sorted((folder / "tools").glob("*/tool.toml")):
         texts, binaries = files_beside(folder, tool_toml.parent)
@@ -441,7 +543,9 @@ def files_beside(folder: Path, home: Path) -> tuple[dict[str, str], dict[str, by
         return {}, {}
     prefix = home.relative_to(folder).as_posix()
     texts, binaries = read_files(home)
-    return {f"{prefix}/{path}": text for path, text in texts.items()}, {f"{prefix}/{path}": data for path, data in binaries.items()}
+    return {f"{prefix}/{path}": text for path, text in texts.items()}, {
+        f"{prefix}/{path}": data for path, data in binaries.items()
+    }
 
 
 def read_config(source: Path) -> dict[str, Any]:
@@ -452,8 +556,11 @@ def read_config(source: Path) -> dict[str, Any]:
     except yaml.YAMLError as e:
         raise UserError(f"{source}: not valid YAML: {str(e).splitlines()[0]}") from None
     if isinstance(config, dict) and "agent" not in config and config and set(config) <= {"environment", "model", "run"}:
-        raise UserError(f"{source}: only {', '.join(f'`{key}`' for key in config)} settings, an overlay that `mini -c BASE -c "
-                        f"{Path(source).name}` merges over another config; import that config (the overlay's settings belong to a run)")
+        raise UserError(
+            f"{source}: only {', '.join(f'`{key}`' for key in config)} settings, an overlay that `mini -c BASE -c "
+            f"{Path(source).name}` merges over another config; import that config (the overlay's settings belong to a "
+            "run)"
+        )
     if not isinstance(config, dict) or not isinstance(config.get("agent"), dict):
         raise UserError(f"{source}: not a mini-swe-agent config (no `agent` section)")
     for section in ("model", "environment"):

@@ -11,7 +11,8 @@ class Native:
 
     def export(self, harness: Harness) -> Exported:
         return Exported(
-            files=dict(harness.components), assets=dict(harness.assets),
+            files=dict(harness.components),
+            assets=dict(harness.assets),
             usage=["`harness-evo eval --harness DIR` runs it; `harness-evo evolve --harness DIR` evolves it further."],
         )
 
