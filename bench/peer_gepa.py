@@ -180,7 +180,9 @@ def run_evolve(bench: Bench, system: str, runs_dir: Path) -> dict[str, Any]:
     gate = GATES.get(system, bench.config.search.gate)
     config = bench.config.with_options({"acceptance.rule": RULES[system], "search.gate": gate})
     store = bench.open_run(runs_dir, lambda: session.start(config, runs_dir, harness=bench.harness))
-    console.print(f"{system}: run {store.folder}, {bench.budget} rollouts, {gate} gate, acceptance rule {RULES[system]}")
+    console.print(
+        f"{system}: run {store.folder}, {bench.budget} rollouts, {gate} gate, acceptance rule {RULES[system]}"
+    )
     with session.owned(store), EvolutionView(console, quiet=True) as view:
         summary = session.run(store, [view])
     tree = SearchTree(store.records(Node))
