@@ -346,6 +346,16 @@ class SearchConfig(Strict):
     move_policy: Literal["bandit", "first-harvest"] = "bandit"
     """`bandit`: each move kind first once, then the one with the most accepted gain per gate rollout, plus an
     exploration bonus; `first-harvest`: harvest whenever there is something to harvest, else the first of `moves`."""
+    screen: Literal["off", "on", "audit"] = "off"
+    """A look before the gate, for a few model calls and no rollout: the solver's first action on `screen_tasks` of the
+    parent's failed train tasks, sampled `screen_samples` times under the parent and under the child with the same
+    seeds. `on`: a candidate whose first prompt changed but not one sampled action did is dropped (`screened`) without
+    being gated; `audit`: it is gated all the same, and the summary tells how many of those the gate accepted. An edit
+    the first prompt does not show (a later turn's template, the loop guard) always goes on to the gate."""
+    screen_tasks: int = Field(4, ge=1)
+    """Failed train tasks of the parent the screen samples on (the targeted pattern's first)."""
+    screen_samples: int = Field(2, ge=1)
+    """Seeds per task the screen samples the first action with (seed k is trial k's, so trial 0's is mostly cached)."""
     dev_sample: int | None = Field(None, ge=1)
     """Dev tasks the root and every accepted node are scored on: unset, the whole dev split; else a seeded sample of
     this many, the same for all nodes."""

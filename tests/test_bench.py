@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness_evo import world
+from harness_evo.evolve import session
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).parents[1]
@@ -40,10 +41,11 @@ SMALL: dict[str, tuple[list[str], list[pytest.MarkDecorator], str]] = {
     ),
     "llm_local": (["--models", "local/qwen2.5-coder-0.5b"], [pytest.mark.embedded], "cache hit:"),
     "reply_budget": (["{eval}", "--replies", "0"], [pytest.mark.docker], "recorded replies: tokens n="),
+    "screen_audit": (["{evolve}"], [pytest.mark.docker], "gated edits: 1; the screen would drop 0, of which"),
 }
 """Bench script -> (arguments of a tiny run, the marks of what it needs, a line its output must hold). peer_gepa's
 running pieces are tested in test_peer_gepa.py; `{eval}` is an eval run of the
-scripted world made first."""
+scripted world made first, `{evolve}` an evolve run of it (one iteration: the fix, gated)."""
 EMBEDDED_POOL = ["--embedded", "--skip-simulation", "--tasks", "1", "--pool-trials", "1", "--gates", "5"]
 """gate_calibration's second part: a pool of embedded-model rollouts, one task and one trial per side."""
 
@@ -83,6 +85,14 @@ def scripted_eval(runs: Path) -> Path:
     return folder
 
 
+def scripted_evolve(runs: Path) -> Path:
+    """An evolve run of the scripted world (one iteration, the world's fix gated): the folder of a run to read."""
+    world.register()
+    store = session.start(world.config(gate="evidence"), runs)
+    session.run(store)
+    return store.folder
+
+
 def bench(name: str, args: list[str], tmp_path: Path) -> str:
     """`python bench/NAME.py ARGS` in a process of its own; its output, after checking it ended well."""
     env = {**os.environ, "COLUMNS": "200"}
@@ -104,6 +114,8 @@ def test_a_bench_runs_at_a_tiny_size(name: str, tmp_path: Path):
     args, _, expected = SMALL[name]
     if "{eval}" in args:
         args = [str(scripted_eval(tmp_path / "runs")) if arg == "{eval}" else arg for arg in args]
+    if "{evolve}" in args:
+        args = [str(scripted_evolve(tmp_path / "runs")) if arg == "{evolve}" else arg for arg in args]
     assert expected in bench(name, args, tmp_path)
 
 

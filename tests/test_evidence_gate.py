@@ -12,11 +12,12 @@ import pytest
 from harness_evo import world
 from harness_evo.evolve import session
 from harness_evo.llm import scripted
-from harness_evo.store import Edit, RunStore
+from harness_evo.store import Edit, Rollout, RunStore
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("user_cache")]
 
 INERT = world.DEFECT + " Keep each reply short."
+LATER = "(an edit of the observation template)"
 
 
 def wide_world(folder: Path) -> Path:
@@ -47,24 +48,31 @@ def wide_world(folder: Path) -> Path:
 
 
 def proposing(token: str, *news: str) -> None:
-    """The scripted proposer answers every request with one edit of the system prompt per text in `news`."""
+    """The scripted proposer answers every request with one edit of the system prompt per text in `news` (or, for
+    `LATER`, of the observation template, which the first prompt does not show)."""
     edits = [
         {
             "rationale": "files must land where the task expects them",
             "prediction": "tasks naming a relative file pass",
-            "ops": [{"op": "replace", "path": "prompts/system.md.j2", "old": world.DEFECT, "new": new}],
+            "ops": [
+                {"op": "replace", "path": "prompts/observation.md.j2", "old": "Exit code:", "new": "Exit status:"}
+                if new == LATER
+                else {"op": "replace", "path": "prompts/system.md.j2", "old": world.DEFECT, "new": new}
+            ],
         }
         for new in news
     ]
     scripted.register("world-proposer", lambda messages: json.dumps({"edits": edits}), token=f"{token}-proposer")
 
 
-def evolve(tmp_path: Path, gate: str, token: str, *news: str, **evidence) -> RunStore:
-    """One iteration of `evolve` in the wide world, gated by `gate`, the proposer offering `news`."""
+def evolve(tmp_path: Path, gate: str, token: str, *news: str, screen: str = "off", **evidence) -> RunStore:
+    """One iteration of `evolve` in the wide world, gated by `gate` after the screen `screen`, the proposer offering
+    `news`."""
     world.register(token)
     proposing(token, *news)
     config = world.config(gate=gate).model_copy(update={"tasks": wide_world(tmp_path / f"tasks-{gate}")})
     config.evidence = config.evidence.model_copy(update=evidence)
+    config.search.screen = screen
     config.curriculum.minibatch = 12  # every train task: the pattern and the regression sample fill the in-turn gate
     store = session.start(config, tmp_path / f"runs-{gate}")
     session.run(store)
@@ -127,6 +135,8 @@ def test_a_race_of_two_candidates_accepts_the_fix_and_drops_the_inert_one_with_i
         ("evidence", "alpha = 1.5", "evidence.alpha"),
         ("evidence", "max_rollouts = 3", "evidence.max_rollouts = 3 cannot reach alpha 0.1"),
         ("acceptance", 'rule = "none"', 'acceptance.rule = "none" is a rule of the in-turn gate'),
+        ("search", 'screen = "maybe"', "search.screen"),
+        ("search", "screen_samples = 0", "search.screen_samples"),
     ],
 )
 def test_an_evidence_gate_that_cannot_reach_its_alpha_is_one_line_at_evolve_start(
@@ -144,3 +154,51 @@ def test_an_evidence_gate_that_cannot_reach_its_alpha_is_one_line_at_evolve_star
 
     assert says in error
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir()), "no run folder for a bad config"
+
+
+def test_the_screen_drops_an_inert_edit_before_any_rollout_of_it(tmp_path: Path, cli):
+    store = evolve(tmp_path, "evidence", "screen-inert", INERT, screen="on")
+
+    [edit] = store.records(Edit)
+    assert edit.status == "screened" and edit.gate is None
+    seen = edit.screen
+    assert seen.verdict == "inert" and seen.dropped and seen.samples == 4 * 2 and seen.changed == 0
+    assert all(task.startswith("rel") for task in seen.tasks), "the parent's failed train tasks"
+    assert not store.records(Rollout, harness_hash=edit.child_id), "no rollout of the dropped child"
+    summary = store.info.summary
+    assert summary.screen.dropped == summary.screen.inert == 1 and summary.gates == 0
+    assert summary.best_node == summary.root
+    shown = cli("edits", store.id, edit.id, "--runs", store.folder.parent)
+    said = " ".join(shown.output.split())
+    assert shown.exit_code == 0 and "screen: inert: the screen sampled 8 first actions" in said, said
+    shown = cli("show", store.id, "--runs", store.folder.parent)
+    assert "1 dropped by the screen" in " ".join(shown.output.split()), shown.output
+
+
+def test_the_screen_passes_a_true_fix_on_and_the_race_is_left_to_it(tmp_path: Path):
+    store = evolve(tmp_path, "evidence", "screen-race", INERT, world.FIX, screen="on")
+
+    inert, fix = store.records(Edit, order_by="id")
+    assert inert.status == "screened" and fix.screen.verdict == "changed" and fix.screen.changed > 0
+    assert fix.gate.accepted and fix.gate.evidence.raced == 1, "the screened one never entered the race"
+    assert fix.gate.alpha == pytest.approx(0.1)
+    assert store.info.summary.best_node == fix.child_id
+
+
+def test_an_audit_gates_the_inert_edit_and_counts_what_the_gate_made_of_it(tmp_path: Path):
+    store = evolve(tmp_path, "evidence", "screen-audit", INERT, screen="audit")
+
+    [edit] = store.records(Edit)
+    assert edit.screen.verdict == "inert" and not edit.screen.dropped
+    assert edit.gate is not None and not edit.gate.accepted
+    seen = store.info.summary.screen
+    assert (seen.inert, seen.dropped, seen.inert_gated, seen.inert_accepted) == (1, 0, 1, 0)
+
+
+def test_an_edit_the_first_prompt_does_not_show_goes_on_to_the_gate(tmp_path: Path):
+    store = evolve(tmp_path, "evidence", "screen-later", LATER, screen="on")
+
+    [edit] = store.records(Edit)
+    assert edit.screen.verdict == "unseen" and edit.screen.samples == 0 and edit.gate is not None
+    assert "acts later in an episode" in edit.screen.sentence()
+    assert store.info.summary.screen.unseen == 1

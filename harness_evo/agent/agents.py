@@ -13,8 +13,10 @@ from harness_evo.agent.script_steps import script_steps
 from harness_evo.agent.task_skills import bundled
 from harness_evo.agent.trajectory import ExitReason, Step, Trajectory
 from harness_evo.errors import HarnessError
-from harness_evo.harness import Harness, Tool
+from harness_evo.harness import Harness, Skill, Tool
 from harness_evo.harness.actions import FormatError, parse_bash_block
+from harness_evo.harness.examples import Example
+from harness_evo.harness.features import Finding
 from harness_evo.harness.folder import SANDBOX_ROOT
 from harness_evo.llm import ContextTooLong
 from harness_evo.sandbox import CommandResult, Sandbox
@@ -64,7 +66,7 @@ class ModelAgent:
         self.stop = stop or threading.Event()
 
     def run(self, harness: Harness, task: Task, sandbox: Sandbox, trajectory: Trajectory) -> None:
-        settings, sampling = harness.agent, harness.sampling
+        settings = harness.agent
         if settings.action_format != "bash-block":
             raise HarnessError(
                 f"{harness.where('harness.toml')}: action_format {settings.action_format!r} is not supported by "
@@ -86,21 +88,7 @@ class ModelAgent:
             trajectory.discovery = discover(settings, task.instruction, run)
         notices = Notices(settings, run)
         messages = trajectory.messages
-        messages += [
-            {"role": "system", "content": harness.render("system.md.j2", skills=skills)},
-            {
-                "role": "user",
-                "content": harness.render(
-                    "instance.md.j2",
-                    instruction=task.instruction,
-                    step=0,
-                    steps_left=settings.step_limit,
-                    examples=examples,
-                    skills=skills,
-                    discovery=trajectory.discovery,
-                ),
-            },
-        ]
+        messages += opening(harness, task, examples, skills, trajectory.discovery)
         try:
             while True:
                 remaining = task.agent_timeout_s - (time.monotonic() - started)
@@ -111,14 +99,7 @@ class ModelAgent:
                 if remaining <= 0:
                     raise LimitsExceeded("time_limit")
                 try:
-                    reply = self.llm.complete(
-                        "solver",
-                        messages,
-                        seed=trajectory.trial,
-                        stop=[*STOP_SEQUENCES, *sampling.stop],
-                        temperature=sampling.temperature,
-                        max_tokens=sampling.max_tokens,
-                    )
+                    reply = self.llm.complete("solver", messages, seed=trajectory.trial, **sampling_of(harness))
                 except ContextTooLong:
                     raise LimitsExceeded("context_limit") from None
                 step = Step(
@@ -177,6 +158,38 @@ class ModelAgent:
             trajectory.exit_reason = "done"
         except LimitsExceeded as e:
             trajectory.exit_reason = e.reason
+
+
+def opening(
+    harness: Harness, task: Task, examples: list[Example], skills: list[Skill], discovery: list[Finding]
+) -> list[dict]:
+    """The first two messages of an episode: the system prompt and the task's instance prompt (with the examples
+    retrieved for it, the skills listed and what workspace discovery found)."""
+    return [
+        {"role": "system", "content": harness.render("system.md.j2", skills=skills)},
+        {
+            "role": "user",
+            "content": harness.render(
+                "instance.md.j2",
+                instruction=task.instruction,
+                step=0,
+                steps_left=harness.agent.step_limit,
+                examples=examples,
+                skills=skills,
+                discovery=discovery,
+            ),
+        },
+    ]
+
+
+def sampling_of(harness: Harness) -> dict:
+    """How the solver model samples a reply under `harness`: its stop sequences, temperature and reply cap."""
+    sampling = harness.sampling
+    return {
+        "stop": [*STOP_SEQUENCES, *sampling.stop],
+        "temperature": sampling.temperature,
+        "max_tokens": sampling.max_tokens,
+    }
 
 
 def confirmation(harness: Harness) -> str:

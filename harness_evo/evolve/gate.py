@@ -41,6 +41,8 @@ class Decision:
     """The verdicts of a gate's decision, in the order they were reached (a candidate never gated has none)."""
 
     gated: list[tuple[Candidate, Verdict]] = field(default_factory=list)
+    screened: list[Candidate] = field(default_factory=list)
+    """Candidates the screen dropped before the gate (`evolve/screen.py`)."""
 
     @property
     def accepted(self) -> Candidate | None:
@@ -54,7 +56,9 @@ class Decision:
         return (accepted or [verdict for _, verdict in self.gated] or [None])[-1]
 
     def told(self) -> str:
-        """The decision in a line for the user."""
+        """The decision in a line for the user ("" when there was none)."""
+        if not self.gated:
+            return "; ".join(f"edit {c.edit.id} {c.edit.reasons[-1]}" for c in self.screened)
         candidate, verdict = next(((c, v) for c, v in self.gated if v.accepted), self.gated[-1])
         return (
             f"edit {candidate.edit.id} {'accepted' if verdict.accepted else 'rejected by the gate'}: {verdict.reason}"

@@ -15,7 +15,7 @@ from harness_evo.evolve.critic import Judgement
 from harness_evo.evolve.proposer import Proposal
 from harness_evo.evolve.target import Target
 from harness_evo.harness import Harness
-from harness_evo.store import Edit, EditStatus, GateEvidence, GateResult, RunStore
+from harness_evo.store import Edit, EditStatus, GateEvidence, GateResult, RunStore, ScreenResult
 
 GLOBAL_MOVES = ("knob", "prune")
 """Move kinds whose candidates change what every task sees and have no pattern of their own to be measured on: a gate
@@ -116,6 +116,14 @@ class Ledger:
             candidate.model_copy(update={"edit": candidate.edit.model_copy(update={"status": status, "gate": gate})}),
             final=True,
         )
+
+    def screened(self, candidate: Candidate, result: ScreenResult) -> Candidate:
+        """Record what the screen saw; a candidate it dropped is `screened`, with the reason."""
+        update: dict = {"screen": result}
+        if result.dropped:
+            update |= {"status": EditStatus.SCREENED, "reasons": [f"dropped by the screen: {result.sentence()}"]}
+        edit = candidate.edit.model_copy(update=update)
+        return self._save(candidate.model_copy(update={"edit": edit}), final=result.dropped)
 
     def children(self, parent_id: str) -> dict[str, str]:
         """The harnesses already proposed as children of `parent_id` -> which edit made each and its fate."""

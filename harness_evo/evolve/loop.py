@@ -32,6 +32,7 @@ from harness_evo.evolve.patterns import Patterns
 from harness_evo.evolve.plan import make_planner
 from harness_evo.evolve.proposer import Proposer
 from harness_evo.evolve.scorer import Scorer
+from harness_evo.evolve.screen import Screen
 from harness_evo.evolve.stage import Made, Stage
 from harness_evo.evolve.state import LoopState
 from harness_evo.evolve.summary import summarize
@@ -63,7 +64,8 @@ class Evolution:
         self.categories = {task.id: task.category for task in run.suite.tasks.values()}
         gate = self.gate(ConditioningCheck(config.acceptance, store, self.categories))
         critic = Critic(config.search, self.train, run.backend, run.llm if config.reviews_edits() else None)
-        self.stage = Stage(critic, self.ledger, self.harnesses, gate, self.state.nodes)
+        screen = Screen.of(config.search, run.llm, store, self.train, self.harnesses.__getitem__, self.ledger)
+        self.stage = Stage(critic, self.ledger, self.harnesses, gate, self.state.nodes, screen)
         proposer = Proposer(run.llm, config.search, SandboxTryout(run.backend, run.suite.tasks))
         self.moves = make_moves(
             Kit(
@@ -150,7 +152,7 @@ class Evolution:
         decision = self.stage.decide(turn, made.candidates)  # 6: the gate
         if decision.accepted:
             self.accept(turn, decision.accepted)  # 7
-        verdict, outcome = decision.last, decision.told() if decision.gated else made.reason
+        verdict, outcome = decision.last, decision.told() or made.reason
         gated = verdict.model_dump(include={"accepted", "fixed", "broken", "ties"}) if verdict is not None else {}
         self.curriculum.reward(
             Pull(

@@ -1,6 +1,7 @@
 """The stage a move is given (DESIGN.md, steps 5 and 6): the critic and the ledger, which turn a move's proposals into
-candidates; the harness store; and the gate, which decides on the candidates a move made from one parent. A move sees
-this and nothing else of the loop.
+candidates; the harness store; and the gate, which decides on the candidates a move made from one parent (after the
+screen, when `search.screen` is on, dropped those that change nothing the solver does). A move sees this and nothing
+else of the loop.
 
 A candidate is an edit that passed the critic, with the child harness it makes and what the gate measures it against.
 """
@@ -13,6 +14,7 @@ from harness_evo.evolve.gate import Decision, Gate, Turn
 from harness_evo.evolve.ledger import Candidate, Ledger
 from harness_evo.evolve.nodes import Harnesses
 from harness_evo.evolve.proposer import Proposal
+from harness_evo.evolve.screen import Screen
 from harness_evo.evolve.target import Target
 from harness_evo.harness import Harness
 from harness_evo.store import Edit, EditStatus, Node
@@ -32,8 +34,17 @@ class Stage:
     """The critic, the ledger, the harness store and the gate, as a move uses them; `nodes` are the tree's nodes (an
     edit making one of them again is invalid)."""
 
-    def __init__(self, critic: Critic, ledger: Ledger, harnesses: Harnesses, gate: Gate, nodes: Mapping[str, Node]):
+    def __init__(
+        self,
+        critic: Critic,
+        ledger: Ledger,
+        harnesses: Harnesses,
+        gate: Gate,
+        nodes: Mapping[str, Node],
+        screen: Screen | None = None,
+    ):
         self.critic, self.ledger, self.harnesses, self.gate, self.nodes = critic, ledger, harnesses, gate, nodes
+        self.screen = screen
 
     def parent(self, turn: Turn) -> Harness:
         return self.harnesses[turn.node]
@@ -59,8 +70,13 @@ class Stage:
         return candidate.model_copy(update={"target": target})
 
     def decide(self, turn: Turn, candidates: list[Candidate]) -> Decision:
-        """The gate's decision on a move's candidates (see `Gate`)."""
-        return self.gate.decide(turn, candidates)
+        """The gate's decision on a move's candidates (see `Gate`), those the screen dropped left out."""
+        dropped: list[Candidate] = []
+        if self.screen is not None:
+            candidates, dropped = self.screen.sift(turn, candidates)
+        decision = self.gate.decide(turn, candidates) if candidates else Decision()
+        decision.screened = dropped
+        return decision
 
     def edits(self, node: str) -> list[Edit]:
         """The edits proposed from `node` so far, whatever their fate."""

@@ -7,7 +7,7 @@ from harness_evo.evolve.ledger import Ledger
 from harness_evo.evolve.state import LoopState
 from harness_evo.evolve.tree import Best
 from harness_evo.store import Edit, EditStatus, RunStore
-from harness_evo.store.info import DevComparison, EvolutionSummary
+from harness_evo.store.info import DevComparison, EvolutionSummary, ScreenSummary
 
 
 def summarize(
@@ -47,6 +47,30 @@ def summarize(
         spend=budget.spend(),
         elapsed_s=round(budget.elapsed_s, 1),
         conditioning=conditioning_summary(store, root, best.node),
+        screen=screen_summary(ledger.history()),
+    )
+
+
+def screen_summary(history: list[Edit]) -> ScreenSummary | None:
+    """What the screen saw of the edits in `history`, and what the gate made of those it passed on (None when it saw
+    none)."""
+    looked = [edit for edit in history if edit.screen is not None]
+    if not looked:
+        return None
+
+    def count(verdict: str, *statuses: EditStatus) -> int:
+        return sum(edit.screen.verdict == verdict and edit.status in statuses for edit in looked)
+
+    gated = (EditStatus.ACCEPTED, EditStatus.REJECTED_EMPIRICAL)
+    return ScreenSummary(
+        looked=len(looked),
+        inert=sum(edit.screen.verdict == "inert" for edit in looked),
+        dropped=sum(edit.screen.dropped for edit in looked),
+        unseen=sum(edit.screen.verdict == "unseen" for edit in looked),
+        inert_gated=count("inert", *gated),
+        inert_accepted=count("inert", EditStatus.ACCEPTED),
+        changed_gated=count("changed", *gated),
+        changed_accepted=count("changed", EditStatus.ACCEPTED),
     )
 
 

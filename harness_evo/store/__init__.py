@@ -1,7 +1,7 @@
 """The run folder and its SQLite event log."""
 
 from harness_evo.store.calls import Iteration, LlmCall, Spend
-from harness_evo.store.edit import Edit, EditStatus, MoveKind
+from harness_evo.store.edit import Edit, EditStatus, MoveKind, ScreenResult
 from harness_evo.store.failure import Failure
 from harness_evo.store.gate import GateEvidence, GateResult, KeyChoice, Verdict
 from harness_evo.store.info import RunInfo, RunStatus
@@ -34,6 +34,7 @@ __all__ = [
     "RunInfo",
     "RunStatus",
     "RunStore",
+    "ScreenResult",
     "Spend",
     "StoreError",
     "Verdict",

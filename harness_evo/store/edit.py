@@ -3,7 +3,7 @@
 from enum import StrEnum
 from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from harness_evo.store.gate import GateResult
 from harness_evo.store.record import Record
@@ -19,6 +19,7 @@ class EditStatus(StrEnum):
     INVALID = "invalid"  # it does not apply, changes nothing, or is not an edit
     REJECTED_STATIC = "rejected_static"  # the critic's rules or review
     REJECTED_EMPIRICAL = "rejected_empirical"  # the gate
+    SCREENED = "screened"  # the screen: the solver's first actions did not change
     ACCEPTED = "accepted"
 
     @property
@@ -28,12 +29,45 @@ class EditStatus(StrEnum):
 
     @property
     def rejected(self) -> bool:
-        return self in (EditStatus.INVALID, EditStatus.REJECTED_STATIC, EditStatus.REJECTED_EMPIRICAL)
+        return self in (
+            EditStatus.INVALID,
+            EditStatus.REJECTED_STATIC,
+            EditStatus.REJECTED_EMPIRICAL,
+            EditStatus.SCREENED,
+        )
 
     @property
     def gated(self) -> bool:
         """The gate measured it."""
         return self in (EditStatus.ACCEPTED, EditStatus.REJECTED_EMPIRICAL)
+
+
+class ScreenResult(BaseModel):
+    """What the screen saw of an edit before any rollout (`evolve/screen.py`): the solver's first action on a few of
+    the parent's failed train tasks, sampled under the parent and under the child with the same seeds."""
+
+    verdict: Literal["inert", "changed", "unseen"]
+    """`inert`: the first prompt changed but not one sampled action did; `changed`: some action did; `unseen`: the
+    first prompt and the sampling are the same under both (the edit acts later in an episode), so the screen cannot
+    tell."""
+    tasks: list[str] = Field(default_factory=list)
+    samples: int = 0
+    """Sampled first actions compared (tasks x seeds)."""
+    changed: int = 0
+    """Of them, those the child's action differs in."""
+    dropped: bool = False
+    """The edit was dropped for it (`search.screen = "on"`); under `"audit"` an inert edit is gated all the same."""
+
+    note: str = ""
+    """Why the screen could not tell, for an `unseen` verdict."""
+
+    def sentence(self) -> str:
+        if self.note:
+            return f"the screen cannot tell: {self.note}"
+        return (
+            f"the screen sampled {self.samples} first actions on {len(self.tasks)} failed train tasks: "
+            f"{self.changed} changed"
+        )
 
 
 class Edit(Record):
@@ -63,6 +97,8 @@ class Edit(Record):
     """Why it was invalid or the critic rejected it."""
     gate: GateResult | None = None
     """The gate's verdict and what it measured, once gated."""
+    screen: ScreenResult | None = None
+    """What the screen saw before the gate, when `search.screen` is on."""
     move: str = "proposer"
     """The move that made it (`MoveKind`): `proposer` (a model wrote it, or the stand-in step it takes first),
     `stand-in` (a tool for a missing program), `harvest` (worked examples from passed rollouts), `knob` (one setting

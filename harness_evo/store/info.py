@@ -137,6 +137,26 @@ class ConditioningSummary(Facts):
     reads_less: list[ReadsLess] = Field(default_factory=list)
 
 
+class ScreenSummary(Facts):
+    """What the screen (`search.screen`) saw of the run's candidates before the gate."""
+
+    looked: int = 0
+    """Candidates it looked at."""
+    inert: int = 0
+    """Of them, those whose first prompt changed but not one sampled first action did."""
+    dropped: int = 0
+    """Inert candidates dropped without a gate (`on`)."""
+    unseen: int = 0
+    """Candidates whose first prompt and sampling were the same under the child: passed on to the gate."""
+    inert_gated: int = 0
+    """Inert candidates gated all the same (`audit`)."""
+    inert_accepted: int = 0
+    """Of those, the ones the gate accepted: what the screen would have lost."""
+    changed_gated: int = 0
+    changed_accepted: int = 0
+    """Candidates with a changed first action that were gated, and of them the ones the gate accepted."""
+
+
 class EvolutionSummary(Facts):
     """How an evolution run ended: why, what it tried and accepted, start against best on dev, what it spent."""
 
@@ -169,6 +189,8 @@ class EvolutionSummary(Facts):
     """Dollars per role."""
     elapsed_s: float = 0.0
     conditioning: ConditioningSummary | None = None
+    screen: ScreenSummary | None = None
+    """None when the screen was off."""
 
 
 SUMMARIES: dict[str, type[Facts]] = {"eval": EvalSummary, "compare": CompareSummary, "evolve": EvolutionSummary}

@@ -129,9 +129,15 @@ def render_one(edit: EditFacts) -> Group:
     )
     lines.append("rationale: ", style="bold").append(f"{edit.rationale or '-'}\n")
     lines.append("prediction: ", style="bold").append(f"{edit.prediction or '-'}\n")
-    for reason in edit.reasons:
+    for reason in edit.reasons if edit.status != EditStatus.SCREENED else []:
         lines.append("critic: ", style="bold red" if edit.status == EditStatus.REJECTED_STATIC else "bold").append(
             f"{reason}\n"
+        )
+    if edit.screen:
+        seen = edit.screen
+        fate = "dropped" if seen.dropped else "passed on to the gate"
+        lines.append("screen: ", style="bold red" if seen.dropped else "bold").append(
+            f"{seen.verdict}: {seen.sentence()}" + (f" ({', '.join(seen.tasks)})" if seen.tasks else "") + f"; {fate}\n"
         )
     gate = edit.gate
     if gate:

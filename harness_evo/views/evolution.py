@@ -21,6 +21,7 @@ FATES = {
     EditStatus.INVALID: "invalid",
     EditStatus.REJECTED_STATIC: "rejected statically",
     EditStatus.REJECTED_EMPIRICAL: "rejected by the gate",
+    EditStatus.SCREENED: "dropped by the screen",
     EditStatus.ACCEPTED: "accepted",
 }
 
@@ -166,6 +167,7 @@ def summary_panel(summary: EvolutionSummary) -> Panel:
         f"{fates.get(EditStatus.REJECTED_STATIC, 0)} rejected statically, "
         f"{fates.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected empirically, {fates.get(EditStatus.ACCEPTED, 0)} "
         "accepted"
+        + (f", {fates[EditStatus.SCREENED]} dropped by the screen" if fates.get(EditStatus.SCREENED) else "")
         + (f", {fates[EditStatus.PROPOSED]} not yet gated" if fates.get(EditStatus.PROPOSED) else "")
         + (
             f" ({', '.join(f'{n} by {move}' for move, n in sorted(summary.accepted_by_move.items()))})"
@@ -175,6 +177,7 @@ def summary_panel(summary: EvolutionSummary) -> Panel:
         *dev_scores(summary),
         *dev_lines(summary),
         *conditioning_lines(summary),
+        *screen_lines(summary),
         f"spend: {dollars(summary.spend)}",
     ]
     return Panel("\n".join(lines), title=f"run {summary.run_id}", title_align="left")
@@ -220,6 +223,22 @@ def dev_lines(summary: EvolutionSummary) -> list[str]:
             )
         )
     return lines
+
+
+def screen_lines(summary: EvolutionSummary) -> list[str]:
+    """What the screen saw before the gate, and what the gate made of the candidates it passed on."""
+    seen = summary.screen
+    if seen is None:
+        return []
+    line = (
+        f"screen: looked at {seen.looked} candidates: {seen.inert} inert (first actions unchanged), "
+        f"{seen.unseen} it could not see, {seen.looked - seen.inert - seen.unseen} changed; dropped {seen.dropped}"
+    )
+    if seen.inert_gated:
+        line += f"; the gate accepted {seen.inert_accepted} of the {seen.inert_gated} inert ones it measured"
+    if seen.changed_gated:
+        line += f"; and {seen.changed_accepted} of the {seen.changed_gated} changed ones"
+    return [line]
 
 
 def conditioning_lines(summary: EvolutionSummary) -> list[str]:

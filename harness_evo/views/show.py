@@ -360,7 +360,7 @@ def progress_text(facts: ShowFacts) -> Text:
         f"edits: {sum(edits.values())} proposed, {edits.get(EditStatus.ACCEPTED, 0)} accepted, "
         f"{edits.get(EditStatus.REJECTED_STATIC, 0)} rejected by the critic, "
         f"{edits.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected by the gate, {edits.get(EditStatus.INVALID, 0)} "
-        "invalid"
+        "invalid" + (f", {edits[EditStatus.SCREENED]} dropped by the screen" if edits.get(EditStatus.SCREENED) else "")
     )
     return text
 

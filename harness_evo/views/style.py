@@ -18,6 +18,7 @@ STATUS_STYLES = {
     EditStatus.PROPOSED: "cyan",
     EditStatus.REJECTED_STATIC: "red",
     EditStatus.REJECTED_EMPIRICAL: "red",
+    EditStatus.SCREENED: "dim red",
     EditStatus.INVALID: "dim red",
     NodeStatus.ROOT: "bold",
     PatternStatus.PROMOTED: "bold yellow",

@@ -127,6 +127,7 @@ def label(node: TreeNode) -> Text:
             for s, name in (
                 (EditStatus.REJECTED_STATIC, "by critic"),
                 (EditStatus.REJECTED_EMPIRICAL, "by gate"),
+                (EditStatus.SCREENED, "by screen"),
                 (EditStatus.INVALID, "invalid"),
             )
             if counts.get(s)
