@@ -148,6 +148,8 @@ class Screen:
 
 
 def first_prompt(harness: Harness, task: Task, discovery: list[Finding]) -> list[dict]:
-    """The messages of an episode's first reply under `harness`, as the agent loop renders them."""
+    """The messages of an episode's first reply under `harness`, as the agent loop renders them (`discovery`, what the
+    parent's rollout found, only when `harness` discovers)."""
     skills = [*harness.skills, *bundled(task)[0]]
-    return opening(harness, task, harness.examples_for(task.instruction), skills, discovery)
+    found = discovery if harness.agent.discovery else []
+    return opening(harness, task, harness.examples_for(task.instruction), skills, found)
