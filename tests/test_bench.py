@@ -42,6 +42,13 @@ SMALL: dict[str, tuple[list[str], list[pytest.MarkDecorator], str]] = {
     "llm_local": (["--models", "local/qwen2.5-coder-0.5b"], [pytest.mark.embedded], "cache hit:"),
     "reply_budget": (["{eval}", "--replies", "0"], [pytest.mark.docker], "recorded replies: tokens n="),
     "screen_audit": (["{evolve}"], [pytest.mark.docker], "gated edits: 1; the screen would drop 0, of which"),
+    "landscape": (
+        ["--harness", str(world.HARNESS), "--tasks", str(FIXTURE_TASKS), "--out", "{tmp}/variants", "--split", "train"]
+        + ["--trials", "1", "--rows", "temperature,shorter-system", "--model", "scripted/world-solver"]
+        + ["--runs", "{tmp}/runs"],
+        [pytest.mark.docker],
+        "between C ({tmp}/variants/shorter-system) and A",
+    ),
 }
 """Bench script -> (arguments of a tiny run, the marks of what it needs, a line its output must hold). peer_gepa's
 running pieces are tested in test_peer_gepa.py; `{eval}` is an eval run of the
@@ -116,7 +123,7 @@ def test_a_bench_runs_at_a_tiny_size(name: str, tmp_path: Path):
         args = [str(scripted_eval(tmp_path / "runs")) if arg == "{eval}" else arg for arg in args]
     if "{evolve}" in args:
         args = [str(scripted_evolve(tmp_path / "runs")) if arg == "{evolve}" else arg for arg in args]
-    assert expected in bench(name, args, tmp_path)
+    assert expected.replace("{tmp}", str(tmp_path)) in bench(name, args, tmp_path)
 
 
 @pytest.mark.embedded
