@@ -10,7 +10,7 @@ import pytest
 from harness_evo import world
 from harness_evo.evolve import pace, session
 from harness_evo.llm import scripted
-from harness_evo.store import RunStore
+from harness_evo.store import Edit, RunStore
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("user_cache")]
 
@@ -124,6 +124,23 @@ def test_a_run_that_finished_on_its_budget_goes_on_when_resumed_with_a_bigger_on
     assert [event["data"]["elapsed_s"] > 0 for event in store.events(["clock"])] == [True, True], (
         "each session left its time"
     )
+
+
+def test_an_iteration_redone_after_a_crash_makes_the_move_it_first_made(tmp_path: Path):
+    world.register()
+    config = world.config()
+    config.search.moves = ["proposer", "knob"]
+    store = session.start(config, tmp_path / "runs")
+    # what a kill in iteration 0's gate leaves: the proposer's edit in the ledger, the iteration never checkpointed
+    store.put(Edit(id="i0-r0-0", iteration=0, parent_id="interrupted", pattern_id="P1", move="proposer"))
+
+    session.run(store)
+
+    edits = store.records(Edit, order_by="id")
+    assert [(edit.move, edit.status) for edit in edits] == [
+        ("proposer", "rejected_static"),
+        ("proposer", "accepted"),
+    ], "the proposer again (the bandit's first untried kind), not the knob it would take had it counted its own edit"
 
 
 def test_an_edit_whose_harness_fails_at_run_time_is_rejected_and_the_run_goes_on(tmp_path: Path, only_run):

@@ -137,9 +137,10 @@ class Ledger:
         """The edits of `parent_id`, in the order they were proposed."""
         return self.store.records(Edit, order_by="iteration, id", parent_id=parent_id)
 
-    def history(self) -> list[Edit]:
-        """Every edit of the run, in the order it was first written."""
-        return self.store.records(Edit, order_by="rowid")
+    def history(self, before: int | None = None) -> list[Edit]:
+        """Every edit of the run (of the iterations before `before`), in the order it was first written."""
+        edits = self.store.records(Edit, order_by="rowid")
+        return edits if before is None else [edit for edit in edits if edit.iteration < before]
 
     def fates(self) -> dict[str, int]:
         """Number of edits per status."""

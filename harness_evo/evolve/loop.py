@@ -174,7 +174,8 @@ class Evolution:
         ready = ready or [kind for kind, move in self.moves.items() if move.fallback]
         if not ready:
             return Made(reason="no promoted failure pattern to work on yet")
-        return self.moves[self.chooser.choose(ready, self.ledger.history())].make(turn)
+        # the earlier iterations' edits only: an iteration redone after a crash chooses as it first did
+        return self.moves[self.chooser.choose(ready, self.ledger.history(before=turn.iteration))].make(turn)
 
     def accept(self, turn: Turn, candidate: Candidate) -> None:
         """The accepted child becomes a node of the tree, scored on dev."""

@@ -384,8 +384,8 @@ def make_moves(kit: Kit) -> dict[MoveKind, Move]:
 
 class MoveChooser(Protocol):
     def choose(self, available: list[MoveKind], history: list[Edit]) -> MoveKind:
-        """The move of this iteration among `available` (in the order of `search.moves`); `history`:
-        every edit of the run."""
+        """The move of this iteration among `available` (in the order of `search.moves`); `history`: every edit of
+        the run's earlier iterations."""
         ...
 
 
