@@ -137,7 +137,7 @@ def eval_command(
     config_file: ConfigFile = None,
     runs: RunsDir = Path("runs"),
 ) -> None:
-    """Score a harness on a split of a task suite; writes a run folder."""
+    """Score a harness on a split of a task suite; rollouts any run already has are reused. Writes a run folder."""
     import time
 
     from harness_evo.agent.evaluate import planned, run_eval

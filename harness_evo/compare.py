@@ -1,14 +1,10 @@
 """Several harnesses on identical (task, trial) keys, each against the first: the library behind `harness-evo compare`.
 
 A harness is named by its folder or by a node of a run (`RUN` is its best node, `RUN:root`, `RUN:HASH`). Before any
-rollout is paid, every run folder under the runs folder is searched for rollouts of the same keys (harness hash,
-task, trial, solver model) made with the same solver settings on the same suite: those are copied into the compare
-run and marked `reused_from`, so the executor finds them and pays nothing for them. "The same suite" is decided task by
-task, by the content hashes each run records when it starts, so a suite named by another path (or a copy) is the same
-and a task edited since is paid again.
+rollout is paid, the rollouts of the same keys that any run under the runs folder already has are copied in
+(`agent/reuse.py`), so the executor pays nothing for them.
 """
 
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,13 +12,14 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from harness_evo import stats
-from harness_evo.agent.executor import ProgressCallback, rollout_id
+from harness_evo.agent.executor import ProgressCallback
+from harness_evo.agent.reuse import reuse
 from harness_evo.agent.session import RunSession, open_run
-from harness_evo.config import ConfigError, RunConfig
+from harness_evo.config import RunConfig
 from harness_evo.errors import HarnessError, UserError
 from harness_evo.evolve.nodes import harness_of, resolve_node
 from harness_evo.harness import Harness
-from harness_evo.store import Rollout, RunStatus, RunStore, StoreError
+from harness_evo.store import Rollout, RunStatus, RunStore
 from harness_evo.store.info import CompareSummary, Comparison, HarnessResult, NamedHarness
 from harness_evo.store.rollout import scored_rewards
 from harness_evo.taskset import Suite, Task, load_suite, suite_digest
@@ -86,78 +83,6 @@ def contenders(specs: list[str], runs_dir: Path) -> list[Contender]:
     return found
 
 
-def reuse(
-    store: RunStore,
-    config: RunConfig,
-    contender: Contender,
-    tasks: list[Task],
-    trials: int,
-    runs_dir: Path,
-    digest: dict[str, str],
-) -> int:
-    """Copy into `store` the rollouts of this contender's keys that another run already has; returns how many. `digest`
-    is this suite's (`suite_digest`): a rollout is reused only where its task's content is the same. Other runs are
-    read without writing (another process may own them)."""
-    model = config.models.solver.model if config.agent == "model" else config.agent
-    wanted = {
-        rollout_id(contender.harness.hash, task.id, trial, model): task.id for task in tasks for trial in range(trials)
-    }
-    for row in store.records(Rollout, id=list(wanted)):
-        wanted.pop(row.id, None)
-    folders = sorted({*RunStore.folders(runs_dir), *([contender.origin] if contender.origin else [])} - {store.folder})
-    copied = 0
-    for folder in folders:
-        if not wanted:
-            break
-        for row in reusable_rollouts(folder, config, digest, wanted):
-            if row.trajectory and (folder / row.trajectory).is_file():
-                shutil.copyfile(folder / row.trajectory, store.path(row.trajectory))
-            store.put(row.model_copy(update={"node_id": contender.harness.hash, "reused_from": folder.name}))
-            del wanted[row.id]
-            copied += 1
-    return copied
-
-
-def reusable_rollouts(folder: Path, config: RunConfig, digest: dict[str, str], wanted: dict[str, str]) -> list[Rollout]:
-    """The scored rollouts of `wanted` (rollout id -> task) in the run of `folder` that were made as this comparison
-    would make them (`reusable_tasks`); none when the run cannot be read."""
-    try:
-        other = RunStore(folder, readonly=True)
-    except (StoreError, UserError):
-        return []
-    try:
-        same = reusable_tasks(other, config, digest)
-        return [
-            row
-            for row in other.records(Rollout, id=[key for key, task_id in wanted.items() if task_id in same])
-            if row.scored
-        ]
-    except StoreError:
-        return []
-    finally:
-        other.close()
-
-
-def reusable_tasks(other: RunStore, config: RunConfig, digest: dict[str, str]) -> set[str]:
-    """The tasks whose rollouts in the run `other` were made as this comparison would make them: with this solver and
-    agent, on the same task content (by the suite digest the run recorded; for a run that recorded none, on the same
-    suite folder)."""
-    try:
-        settings = RunConfig.load(other.folder / "config.toml")
-    except ConfigError:
-        return set()
-    if (
-        settings.models.solver.model_dump(exclude={"timeout_s"})
-        != config.models.solver.model_dump(exclude={"timeout_s"})
-        or settings.agent != config.agent
-    ):
-        return set()
-    recorded = other.info.suite
-    if recorded is None:
-        return set(digest) if Path(settings.tasks).resolve() == Path(config.tasks).resolve() else set()
-    return {task_id for task_id, content in digest.items() if recorded.get(task_id) == content}
-
-
 def split_tasks(suite: Suite, split: str) -> list[Task]:
     """The tasks of `split`; a split without tasks is refused."""
     tasks = suite.split(split)
@@ -208,7 +133,7 @@ def compare(run: RunSession, found: list[Contender], runs_dir: Path, recorded: b
         suite=digest,
         harnesses=[NamedHarness(letter=c.letter, spec=c.spec, hash=c.harness.hash) for c in found],
     )
-    reused = {c.letter: reuse(store, config, c, tasks, trials, runs_dir, digest) for c in found}
+    reused = {c.letter: reuse(store, config, c.harness.hash, tasks, trials, runs_dir, digest, c.origin) for c in found}
     for contender in found:
         if recorded:
             contender.rows = store.records(Rollout, order_by="rowid", harness_hash=contender.harness.hash)

@@ -14,11 +14,11 @@ from rich.console import Console
 from scipy.stats import binomtest
 
 from harness_evo.agent.evaluate import evaluate
-from harness_evo.agent.session import session
+from harness_evo.agent.session import new_run, session
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.config import RunConfig
 from harness_evo.llm import scripted
-from harness_evo.store import RunStore
+from harness_evo.store import Rollout, RunStore
 from harness_evo.views.evaluation import eval_table
 
 pytestmark = pytest.mark.docker
@@ -196,6 +196,32 @@ def test_second_eval_of_the_same_keys_pays_nothing(tmp_path: Path):
         evaluate(run)
         evaluate(run)
     assert len(store.rows("rollouts")) == 1 and scripted.calls(name) == 2
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_an_eval_in_a_new_run_pays_only_for_the_keys_no_earlier_run_has(tmp_path: Path, cache: bool):
+    name = f"test-reuse-{time.monotonic_ns()}"
+    write, done = bash("echo 'hello harness' > /app/greeting.txt"), bash("echo TASK_DONE")
+    scripted.register(name, lambda messages: done if len(messages) > 2 else write)
+    config = RunConfig(harness=HARNESS, tasks=greeting_suite(tmp_path), split="train", executor={"trials": 1})
+    config.models.solver.model = f"scripted/{name}"
+    first = new_run("eval", config, tmp_path / "runs")
+    with session(first, config) as run:
+        evaluate(run)
+    config.executor.trials, config.models.cache = 2, cache
+    second = new_run("eval", config, tmp_path / "runs")
+    with session(second, config) as run:
+        result = evaluate(run)
+
+    rows = {row.trial: row for row in second.records(Rollout)}
+    if cache:
+        assert rows[0].reused_from == first.id and rows[1].reused_from is None, "trial 0 copied, trial 1 paid"
+        assert second.info.summary.reused == result.reused == 1 and scripted.calls(name) == 2 + 2
+    else:
+        assert not any(row.reused_from for row in rows.values()) and second.info.summary.reused == 0, (
+            "--no-cache: every rollout sampled afresh"
+        )
+    assert second.info.summary.n == 2 and second.info.summary.passed == 2
 
 
 def test_infrastructure_failure_is_recorded_as_such_and_the_others_go_on(tmp_path: Path):

@@ -8,6 +8,7 @@ from statistics import mean
 
 from harness_evo import stats
 from harness_evo.agent.executor import ProgressCallback
+from harness_evo.agent.reuse import reuse
 from harness_evo.agent.session import RunSession, open_run
 from harness_evo.config import RunConfig
 from harness_evo.harness import Harness
@@ -38,6 +39,8 @@ class EvalResult:
     tasks: list[TaskScore]
     skipped: dict[str, str] = field(default_factory=dict)
     """Task folders of the suite that could not be loaded, and why."""
+    reused: int = 0
+    """Rollouts copied from earlier runs (`agent/reuse.py`), not paid again."""
 
     @property
     def scored(self) -> int:
@@ -83,18 +86,23 @@ def evaluate(run: RunSession) -> EvalResult:
     config, store = run.config, run.store
     harness = Harness.load(config.harness)
     tasks = run.suite.split(config.split)
+    digest, trials = suite_digest(run.suite), config.executor.trials
     store.update_info(
         harness=str(config.harness),
         harness_hash=harness.hash,
         tasks=str(config.tasks),
         split=config.split,
-        trials=config.executor.trials,
+        trials=trials,
         agent=config.agent,
         skipped=run.suite.skipped,
-        suite=suite_digest(run.suite),
+        suite=digest,
     )
-    rows = run.executor.run(harness, tasks, config.executor.trials)
-    result = EvalResult(store, harness, score_rollouts(rows), run.suite.skipped)
+    # the keys earlier runs have are copied, not paid again (unless model calls are not to come from the cache either)
+    reused = (
+        reuse(store, config, harness.hash, tasks, trials, store.folder.parent, digest) if config.models.cache else 0
+    )
+    rows = run.executor.run(harness, tasks, trials)
+    result = EvalResult(store, harness, score_rollouts(rows), run.suite.skipped, reused)
     summary = EvalSummary(
         **result.rate.facts().model_dump(),
         split=config.split,
@@ -102,6 +110,7 @@ def evaluate(run: RunSession) -> EvalResult:
         mean_reward=result.mean_reward,
         infra_failures=result.infra_failures,
         tokens_per_rollout=mean([row.tokens for row in rows]) if rows else 0,
+        reused=reused,
     )
     store.set_status(RunStatus.FINISHED, finished=time.time(), best_node=harness.hash, summary=summary)
     return result

@@ -39,6 +39,8 @@ class EvalSummary(Score, Facts):
     mean_reward: float | None = None
     infra_failures: int = 0
     tokens_per_rollout: float = 0
+    reused: int = 0
+    """Rollouts copied from earlier runs of the same harness, task, trial and solver, not paid again."""
 
 
 class NamedHarness(Facts):

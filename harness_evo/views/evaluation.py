@@ -74,6 +74,7 @@ def eval_table(result: EvalResult, started: float) -> Table:
         reward = f"{task.reward / task.scored:.2f}" if task.scored else "-"
         table.add_row(task.task_id, task.split, passed, reward, reasons, f"{task.tokens:,}", f"{task.wall_s:.1f}")
     infra = f"; {result.infra_failures} infrastructure failures not counted" if result.infra_failures else ""
+    infra += f"; {result.reused} rollouts reused from earlier runs" if result.reused else ""
     table.caption = (
         f"pass@1 {style.score(result.pass_at_1, result.scored)} over scored rollouts{infra}; "
         f"tokens {sum(t.tokens for t in result.tasks):,}; wall {time.time() - started:.0f} s; run {result.run.folder}"
