@@ -10,7 +10,7 @@ import pytest
 from harness_evo import world
 from harness_evo.evolve import pace, session
 from harness_evo.llm import scripted
-from harness_evo.store import Edit, RunStore
+from harness_evo.store import Edit, Rollout, RunStore
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("user_cache")]
 
@@ -141,6 +141,19 @@ def test_an_iteration_redone_after_a_crash_makes_the_move_it_first_made(tmp_path
         ("proposer", "rejected_static"),
         ("proposer", "accepted"),
     ], "the proposer again (the bandit's first untried kind), not the knob it would take had it counted its own edit"
+
+
+def test_a_run_whose_budget_ends_in_its_first_iteration_still_gauges_the_root_s_train_rollouts(tmp_path: Path):
+    world.register()
+    store = session.start(world.config(max_rollouts=19), tmp_path / "runs")
+
+    summary = session.run(store)
+
+    assert summary.iterations == 0 and store.records(Rollout, split="train"), (
+        "stopped in iteration 0, after its minibatch"
+    )
+    start = summary.conditioning.start
+    assert start is not None and start.rollouts == len(store.records(Rollout, split="train", harness_hash=summary.root))
 
 
 def test_an_edit_whose_harness_fails_at_run_time_is_rejected_and_the_run_goes_on(tmp_path: Path, only_run):

@@ -367,6 +367,10 @@ def test_the_closing_summary_of_a_run_that_measured_little_says_plainly_what_it_
     text = " ".join(screen.export_text().replace("│", " ").split())
     assert "dev pass@1: start 14% [6%, 31%] (n=28); no edit was accepted, so no other harness was scored on dev" in text
     assert "no edit was gated: the run ended before its first iteration" in text
+    screen = console()
+    screen.print(summary_panel(summary.model_copy(update={"proposals": 2, "fates": {"invalid": 1, "proposed": 1}})))
+    said = " ".join(screen.export_text().replace("│", " ").split())
+    assert "no edit was gated: the run ended in its first iteration, before a gate decided" in said
     assert (
         "reads the task (the input-conditioning gauge): not measured, as no train rollout of the starting harness was "
         "scored" in text

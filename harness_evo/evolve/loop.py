@@ -124,6 +124,7 @@ class Evolution:
                     self.state.save(self.store)
         except BudgetExhausted as e:
             stop = str(e)
+            self.measure(self.root)  # the gauge counts the train rollouts of an iteration the budget cut short
         finally:
             self.store.emit("clock", elapsed_s=self.budget.elapsed_s)
         summary = summarize(

@@ -210,7 +210,14 @@ def dev_lines(summary: EvolutionSummary) -> list[str]:
         )
     if summary.gates == 0:
         lines.append(
-            "no edit was gated" + (": the run ended before its first iteration" if not summary.iterations else "")
+            "no edit was gated"
+            + (
+                ""
+                if summary.iterations
+                else ": the run ended in its first iteration, before a gate decided"
+                if summary.proposals
+                else ": the run ended before its first iteration"
+            )
         )
     elif summary.gates is not None:
         lines.append(
