@@ -170,6 +170,10 @@ def from_run(run: str, runs_dir: Path) -> PassRates:
     )
 
 
+MIN_TRIALS = 3
+"""Scored trials a task of the pass-rate file should have."""
+
+
 def write_pass_rates(options: argparse.Namespace, console: Console) -> None:
     """`--pass-rates RUN`: write the data file of an eval run's train rollouts."""
     from harness_evo.errors import UserError
@@ -183,6 +187,12 @@ def write_pass_rates(options: argparse.Namespace, console: Console) -> None:
     out.write_text(rates.model_dump_json(indent=1) + "\n")
     passed, n = sum(rate.passed for rate in rates.tasks.values()), sum(rate.n for rate in rates.tasks.values())
     console.print(f"{out}: {len(rates.tasks)} train tasks, {passed} of {n} rollouts passed, from run {rates.run}")
+    few = sorted(task for task, rate in rates.tasks.items() if rate.n < MIN_TRIALS)
+    if few:
+        console.print(
+            f"warning: {len(few)} of these tasks have fewer than {MIN_TRIALS} scored trials: the eval is not finished; "
+            f"its command run again completes it, reusing the rollouts recorded: {rates.command}"
+        )
 
 
 # --- today's gate and the evidence engine side by side ----------------------------------------------------------------
