@@ -81,7 +81,7 @@ def main() -> None:
         if e.code == INTERRUPTED:  # typer turns Ctrl-C into this exit code
             err_console.print(
                 "interrupted; finished work is kept in the run folder (`harness-evo resume RUN` continues an "
-                "evolution run; `compare` run again reuses the finished rollouts)"
+                "evolution run; `eval` or `compare` run again reuses the finished rollouts)"
             )
         raise
 
