@@ -5,6 +5,7 @@ rollout is paid, the rollouts of the same keys that any run under the runs folde
 (`agent/reuse.py`), so the executor pays nothing for them.
 """
 
+import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,6 +163,7 @@ def summarize(
     harnesses = []
     for contender in found:
         mine = outcomes[contender.letter]
+        scored = [row for row in contender.rows if row.scored]
         harnesses.append(
             HarnessResult(
                 letter=contender.letter,
@@ -171,6 +173,8 @@ def summarize(
                 infra=len(contender.rows) - len(mine),
                 reused=reused.get(contender.letter, 0),
                 paid=sum(1 for row in contender.rows if not row.reused_from),
+                tokens=statistics.fmean(row.tokens for row in scored) if scored else 0.0,
+                seconds=statistics.fmean(row.duration_s for row in scored) if scored else 0.0,
             )
         )
     per_task = []

@@ -110,6 +110,9 @@ def test_a_harness_that_solves_a_task_is_better_than_one_that_cannot_and_nothing
     second = max((RunStore(path) for path in world["runs"].iterdir()), key=lambda store: store.info.started)
     rows = second.rows("rollouts")
     assert len(rows) == 12 and all(row["reused_from"] == facts["run"] for row in rows)
+    reused = json.loads(compare(world, world["weak"], HARNESS).stdout)["harnesses"]
+    assert [(h["tokens"], h["seconds"]) for h in reused] == [(h["tokens"], h["seconds"]) for h in facts["harnesses"]]
+    assert weak["tokens"] > 0 and weak["seconds"] > 0
     assert scripted.calls(world["name"]) == calls and not second.rows("llm_calls")
     assert second.info.status == "finished"
 
@@ -226,6 +229,39 @@ def test_the_difference_is_of_passes_as_the_pass_rates_are_so_a_partial_reward_i
     [comparison] = facts.comparisons
     assert comparison.diff == pytest.approx(0.25), "2 of 4 against 1 of 4: +25 pp, not the +50 pp of the mean rewards"
     assert (comparison.b_better, comparison.a_better) == (1, 0), "0 -> 0.5 is a fail on both sides"
+
+
+def test_each_harness_shows_the_mean_tokens_and_wall_time_of_its_scored_rollouts(tmp_path: Path):
+    task = load_task(GREETING)
+
+    def row(letter: str, trial: int, tokens: int, seconds: float, reason: str = "done") -> Rollout:
+        return Rollout(
+            id=f"{letter}{trial}",
+            task_id=task.id,
+            split="train",
+            trial=trial,
+            reward=0.0 if reason == "done" else None,
+            exit_reason=reason,
+            tokens_in=tokens - 10,
+            tokens_out=10,
+            duration_s=seconds,
+        )
+
+    long_rows = [row("A", 0, 3000, 40.0), row("A", 1, 1000, 20.0), row("A", 2, 90_000, 900.0, "infra_error")]
+    short_rows = [row("B", 0, 500, 5.0), row("B", 1, 700, 7.0)]
+    found = [
+        Contender("A", "long", Harness.load(HARNESS), rows=long_rows),
+        Contender("B", "short", variants(2)[1], rows=short_rows),
+    ]
+
+    facts = summarize(RunStore.create(tmp_path, "compare"), found, [task], 2, {})
+
+    assert [(h.tokens, h.seconds) for h in facts.harnesses] == [(2000.0, 30.0), (600.0, 6.0)], (
+        "an infra failure (not scored) counts in neither"
+    )
+    shown = io.StringIO()
+    Console(file=shown, width=200).print(compare_view.render(facts))
+    assert "2,000" in shown.getvalue() and "30.0" in shown.getvalue() and "600" in shown.getvalue()
 
 
 def evolve_run(runs: Path, harnesses: list[Harness], best: Harness) -> RunStore:

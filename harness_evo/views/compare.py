@@ -24,11 +24,20 @@ def render(facts: CompareFacts, every_task: bool = False) -> Group:
         title=f"{len(harnesses)} harnesses on {facts.tasks} {facts.split} tasks x {facts.trials} trials" + recorded,
         title_justify="left",
     )
-    for column in ("", "harness", "hash", "pass@1 [95% interval]", "infra", "rollouts paid", "reused"):
-        overview.add_column(column, justify="right" if column in ("infra", "rollouts paid", "reused") else "left")
+    numbers = ("tokens / rollout", "s / rollout", "infra", "rollouts paid", "reused")
+    for column in ("", "harness", "hash", "pass@1 [95% interval]", *numbers):
+        overview.add_column(column, justify="right" if column in numbers else "left")
     for row in harnesses:
         overview.add_row(
-            row.letter, row.spec, row.hash[:12], str(row.pass_at_1), str(row.infra), str(row.paid), str(row.reused)
+            row.letter,
+            row.spec,
+            row.hash[:12],
+            str(row.pass_at_1),
+            f"{row.tokens:,.0f}",
+            f"{row.seconds:.1f}",
+            str(row.infra),
+            str(row.paid),
+            str(row.reused),
         )
     measured = [row for row in facts.per_task if all(cell.scored for cell in row.cells)]
     same = {row.task_id for row in measured if not row.differs}
