@@ -13,7 +13,7 @@ from harness_evo.config import RoleModel
 from harness_evo.errors import HarnessError
 from harness_evo.evolve import session
 from harness_evo.evolve.knobs import KNOBS, knob_edit, knob_steps
-from harness_evo.evolve.moves import FirstHarvest, MoveBandit
+from harness_evo.evolve.move_policy import FirstHarvest, MoveBandit
 from harness_evo.harness import Harness
 from harness_evo.harness.settings_edit import set_setting
 from harness_evo.llm import scripted

@@ -19,7 +19,8 @@ from harness_evo.evolve.critic import Critic
 from harness_evo.evolve.gate import Turn
 from harness_evo.evolve.knobs import every_step
 from harness_evo.evolve.ledger import Ledger
-from harness_evo.evolve.moves import MoveBandit, PruneMove
+from harness_evo.evolve.move_policy import MoveBandit
+from harness_evo.evolve.moves import PruneMove
 from harness_evo.evolve.nodes import Harnesses
 from harness_evo.evolve.stage import Stage
 from harness_evo.harness import Harness

@@ -26,7 +26,8 @@ from harness_evo.evolve.evidence_gate import EvidenceGate
 from harness_evo.evolve.gate import Gate, InTurn, Turn
 from harness_evo.evolve.harvest import Episodes
 from harness_evo.evolve.ledger import Candidate, Ledger
-from harness_evo.evolve.moves import Kit, make_moves, move_chooser
+from harness_evo.evolve.move_policy import move_chooser
+from harness_evo.evolve.moves import Kit, make_moves
 from harness_evo.evolve.nodes import Harnesses
 from harness_evo.evolve.patterns import Patterns
 from harness_evo.evolve.plan import make_planner
