@@ -173,8 +173,8 @@ def summarize(
                 infra=len(contender.rows) - len(mine),
                 reused=reused.get(contender.letter, 0),
                 paid=sum(1 for row in contender.rows if not row.reused_from),
-                tokens=statistics.fmean(row.tokens for row in scored) if scored else 0.0,
-                seconds=statistics.fmean(row.duration_s for row in scored) if scored else 0.0,
+                tokens_per_rollout=statistics.fmean(row.tokens for row in scored) if scored else 0.0,
+                seconds_per_rollout=statistics.fmean(row.duration_s for row in scored) if scored else 0.0,
             )
         )
     per_task = []

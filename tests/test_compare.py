@@ -110,9 +110,10 @@ def test_a_harness_that_solves_a_task_is_better_than_one_that_cannot_and_nothing
     second = max((RunStore(path) for path in world["runs"].iterdir()), key=lambda store: store.info.started)
     rows = second.rows("rollouts")
     assert len(rows) == 12 and all(row["reused_from"] == facts["run"] for row in rows)
-    reused = json.loads(compare(world, world["weak"], HARNESS).stdout)["harnesses"]
-    assert [(h["tokens"], h["seconds"]) for h in reused] == [(h["tokens"], h["seconds"]) for h in facts["harnesses"]]
-    assert weak["tokens"] > 0 and weak["seconds"] > 0
+    reused = json.loads(compare(world, world["weak"], HARNESS).stdout)
+    costs = [[(h["tokens_per_rollout"], h["seconds_per_rollout"]) for h in run["harnesses"]] for run in (reused, facts)]
+    assert costs[0] == costs[1], "a reused rollout keeps the tokens and wall time it was run with"
+    assert weak["tokens_per_rollout"] > 0 and weak["seconds_per_rollout"] > 0
     assert scripted.calls(world["name"]) == calls and not second.rows("llm_calls")
     assert second.info.status == "finished"
 
@@ -256,7 +257,7 @@ def test_each_harness_shows_the_mean_tokens_and_wall_time_of_its_scored_rollouts
 
     facts = summarize(RunStore.create(tmp_path, "compare"), found, [task], 2, {})
 
-    assert [(h.tokens, h.seconds) for h in facts.harnesses] == [(2000.0, 30.0), (600.0, 6.0)], (
+    assert [(h.tokens_per_rollout, h.seconds_per_rollout) for h in facts.harnesses] == [(2000.0, 30.0), (600.0, 6.0)], (
         "an infra failure (not scored) counts in neither"
     )
     shown = io.StringIO()

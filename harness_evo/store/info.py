@@ -62,9 +62,9 @@ class HarnessResult(NamedHarness):
     """Rollouts copied from other runs."""
     paid: int = 0
     """Rollouts this comparison ran itself."""
-    tokens: float = 0.0
+    tokens_per_rollout: float = 0.0
     """Mean solver tokens (prompt and reply) of its scored rollouts."""
-    seconds: float = 0.0
+    seconds_per_rollout: float = 0.0
     """Mean wall time of its scored rollouts, in seconds (a reused rollout's as it was run)."""
 
 
