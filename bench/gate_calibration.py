@@ -154,9 +154,8 @@ def from_run(run: str, runs_dir: Path) -> PassRates:
     hashes = sorted({row.harness_hash for row in rows if row.harness_hash})
     trials = max((n for _, n in counts.values()), default=0)
     agent = f" --agent {config.agent}" if config.agent != "model" else f" --model {config.models.solver.model}"
-    command = (
-        f"harness-evo eval --harness {config.harness} --tasks {config.tasks} --split train --trials {trials}{agent}"
-    )
+    harness, tasks = here(config.harness), here(config.tasks)
+    command = f"harness-evo eval --harness {harness} --tasks {tasks} --split train --trials {trials}{agent}"
     return PassRates(
         synthetic=False,
         command=command,
@@ -168,6 +167,11 @@ def from_run(run: str, runs_dir: Path) -> PassRates:
             for task, (k, n) in sorted(counts.items())
         },
     )
+
+
+def here(path: Path) -> Path:
+    """The path relative to the working folder when it lies inside it, so the recorded command runs from a checkout."""
+    return path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
 
 
 MIN_TRIALS = 3

@@ -1,6 +1,7 @@
 """Every benchmark under bench/ runs, each at a tiny size, as a user runs it (`python bench/NAME.py ...`, a process of
 its own), so that none can rot unseen while the code it measures changes. What they measure is not checked here."""
 
+import json
 import os
 import subprocess
 import sys
@@ -133,3 +134,16 @@ def test_the_gate_calibration_pool_of_embedded_rollouts_runs_at_a_tiny_size(tmp_
     assert "5 gates drawn from the pool: accepted" in bench(
         "gate_calibration", [*EMBEDDED_POOL, "--runs-dir", str(tmp_path / "runs")], tmp_path
     )
+
+
+@pytest.mark.docker
+@pytest.mark.usefixtures("user_cache")
+def test_the_pass_rate_file_of_an_eval_run_holds_its_rates_and_a_command_that_runs_from_a_checkout(tmp_path: Path):
+    run = scripted_eval(tmp_path / "runs")
+    out = tmp_path / "pass_rates.json"
+    bench("gate_calibration", ["--pass-rates", str(run), "--out", str(out)], tmp_path)
+    data = json.loads(out.read_text())
+    assert data["synthetic"] is False and data["run"] == run.name
+    assert str(ROOT) not in data["command"]
+    assert f"--harness {world.HARNESS.relative_to(ROOT)} --tasks {world.TASKS.relative_to(ROOT)}" in data["command"]
+    assert data["tasks"] and all(0 <= rate["passed"] <= rate["n"] for rate in data["tasks"].values())
