@@ -3,6 +3,7 @@ its own), so that none can rot unseen while the code it measures changes. What t
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,9 @@ import pytest
 
 from harness_evo import world
 from harness_evo.evolve import session
+from harness_evo.evolve.prune import parts
+from harness_evo.harness import Edit, Harness, Write
+from harness_evo.harness.settings_edit import set_setting
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).parents[1]
@@ -147,3 +151,25 @@ def test_the_pass_rate_file_of_an_eval_run_holds_its_rates_and_a_command_that_ru
     assert str(ROOT) not in data["command"]
     assert f"--harness {world.HARNESS.relative_to(ROOT)} --tasks {world.TASKS.relative_to(ROOT)}" in data["command"]
     assert data["tasks"] and all(0 <= rate["passed"] <= rate["n"] for rate in data["tasks"].values())
+
+
+@pytest.mark.docker
+@pytest.mark.usefixtures("user_cache")
+def test_the_screen_audit_looks_at_given_children_and_every_prune_candidate_of_an_eval_runs_harness(tmp_path: Path):
+    run = scripted_eval(tmp_path / "runs")
+    cooler = tmp_path / "cooler"
+    harness = Harness.load(world.HARNESS)
+    harness.apply(
+        Edit(
+            ops=[
+                Write(
+                    path="harness.toml",
+                    text=set_setting(harness.components["harness.toml"], "model", "temperature", 0.1),
+                )
+            ]
+        )
+    ).save(cooler)
+    printed = bench("screen_audit", [str(run), "--children", str(cooler), "--prune"], tmp_path)
+    assert "children: " in printed and str(cooler) in printed
+    shown, rejected = re.search(r"children: (\d+);.* reject before the screen: (\d+)", printed).groups()
+    assert int(shown) - 1 + int(rejected) == len(parts(harness)) and int(rejected) >= 1  # the task's paragraph
