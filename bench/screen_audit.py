@@ -35,8 +35,13 @@ from harness_evo.evolve.screen import Screen
 from harness_evo.evolve.target import Target
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM
-from harness_evo.store import Edit, Pattern, Rollout, RunStore
+from harness_evo.store import Edit, Pattern, Rollout, RunStore, ScreenResult
 from harness_evo.taskset import Task, load_suite
+
+
+def changed(seen: ScreenResult) -> str:
+    """The table's "first actions changed" cell: changed of sampled, or why the screen could not tell."""
+    return f"{seen.changed}/{seen.samples}" if seen.samples else seen.note
 
 
 def gated_edits(store: RunStore, screen: Screen, harnesses: Harnesses) -> None:
@@ -59,7 +64,7 @@ def gated_edits(store: RunStore, screen: Screen, harnesses: Harnesses) -> None:
             edit.id,
             edit.move,
             seen.verdict,
-            f"{seen.changed}/{seen.samples}" if seen.samples else seen.note,
+            changed(seen),
             ("accepted" if edit.gate.accepted else "rejected") + f" ({edit.gate.rollouts} rollouts)",
         )
     console = Console()
@@ -83,7 +88,7 @@ def children(
     rejected = 0
     for part in parts(parent) if prune else []:
         judgement = critic.judge(parent, part.edit, None)
-        if judgement.child is None or judgement.reasons:
+        if judgement.status != "passed":
             rejected += 1
         else:
             named.append((part.description, "prune", judgement.child))
@@ -94,7 +99,7 @@ def children(
         edit = Edit(id=f"c{k}", iteration=0, parent_id=node, child_id=child.hash, move=move)
         seen = screen.look(parent, Candidate(edit=edit, child=child), failed)
         verdicts.append(seen.verdict)
-        table.add_row(name, move, seen.verdict, f"{seen.changed}/{seen.samples}" if seen.samples else seen.note)
+        table.add_row(name, move, seen.verdict, changed(seen))
     console = Console()
     console.print(table)
     console.print(
