@@ -278,6 +278,15 @@ class EvidenceConfig(Strict):
     unsolved_after: int = Field(3, ge=1)
     """A task the parent failed on at least this many guide keys and never passed is left out of a global edit's
     gate."""
+    cost_alpha: float = Field(0.0, ge=0, lt=1)
+    """0: a gate accepts on passes alone. Above 0, a gate also accepts a child as cheaper when its rollouts cost fewer
+    tokens than the parent's on the same keys more often than not, by the same mixture test of cheaper against dearer
+    pairs at this level (split over a race), and its pairs make no loss of pass rate above `cost_max_loss` plausible.
+    An inert edit is then accepted with chance up to alpha + cost_alpha. The run's best node follows: when no node
+    beats the root on passes, a node no worse on dev and cheaper there by the paired sign test."""
+    cost_max_loss: float = Field(0.05, ge=0, lt=1)
+    """The largest loss of pass rate (0.05: 5 pp) a cheaper child's pairs may leave plausible (an upper bound at
+    `harm_alpha`'s level) when it is accepted for its cost."""
 
     @field_validator("alpha", "harm_alpha", "drop_alpha", "futility")
     @classmethod

@@ -147,6 +147,69 @@ def test_in_a_race_the_better_of_two_candidates_wins_and_the_other_keeps_its_evi
     assert wins >= 8
 
 
+def tokens(seed: int, scales: dict[str, float]):
+    """A `cost` callback: each side's rollout at a key costs a seeded draw (the same law for every side) times its
+    scale; a side without a scale has no known cost."""
+
+    def cost(side: str, key: tuple[str, int]) -> float | None:
+        if side not in scales:
+            return None
+        return scales[side] * (500 + random.Random(f"{seed}:{side}:{key}").expovariate(1 / 1500))
+
+    return cost
+
+
+def cost_gate(world: World, effect: Effect, scale: float, config: EvidenceConfig, seed: int):
+    guide = guide_of(world)
+    measure = world.measure({PARENT: world.rates, "child": effect.rates(world.rates)})
+    cost = tokens(seed, {PARENT: 1.0, "child": scale})
+    return Engine(config, TASKS).gate(
+        ParentPool(guide, spent=guide), Candidate(id="child"), measure, random.Random(seed), cost
+    )
+
+
+def test_a_child_that_ties_on_passes_and_costs_less_is_accepted_as_cheaper_only_when_cost_alpha_is_set():
+    world = World(rates(3, 0.2, 0.8), 3)
+    cheaper = cost_gate(world, Effect(0.0), 0.6, EvidenceConfig(cost_alpha=0.05), seed=3).verdicts[0]
+    assert cheaper.accepted and cheaper.stop is Stop.CHEAPER, cheaper.reason
+    assert cheaper.cost_e_value >= 20 and cheaper.cheaper > cheaper.dearer and cheaper.fixed >= cheaper.broken
+    assert "cheaper at no plausible loss of passes" in cheaper.reason and "1/cost_alpha" in cheaper.reason
+    on_passes = cost_gate(world, Effect(0.0), 0.6, EvidenceConfig(), seed=3).verdicts[0]
+    assert not on_passes.accepted and on_passes.stop is Stop.FUTILE
+
+
+def test_a_cheaper_child_that_loses_passes_is_not_accepted_as_cheaper():
+    for seed in range(10):
+        world = World(rates(seed, 0.3, 0.9), seed)
+        verdict = cost_gate(world, Effect(-0.25), 0.5, EvidenceConfig(cost_alpha=0.05), seed).verdicts[0]
+        assert not verdict.accepted and verdict.stop in (Stop.FUTILE, Stop.HARMFUL), verdict.reason
+
+
+def test_an_edit_that_changes_neither_passes_nor_costs_is_accepted_within_alpha_plus_cost_alpha():
+    config = EvidenceConfig(alpha=0.1, cost_alpha=0.1, futility=0.3)
+    accepted = sum(
+        cost_gate(World(rates(seed, 0.25, 0.75), seed, replay=0.0), Effect(0.0), 1.0, config, seed).accepted is not None
+        for seed in range(200)
+    )
+    rate = stats.rate(accepted, 200)
+    assert rate.high <= config.alpha + config.cost_alpha, rate
+
+
+def test_a_race_prefers_a_candidate_accepted_on_passes_to_one_accepted_as_cheaper():
+    world = World(rates(5, 0.1, 0.9, solved=0.6), 5)
+    guide = guide_of(world)
+    measure = world.measure({PARENT: world.rates, "better": Effect(0.3).rates(world.rates), "cheaper": world.rates})
+    decision = Engine(EvidenceConfig(cost_alpha=0.1), TASKS).race(
+        ParentPool(guide, spent=guide),
+        [Candidate(id="cheaper"), Candidate(id="better")],
+        measure,
+        random.Random(5),
+        tokens(5, {PARENT: 1.0, "better": 1.0, "cheaper": 0.5}),
+    )
+    assert decision.accepted is not None and decision.accepted.candidate == "better"
+    assert decision.accepted.stop is Stop.ACCEPTED
+
+
 def test_the_pool_pairs_no_spent_key_and_the_parent_pays_only_for_keys_it_lacks():
     world = World(rates(2, 0.2, 0.8), 2)
     guide = guide_of(world)

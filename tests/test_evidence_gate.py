@@ -13,6 +13,7 @@ from harness_evo import world
 from harness_evo.evolve import session
 from harness_evo.llm import scripted
 from harness_evo.store import Edit, Rollout, RunStore
+from harness_evo.views.evolution import dev_lines
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("user_cache")]
 
@@ -202,3 +203,49 @@ def test_an_edit_the_first_prompt_does_not_show_goes_on_to_the_gate(tmp_path: Pa
     assert edit.screen.verdict == "unseen" and edit.screen.samples == 0 and edit.gate is not None
     assert "acts later in an episode" in edit.screen.sentence()
     assert store.info.summary.screen.unseen == 1
+
+
+SHORT = "Keep each reply short."
+MUSING = "Let me think about this step by step before I act. " * 30
+"""What the wordy solver says before each command, unless its system prompt asks for short replies."""
+
+
+def wordy(messages: list[dict]) -> str:
+    """The world's solver, musing at length before each command unless told to keep replies short: the same commands,
+    so the same passes, at a different cost."""
+    reply = world.solver(messages)
+    return reply if SHORT in messages[0]["content"] else MUSING + "\n\n" + reply
+
+
+def test_with_cost_alpha_an_edit_that_ties_on_passes_and_costs_less_is_accepted_as_cheaper_and_named_best(
+    tmp_path: Path, cli
+):
+    def run(token: str, **evidence) -> RunStore:
+        world.register(token)
+        scripted.register("world-solver", wordy, token=f"{token}-wordy")
+        proposing(token, INERT)
+        config = world.config(gate="evidence").model_copy(update={"tasks": wide_world(tmp_path / f"tasks-{token}")})
+        config.evidence = config.evidence.model_copy(update=evidence)
+        config.curriculum.minibatch = 12
+        store = session.start(config, tmp_path / f"runs-{token}")
+        session.run(store)
+        return store
+
+    store = run("cost-cheaper", cost_alpha=0.1)
+    [edit] = gated(store)
+    assert edit.gate.accepted and edit.gate.evidence.stop == "cheaper", edit.gate.reason
+    assert edit.gate.fixed == edit.gate.broken == 0 and edit.gate.evidence.dearer == 0
+    assert edit.gate.evidence.cheaper == edit.gate.pairs and edit.gate.evidence.cost_e_value >= 10
+    assert "cheaper at no plausible loss of passes" in edit.gate.reason
+    summary = store.info.summary
+    assert summary.best_node == edit.child_id and summary.dev_comparison.cheaper
+    assert summary.dev_comparison.tokens_b < summary.dev_comparison.tokens_a and summary.dev_comparison.diff == 0
+    said = " ".join(dev_lines(summary))
+    assert f"on dev: node {edit.child_id[:12]} is cheaper than the starting harness at no loss of passes" in said
+    shown = cli("edits", store.id, edit.id, "--runs", store.folder.parent)
+    assert shown.exit_code == 0 and "stopped cheaper after" in " ".join(shown.output.split()), shown.output
+
+    passes_alone = run("cost-off")
+    [edit] = gated(passes_alone)
+    assert not edit.gate.accepted and edit.gate.evidence.stop == "futile"
+    assert passes_alone.info.summary.best_node == passes_alone.info.summary.root

@@ -198,3 +198,23 @@ def test_with_many_nodes_compared_a_single_borderline_win_is_not_enough():
     )
     crowd = {"root": root, "n0": borderline} | {f"n{i}": dict(root) for i in range(1, 10)}
     assert name_best("root", crowd, {}, alpha=0.1).node == "root", "p = 0.03 is above 0.1 / 10"
+
+
+def test_with_costs_a_node_no_worse_on_dev_and_cheaper_by_the_sign_test_is_best_and_a_worse_one_never():
+    root = dev_of([1] * 4 + [0] * 24)
+    same, worse = dict(root), dev_of([1] * 2 + [0] * 26)
+    costs = {
+        "root": {key: 1000.0 + i for i, key in enumerate(root)},
+        "same": {key: 600.0 + i for i, key in enumerate(root)},
+        "worse": {key: 100.0 for key in root},
+    }
+    best = name_best("root", {"root": root, "same": same, "worse": worse}, {}, alpha=0.1, costs=costs)
+    assert best.node == "same" and best.cost is not None and best.cost.b_cheaper == 28 and best.cost.p_value < 0.05
+    assert (
+        best.cost.sentence()
+        == "614 against 1,014 tokens a rollout (-39%); cheaper on 28 of the 28 keys whose costs "
+        + (f"differ, p = {best.cost.p_value:.3g}")
+    )
+    assert name_best("root", {"root": root, "same": same}, {}, alpha=0.1).node == "root", "passes alone: a tie"
+    dearer = {"root": costs["root"], "same": {key: cost + 1 for key, cost in costs["root"].items()}}
+    assert name_best("root", {"root": root, "same": same}, {}, alpha=0.1, costs=dearer).node == "root"

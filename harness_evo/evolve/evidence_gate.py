@@ -12,6 +12,8 @@ Per decision:
   rollouts of a gate a crash interrupted) and every rollout counts against the run's budget; both sides of a key run
   the same trial, so the same seed;
 - one candidate is gated, several are raced (alpha split over them, at most one accepted);
+- with `evidence.cost_alpha` above 0 the engine reads each side's tokens at a key from the scorer, so a child that
+  ties on passes may be accepted as cheaper;
 - an accepted edit whose gate rollouts show the agent reading the task less also needs a gain on dev, as in-turn;
 - each verdict goes into the ledger with its level, its rollouts and the engine's evidence (keys and why).
 """
@@ -23,6 +25,7 @@ from harness_evo.evolve.conditioning import ConditioningCheck
 from harness_evo.evolve.evidence import PARENT, Engine, GateVerdict, Key, Measure, ParentPool
 from harness_evo.evolve.evidence import Candidate as Measured
 from harness_evo.evolve.evidence import Decision as Decided
+from harness_evo.evolve.evidence.engine import Cost
 from harness_evo.evolve.gate import Decision, Turn
 from harness_evo.evolve.ledger import GLOBAL_MOVES, Candidate, Ledger
 from harness_evo.evolve.plan import same_category
@@ -69,10 +72,11 @@ class EvidenceGate:
         rows: dict[str, list[Rollout]] = defaultdict(list)
         measure = self.measure(turn.node, by_id, rows)
         pool = self.pool(turn.node)
+        cost = self.cost(turn.node, by_id) if self.engine.config.cost_alpha > 0 else None
         if len(measured) == 1:
-            decided = self.engine.gate(pool, measured[0], measure, turn.rng)
+            decided = self.engine.gate(pool, measured[0], measure, turn.rng, cost)
         else:
-            decided = self.engine.race(pool, measured, measure, turn.rng)
+            decided = self.engine.race(pool, measured, measure, turn.rng, cost)
         decision = Decision()
         for verdict in sorted(decided.verdicts, key=lambda verdict: not verdict.accepted):
             candidate = by_id[verdict.candidate]
@@ -96,6 +100,14 @@ class EvidenceGate:
 
         return measure
 
+    def cost(self, node: str, by_id: dict[str, Candidate]) -> Cost:
+        """The engine's `cost`: the tokens of each side's scored train rollout at a key, from the scorer."""
+
+        def cost(side: str, key: Key) -> float | None:
+            return self.scorer.costs(node if side == PARENT else by_id[side].child.hash, "train").get(key)
+
+        return cost
+
     def record(
         self, turn: Turn, candidate: Candidate, verdict: GateVerdict, decided: Decided, rows: dict[str, list[Rollout]]
     ) -> Verdict:
@@ -116,6 +128,9 @@ class EvidenceGate:
             looks=verdict.looks,
             parent_rollouts=decided.spend.parent,
             raced=len(decided.verdicts),
+            cheaper=verdict.cheaper,
+            dearer=verdict.dearer,
+            cost_e_value=verdict.cost_e_value,
             choices=[choice for choice in decided.choices if choice.task in mine],
         )
         self.ledger.gated(

@@ -129,11 +129,16 @@ class Evolution:
         finally:
             self.store.emit("clock", elapsed_s=self.budget.elapsed_s)
         summary = summarize(
-            self.store, stop, self.state, self.root, self.ledger, self.budget, self.config.acceptance.alpha
+            self.store, stop, self.state, self.root, self.ledger, self.budget, self.config.acceptance.alpha, self.cost
         )
         self.store.set_status(RunStatus.FINISHED, finished=time.time(), best_node=summary.best_node, summary=summary)
         self.emit(ev.RunFinished(summary))
         return summary
+
+    @property
+    def cost(self) -> bool:
+        """Whether a cheaper harness may be accepted and named best (`evidence.cost_alpha` of the evidence gate)."""
+        return self.config.search.gate == "evidence" and self.config.evidence.cost_alpha > 0
 
     def iterate(self, i: int) -> bool:
         """One iteration; True when an edit was accepted."""
@@ -212,6 +217,6 @@ class Evolution:
 
     def emit_node(self, node: str) -> None:
         self.measure(node)
-        best = self.state.best(self.root, self.config.acceptance.alpha).node
+        best = self.state.best(self.root, self.config.acceptance.alpha, self.cost).node
         self.store.update_info(best_node=best)
         self.emit(ev.NodeScored(self.state.nodes[node], best))

@@ -66,6 +66,10 @@ class Scorer:
         """(task, trial) -> passed, of a node's scored rollouts of `split` so far (from the loop's state)."""
         return self.state.stats[node].outcomes(split) if node in self.state.stats else {}
 
+    def costs(self, node: str, split: str) -> dict[tuple[str, int], int]:
+        """(task, trial) -> tokens, of a node's scored rollouts of `split` so far."""
+        return self.state.stats[node].costs(split) if node in self.state.stats else {}
+
     def train_passes(self, nodes: Iterable[str] | None = None) -> list[tuple[str, bool]]:
         """(task id, passed) of every scored train rollout of `nodes` (default: every harness scored so far), from the
         loop's state rather than the store, so a resumed iteration sees what the interrupted one saw."""

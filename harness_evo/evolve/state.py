@@ -36,6 +36,12 @@ class NodeStats(BaseModel):
         """(task, trial) -> passed, of the split's rollouts."""
         return {self.keys[key]: passed for key, passed in getattr(self, split).items() if key in self.keys}
 
+    def costs(self, split: str) -> dict[tuple[str, int], int]:
+        """(task, trial) -> tokens, of the split's rollouts."""
+        return {
+            self.keys[key]: self.tokens[key] for key in getattr(self, split) if key in self.keys and key in self.tokens
+        }
+
     def score(self, split: str) -> tuple[float | None, int]:
         outcomes = list(getattr(self, split).values())
         return (fmean(outcomes) if outcomes else None, len(outcomes))
@@ -90,16 +96,17 @@ class LoopState(BaseModel):
         for stats in self.stats.values():
             stats.keys |= {key: found[key] for key in [*stats.train, *stats.dev] if key in found}
 
-    def best(self, root: str, alpha: float) -> Best:
+    def best(self, root: str, alpha: float, cost: bool = False) -> Best:
         """The run's best node: the root, unless a node beats it on the dev keys both ran by the paired test at `alpha`
-        (see `name_best`)."""
+        or, with `cost`, is no worse there and cheaper (see `name_best`)."""
         dev = {
             node: {key: float(passed) for key, passed in node_stats.outcomes("dev").items()}
             for node, node_stats in self.stats.items()
             if node in self.nodes
         }
         tokens = {node: row.tokens_per_rollout for node, row in self.nodes.items()}
-        return name_best(root, dev, tokens, alpha)
+        costs = {node: self.stats[node].costs("dev") for node in dev} if cost else None
+        return name_best(root, dev, tokens, alpha, costs)
 
     def put_node(self, store: RunStore, node_id: str, **fields) -> Node:
         """Update a node (in memory and in the store) with `fields` and its current scores."""

@@ -11,12 +11,19 @@ from harness_evo.store.info import DevComparison, EvolutionSummary, ScreenSummar
 
 
 def summarize(
-    store: RunStore, stop: str, state: LoopState, root: str, ledger: Ledger, budget: Budget, alpha: float
+    store: RunStore,
+    stop: str,
+    state: LoopState,
+    root: str,
+    ledger: Ledger,
+    budget: Budget,
+    alpha: float,
+    cost: bool = False,
 ) -> EvolutionSummary:
     """Why the run stopped, what it tried and accepted, start against best on dev (with the paired test at `alpha` that
-    named the best), how many accepts noise alone would explain (the sum of the levels its gates were decided at),
-    the rollouts per gate decision, and what it spent."""
-    fates, best, nodes = ledger.fates(), state.best(root, alpha), state.nodes
+    named the best, on passes or, with `cost`, on tokens), how many accepts noise alone would explain (the sum of the
+    levels its gates were decided at), the rollouts per gate decision, and what it spent."""
+    fates, best, nodes = ledger.fates(), state.best(root, alpha, cost), state.nodes
     gates = sum(n for status, n in fates.items() if EditStatus(status).gated)
     gated = [edit for edit in ledger.history() if edit.gate is not None]
     decisions = gate_decisions(gated)
@@ -78,13 +85,23 @@ def dev_comparison(best: Best) -> DevComparison | None:
     """The paired dev result of the best node (or the runner-up) against the root, with its verdict."""
     if best.versus_root is None:
         return None
-    diff = best.versus_root
+    diff, cost = best.versus_root, best.cost
+    verdict = stats.verdict("the starting harness", f"node {best.challenger[:12]}", diff, best.alpha)
+    if cost is not None:
+        verdict = (
+            f"node {best.challenger[:12]} is cheaper than the starting harness at no loss of passes "
+            f"({diff.interval()}): {cost.sentence()} <= alpha {best.alpha:g}"
+        )
     return DevComparison(
         node=best.challenger,
         shown_gain=best.node == best.challenger,
         alpha=best.alpha,
         **DevComparison.of(diff),
-        verdict=stats.verdict("the starting harness", f"node {best.challenger[:12]}", diff, best.alpha),
+        verdict=verdict,
+        cheaper=cost is not None,
+        tokens_a=cost.a_mean if cost else None,
+        tokens_b=cost.b_mean if cost else None,
+        cost_p=cost.p_value if cost else None,
     )
 
 

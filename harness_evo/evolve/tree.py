@@ -82,12 +82,22 @@ class Best:
     """The node `versus_root` is about; None when no other node was scored on dev."""
     alpha: float
     """The level each node was tested at: the run's alpha split over the nodes compared with the root."""
+    cost: stats.CostDifference | None = None
+    """The best node's tokens against the root's on dev, when it was named best for costing less."""
 
 
-def name_best(root: str, dev: DevOutcomes, tokens: Mapping[str, float | None], alpha: float) -> Best:
+def name_best(
+    root: str,
+    dev: DevOutcomes,
+    tokens: Mapping[str, float | None],
+    alpha: float,
+    costs: DevOutcomes | None = None,
+) -> Best:
     """The root, unless some node beats it on dev by the paired sign test at `alpha` split over the nodes compared
     (Bonferroni, so that naming a node best is itself a test at `alpha`); among those that do, the best dev score, ties
-    broken by fewer tokens per rollout."""
+    broken by fewer tokens per rollout. With `costs` (node -> dev key -> tokens) and no node beating the root, a node
+    no worse than the root on dev whose rollouts cost fewer tokens on the keys both ran, by the one-sided sign test at
+    the same split alpha, is best (the cheapest of them)."""
     base = dev.get(root, {})
     compared = {}
     for node, outcomes in dev.items():
@@ -99,6 +109,19 @@ def name_best(root: str, dev: DevOutcomes, tokens: Mapping[str, float | None], a
     if winners:
         best = min(winners, key=rank.__getitem__)
         return Best(best, compared[best], best, each)
+    if costs is not None:
+        cheaper = {
+            node: stats.cheaper_on(costs.get(root, {}), costs.get(node, {}))
+            for node, diff in compared.items()
+            if diff.diff >= 0
+        }
+        cheapest = min(
+            (node for node, cost in cheaper.items() if cost.significant(each)),
+            key=lambda node: cheaper[node].b_mean,
+            default=None,
+        )
+        if cheapest is not None:
+            return Best(cheapest, compared[cheapest], cheapest, each, cheaper[cheapest])
     challenger = min(compared, key=lambda node: (-compared[node].diff, *rank[node]), default=None)
     return Best(root, compared.get(challenger) if challenger else None, challenger, each)
 

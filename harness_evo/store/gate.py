@@ -42,8 +42,8 @@ class GateEvidence(BaseModel):
     """How the evidence engine (`evolve/evidence/`) reached a verdict: when and why it stopped, on what."""
 
     stop: str
-    """Why the candidate's gate stopped (`evidence.Stop`: accepted, futile, harmful, protected, outraced, spent,
-    broken)."""
+    """Why the candidate's gate stopped (`evidence.Stop`: accepted, cheaper, futile, harmful, protected, outraced,
+    spent, broken)."""
     e_value: float
     """The e-value of fixed against broken pairs when it stopped (1/e is a p-value valid at any look)."""
     threshold: float
@@ -56,6 +56,12 @@ class GateEvidence(BaseModel):
     """Candidates decided together (1: a plain gate)."""
     choices: list[KeyChoice] = Field(default_factory=list)
     """The keys the candidate ran, in the order chosen, each with why its task was chosen."""
+    cheaper: int = 0
+    """Pairs whose child rollout cost fewer tokens than the parent's."""
+    dearer: int = 0
+    """Pairs whose child rollout cost more tokens."""
+    cost_e_value: float = 1.0
+    """The e-value of cheaper against dearer pairs (it accepts at 1/cost_alpha when passes tie: stop `cheaper`)."""
 
 
 class GateResult(Verdict):

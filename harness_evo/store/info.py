@@ -123,6 +123,15 @@ class DevComparison(Paired):
     """The node beat the root by the paired test: it is the best."""
     alpha: float = 0.0
     """The level the node was tested at (the run's alpha split over the nodes compared)."""
+    cheaper: bool = False
+    """The node was named best for costing fewer tokens at no loss of passes (`evidence.cost_alpha`), not for passing
+    more."""
+    tokens_a: float | None = None
+    """The root's tokens a rollout on the dev keys both ran (when `cheaper`)."""
+    tokens_b: float | None = None
+    """The node's tokens a rollout on those keys."""
+    cost_p: float | None = None
+    """The one-sided sign test of the node's rollouts costing less (when `cheaper`)."""
 
 
 class ReadsLess(Facts):

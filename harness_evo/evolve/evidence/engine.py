@@ -13,6 +13,9 @@ beats it on the keys both ran (their own e-value of one against the other at `dr
 the survivors, and accepts at most one: the first to reach its bar, the one with the largest e-value when several do
 at one look. Each candidate is tested at alpha / n (Bonferroni), so the chance that the race accepts any candidate
 that changes nothing is at most alpha, whichever of them are inert.
+
+With `cost_alpha` above 0 and a `cost` to read what each side's rollout at a key cost, a candidate whose passes stop
+short of the bar may be accepted as cheaper (sequential.py); a race prefers a candidate accepted on passes.
 """
 
 import random
@@ -27,6 +30,7 @@ from harness_evo.evolve.acceptance import Tally
 from harness_evo.evolve.evidence.choice import Informative, TaskChoice
 from harness_evo.evolve.evidence.pool import Key, ParentPool, Passes
 from harness_evo.evolve.evidence.scope import Candidate, Plan, TrainTask, plan
+from harness_evo.evolve.evidence.sequential import Cost as KeyCost
 from harness_evo.evolve.evidence.sequential import SequentialTest
 from harness_evo.evolve.evidence.verdict import Choice, Decision, GateVerdict, Spend, Stop
 from harness_evo.stats import Pair
@@ -39,6 +43,12 @@ Measure = Callable[[str, list[Key]], Mapping[Key, float]]
 fetching its rollouts; a key left out was not scored (an infrastructure failure) and is not paired. A candidate whose
 harness fails to run raises HarnessError."""
 
+Cost = Callable[[str, Key], float | None]
+"""`cost(side, key)`: what the rollout of `side` at `key` that `measure` returned cost, in tokens (None: unknown)."""
+
+ACCEPTS = (Stop.ACCEPTED, Stop.CHEAPER)
+"""The stops that accept a candidate."""
+
 
 @dataclass
 class Track:
@@ -48,6 +58,8 @@ class Track:
     plan: Plan
     rewards: dict[Key, float] = field(default_factory=dict)
     pairs: list[Pair] = field(default_factory=list)
+    costs: list[KeyCost] = field(default_factory=list)
+    """(parent, child) tokens of the pairs whose costs are known."""
     rollouts: int = 0
     looks: int = 0
     verdict: GateVerdict | None = None
@@ -84,11 +96,20 @@ class Engine:
                 "evidence.alpha"
             )
 
-    def gate(self, pool: ParentPool, candidate: Candidate, measure: Measure, rng: random.Random) -> Decision:
+    def gate(
+        self, pool: ParentPool, candidate: Candidate, measure: Measure, rng: random.Random, cost: Cost | None = None
+    ) -> Decision:
         """One candidate against the parent, at `alpha`."""
-        return self.decide(pool, [candidate], measure, rng)
+        return self.decide(pool, [candidate], measure, rng, cost)
 
-    def race(self, pool: ParentPool, candidates: Sequence[Candidate], measure: Measure, rng: random.Random) -> Decision:
+    def race(
+        self,
+        pool: ParentPool,
+        candidates: Sequence[Candidate],
+        measure: Measure,
+        rng: random.Random,
+        cost: Cost | None = None,
+    ) -> Decision:
         """Two or more candidates of one parent on shared keys, each at alpha / n; at most one is accepted."""
         if len(candidates) < 2:
             raise UserError(
@@ -99,16 +120,22 @@ class Engine:
         if len(set(ids)) < len(ids) or PARENT in ids:
             raise UserError(f"race candidates need distinct ids other than {PARENT!r}, got {', '.join(ids)}")
         self.check(len(candidates))
-        return self.decide(pool, candidates, measure, rng)
+        return self.decide(pool, candidates, measure, rng, cost)
 
     def decide(
-        self, pool: ParentPool, candidates: Sequence[Candidate], measure: Measure, rng: random.Random
+        self,
+        pool: ParentPool,
+        candidates: Sequence[Candidate],
+        measure: Measure,
+        rng: random.Random,
+        cost: Cost | None = None,
     ) -> Decision:
-        """Gate or race `candidates` (unchecked: `gate` and `race` check them)."""
+        """Gate or race `candidates` (unchecked: `gate` and `race` check them); without `cost`, passes alone decide."""
         guide = pool.guide()
         tracks = [Track(candidate, plan(candidate, self.train, guide, self.config, rng)) for candidate in candidates]
-        test = SequentialTest(self.config, self.config.alpha / len(candidates))
-        return Race(self.config, test, self.choice, pool, measure, rng, tracks).run(guide)
+        cost_alpha = self.config.cost_alpha / len(candidates) if cost is not None else 0.0
+        test = SequentialTest(self.config, self.config.alpha / len(candidates), cost_alpha)
+        return Race(self.config, test, self.choice, pool, measure, rng, tracks, cost).run(guide)
 
 
 @dataclass
@@ -122,6 +149,7 @@ class Race:
     measure: Measure
     rng: random.Random
     tracks: list[Track]
+    cost: Cost | None = None
     choices: list[Choice] = field(default_factory=list)
     taken: Counter[str] = field(default_factory=Counter)
     """Keys taken per task (paired or lost)."""
@@ -212,16 +240,36 @@ class Race:
                     track.rewards[key] = got[key]
                     track.pairs.append(Pair(task_id=key[0], trial=key[1], a=self.pool.rewards[key], b=got[key]))
                     seen.setdefault(key[0], Passes()).add(got[key])
+                    self.add_cost(track, key)
+
+    def add_cost(self, track: Track, key: Key) -> None:
+        """The pair's costs, when both sides' are known."""
+        if self.cost is None:
+            return
+        parent, child = self.cost(PARENT, key), self.cost(track.candidate.id, key)
+        if parent is not None and child is not None:
+            track.costs.append((parent, child))
 
     def judge(self) -> None:
         """Stop each running candidate its pairs call for; of those that reach their bar, accept the strongest."""
         running = self.running
         judged = {
-            id(track): self.test.judge(track.pairs, track.plan.protected, self.pairs_left(track, len(running)))
+            id(track): self.test.judge(
+                track.pairs, track.plan.protected, self.pairs_left(track, len(running)), track.costs
+            )
             for track in running
         }
-        winners = [track for track in running if judged[id(track)] and judged[id(track)][0] is Stop.ACCEPTED]
-        best = max(winners, key=self.e_value) if winners else None
+        self.settle(running, judged)
+
+    def settle(self, running: list[Track], judged: Mapping[int, tuple[Stop, str] | None]) -> None:
+        """Stop each track as `judged` (by `id`; None: it runs on), accepting at most one of those judged to be: one
+        accepted on passes before one accepted as cheaper, the larger e-value first; the others are outraced."""
+        winners = [track for track in running if judged[id(track)] and judged[id(track)][0] in ACCEPTS]
+
+        def rank(track: Track) -> tuple[bool, float, float]:
+            return judged[id(track)][0] is Stop.ACCEPTED, self.e_value(track), self.cost_e(track)
+
+        best = max(winners, key=rank, default=None)
         for track in running:
             if best is not None and track is not best:
                 self.stop(
@@ -267,11 +315,15 @@ class Race:
     def e_value(self, track: Track) -> float:
         return self.test.evidence(track.pairs, track.plan.protected)[1]
 
+    def cost_e(self, track: Track) -> float:
+        return self.test.cheaper(track.costs)[2]
+
     def stop(self, track: Track, stop: Stop, reason: str) -> None:
         tally, e, harm = self.test.evidence(track.pairs, track.plan.protected)
+        cheaper, dearer, cost_e = self.test.cheaper(track.costs)
         track.verdict = GateVerdict(
             candidate=track.candidate.id,
-            accepted=stop is Stop.ACCEPTED,
+            accepted=stop in ACCEPTS,
             stop=stop,
             reason=reason,
             fixed=tally.fixed,
@@ -283,4 +335,7 @@ class Race:
             harm_e_value=harm,
             rollouts=track.rollouts,
             tasks=sorted({pair.task_id for pair in track.pairs}),
+            cheaper=cheaper,
+            dearer=dearer,
+            cost_e_value=cost_e,
         )

@@ -12,23 +12,38 @@ The test counts the pairs of the tasks an edit is for: every task for a global e
 a targeted one. A targeted edit's protected regression sample guards against breaks (the protected-task rule and the
 harm stop count every pair) without diluting its test with pairs it is not meant to change; which pairs count is fixed
 by the plan before any outcome, so the test stays valid.
+
+With `cost_alpha` above 0 a gate also accepts the child as *cheaper* when the same mixture e-value, of the pairs whose
+child rollout cost fewer tokens than the parent's against those that cost more, reaches 1/cost_alpha while the loss
+of pass rate its pairs make plausible (`plausible_loss`) is at most `cost_max_loss` and every protected task has its
+pairs; it is futile only when neither bar is within reach. Under an edit that changes nothing either side of a pair
+is as likely to be the cheaper, so this test too crosses its bar with chance at most cost_alpha, and an inert edit is
+accepted with chance at most alpha + cost_alpha. The loss bound is an upper bound at `harm_alpha`'s level, looked at
+as often as the gate looks, not an anytime-valid test: a cheaper child with a loss near the margin may pass it.
 """
 
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from harness_evo import stats
 from harness_evo.config import EvidenceConfig
 from harness_evo.evolve.acceptance import Pair, Tally, lost_tasks
 from harness_evo.evolve.evidence.verdict import Stop
 
+Cost = tuple[float, float]
+"""What the parent's and the child's rollouts at one key cost, in tokens."""
+
 
 class SequentialTest:
-    """Accept at e >= 1/alpha; reject as harmful, futile or for a lost protected task; else keep looking (None)."""
+    """Accept at e >= 1/alpha; reject as harmful, futile or for a lost protected task; else keep looking (None).
+    With `cost_alpha` above 0, a child that is cheaper at no loss of passes is accepted too (see the module's
+    docstring)."""
 
-    def __init__(self, config: EvidenceConfig, alpha: float):
+    def __init__(self, config: EvidenceConfig, alpha: float, cost_alpha: float = 0.0):
         self.config = config
         self.threshold = 1 / alpha
+        self.cost_threshold = 1 / cost_alpha if cost_alpha > 0 else None
+        """The e-value of cheaper against dearer pairs that accepts a cheaper child; None: passes alone decide."""
 
     def evidence(self, pairs: list[Pair], protected: Collection[str]) -> tuple[Tally, float, float]:
         """(the tested pairs' tally, their e-value of fixed against broken, the mirrored e-value of all pairs)."""
@@ -40,12 +55,31 @@ class SequentialTest:
             stats.mixture_e_value(whole.broken, whole.fixed, alternatives),
         )
 
-    def judge(self, pairs: list[Pair], protected: Collection[str], pairs_left: float) -> tuple[Stop, str] | None:
-        """The stop the pairs so far call for, with its reason, or None to look again; `pairs_left` is how many more
-        tested pairs the gate's budget and tasks allow."""
-        tally, e, harm = self.evidence(pairs, protected)
+    @staticmethod
+    def cost_tally(costs: Sequence[Cost]) -> Tally:
+        """The pairs as costs see them: `fixed` where the child's rollout cost fewer tokens, `broken` more."""
+        cheaper = sum(child < parent for parent, child in costs)
+        dearer = sum(child > parent for parent, child in costs)
+        return Tally(fixed=cheaper, broken=dearer, ties=len(costs) - cheaper - dearer)
+
+    def cheaper(self, costs: Sequence[Cost]) -> tuple[int, int, float]:
+        """(pairs the child's rollout cost less on, pairs it cost more on, the mixture e-value of the first against
+        the second)."""
+        tally = self.cost_tally(costs)
+        return tally.fixed, tally.broken, stats.mixture_e_value(tally.fixed, tally.broken, self.config.alternatives)
+
+    def covered(self, pairs: list[Pair], protected: Collection[str]) -> set[str]:
+        """The protected tasks with the pairs an accept needs."""
         counts = Counter(pair.task_id for pair in pairs)
-        covered = {task for task in protected if counts[task] >= self.config.protected_trials}
+        return {task for task in protected if counts[task] >= self.config.protected_trials}
+
+    def judge(
+        self, pairs: list[Pair], protected: Collection[str], pairs_left: float, costs: Sequence[Cost] = ()
+    ) -> tuple[Stop, str] | None:
+        """The stop the pairs so far call for, with its reason, or None to look again; `pairs_left` is how many more
+        tested pairs the gate's budget and tasks allow, `costs` the pairs' costs (parent, child)."""
+        tally, e, harm = self.evidence(pairs, protected)
+        covered = self.covered(pairs, protected)
         lost = lost_tasks(pairs, covered)
         if lost:
             return Stop.PROTECTED, (
@@ -59,17 +93,39 @@ class SequentialTest:
                 f"harmful: {Tally.of(pairs)} over all its pairs, broken against fixed e = {harm:.3g} >= "
                 f"{1 / self.config.harm_alpha:g}"
             )
-        if self.futile(tally, pairs_left):
+        if self.cost_threshold is not None:
+            whole, costed = Tally.of(pairs), self.cost_tally(costs)
+            cost_e = stats.mixture_e_value(costed.fixed, costed.broken, self.config.alternatives)
+            loss = self.plausible_loss(whole)
+            if cost_e >= self.cost_threshold and loss <= self.config.cost_max_loss and covered == set(protected):
+                return Stop.CHEAPER, (
+                    f"cheaper at no plausible loss of passes: {whole}, a loss of at most {loss * 100:.1f} pp "
+                    f"plausible; its rollouts cost fewer tokens on {costed.fixed} pairs and more on {costed.broken}, "
+                    f"e = {cost_e:.3g} >= {self.cost_threshold:g} (1/cost_alpha)"
+                )
+        if self.futile(tally, pairs_left, self.threshold) and (
+            self.cost_threshold is None or self.futile(self.cost_tally(costs), pairs_left, self.cost_threshold)
+        ):
             return Stop.FUTILE, (
                 f"futile: {tally}, e = {e:.3g}; even fixing the most of the differing pairs its pairs make "
                 f"plausible, it would not reach {self.threshold:g} within the ~{pairs_left:.0f} pairs left"
+                + ("" if self.cost_threshold is None else ", nor cost less often enough to be accepted as cheaper")
             )
         return None
 
-    def futile(self, tally: Tally, pairs_left: float) -> bool:
-        """Whether the e-value would end below 1/alpha were the child to go on at its most favourable plausible rates:
-        the upper bounds (exceeded with chance `futility`) of the share of pairs that differ and of the share of those
-        it fixes, over the pairs left. Pairs far short of the bar, or too few left to reach it, stop the gate."""
+    def plausible_loss(self, whole: Tally) -> float:
+        """The most pass rate the child plausibly loses on its pairs (below 0: it plausibly gains): the upper bounds,
+        exceeded with chance `harm_alpha` each, of the share of pairs that differ times the net share of those it
+        breaks."""
+        level = self.config.harm_alpha
+        differ = stats.upper_share(whole.fixed + whole.broken, whole.ties, level)
+        return differ * (2 * stats.upper_share(whole.broken, whole.fixed, level) - 1)
+
+    def futile(self, tally: Tally, pairs_left: float, threshold: float) -> bool:
+        """Whether the e-value would end below `threshold` were the child to go on at its most favourable plausible
+        rates: the upper bounds (exceeded with chance `futility`) of the share of pairs that differ and of the share of
+        those it wins (fixes, or costs less on), over the pairs left. Pairs far short of the bar, or too few left to
+        reach it, stop the gate."""
         level = self.config.futility
         fixes = stats.upper_share(tally.fixed, tally.broken, level)
         differ = stats.upper_share(tally.fixed + tally.broken, tally.ties, level)
@@ -77,4 +133,4 @@ class SequentialTest:
         end = stats.mixture_e_value(
             tally.fixed + fixes * more, tally.broken + (1 - fixes) * more, self.config.alternatives
         )
-        return end < self.threshold
+        return end < threshold

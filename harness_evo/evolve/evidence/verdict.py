@@ -12,6 +12,8 @@ class Stop(StrEnum):
 
     ACCEPTED = "accepted"
     """Its e-value reached 1/alpha (alpha split over a race's candidates)."""
+    CHEAPER = "cheaper"
+    """Accepted at no loss of passes for costing fewer tokens (`EvidenceConfig.cost_alpha`)."""
     FUTILE = "futile"
     """It could not plausibly reach 1/alpha within the rollouts left."""
     HARMFUL = "harmful"
@@ -54,6 +56,12 @@ class GateVerdict(BaseModel):
     """The child's rollouts."""
     tasks: list[str] = Field(default_factory=list)
     """Tasks it was paired on."""
+    cheaper: int = 0
+    """Pairs whose child rollout cost fewer tokens than the parent's (every pair whose costs are known)."""
+    dearer: int = 0
+    """Pairs whose child rollout cost more tokens."""
+    cost_e_value: float = 1.0
+    """The mixture e-value of cheaper against dearer pairs."""
 
     @property
     def pairs(self) -> int:
