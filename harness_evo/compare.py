@@ -158,7 +158,7 @@ def summarize(
     store: RunStore, found: list[Contender], tasks: list[Task], trials: int, reused: dict[str, int]
 ) -> CompareFacts:
     """Per-task passes, pass@1 of each with its interval, and each harness against the first, on passes (a partial
-    reward is a fail here, as in pass@1)."""
+    reward is a fail here, as in pass@1) and on tokens a rollout."""
     outcomes = {c.letter: {key: float(reward >= 1.0) for key, reward in scored_rewards(c.rows).items()} for c in found}
     harnesses = []
     for contender in found:
@@ -187,9 +187,11 @@ def summarize(
         per_task.append(TaskRow(task_id=task.id, category=task.category, cells=cells, differs=len(shares) > 1))
     per_task.sort(key=lambda row: (not row.differs, row.task_id))
     first = found[0]
+    costs = {c.letter: {(row.task_id, row.trial): float(row.tokens) for row in c.rows if row.scored} for c in found}
     comparisons = []
     for other in found[1:]:
         difference = stats.paired_on(outcomes[first.letter], outcomes[other.letter])
+        cost = stats.cheaper_on(costs[first.letter], costs[other.letter])
         comparisons.append(
             Comparison(
                 a=first.letter,
@@ -197,6 +199,10 @@ def summarize(
                 **Comparison.of(difference),
                 significant=difference.significant(ALPHA),
                 verdict=stats.verdict(first.label, other.label, difference, ALPHA),
+                cost=f"{other.letter} against {first.letter}: {cost.sentence()}" if cost.n else "",
+                b_cheaper=cost.b_cheaper,
+                a_cheaper=cost.a_cheaper,
+                cost_p=cost.p_value,
             )
         )
     return CompareFacts(

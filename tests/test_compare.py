@@ -263,6 +263,11 @@ def test_each_harness_shows_the_mean_tokens_and_wall_time_of_its_scored_rollouts
     shown = io.StringIO()
     Console(file=shown, width=200).print(compare_view.render(facts))
     assert "2,000" in shown.getvalue() and "30.0" in shown.getvalue() and "600" in shown.getvalue()
+    [against] = facts.comparisons
+    assert (against.b_cheaper, against.a_cheaper) == (2, 0) and against.cost_p == 0.25, "paired on the scored keys"
+    assert "tokens: B against A: 600 against 2,000 tokens a rollout (-70%); cheaper on 2 of the 2 keys" in (
+        " ".join(shown.getvalue().split())
+    )
 
 
 def evolve_run(runs: Path, harnesses: list[Harness], best: Harness) -> RunStore:

@@ -103,6 +103,15 @@ class Comparison(Paired):
     a: str
     b: str
     significant: bool = False
+    cost: str = ""
+    """B's tokens a rollout against A's on the keys both scored, with the one-sided sign test of B being the cheaper
+    (`stats.CostDifference.sentence`)."""
+    b_cheaper: int = 0
+    """Keys where B's rollout cost fewer tokens than A's."""
+    a_cheaper: int = 0
+    """Keys where A's cost fewer."""
+    cost_p: float | None = None
+    """The sign test's p-value of B being the cheaper (one-sided)."""
 
 
 class CompareSummary(Facts):

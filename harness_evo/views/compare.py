@@ -71,5 +71,7 @@ def render(facts: CompareFacts, every_task: bool = False) -> Group:
             else "bold",
         )
         verdicts.append(counts, style="dim")
+        if comparison.cost:
+            verdicts.append(f"  tokens: {comparison.cost}\n", style="dim")
     verdicts.append(f"run folder: {facts.folder}", style="dim")
     return Group(overview, tasks, verdicts)
