@@ -174,8 +174,9 @@ def test_a_child_that_ties_on_passes_and_costs_less_is_accepted_as_cheaper_only_
     assert cheaper.accepted and cheaper.stop is Stop.CHEAPER, cheaper.reason
     assert cheaper.cost_e_value >= 20 and cheaper.cheaper > cheaper.dearer and cheaper.fixed >= cheaper.broken
     assert "cheaper at no plausible loss of passes" in cheaper.reason and "1/cost_alpha" in cheaper.reason
+    assert cheaper.level == pytest.approx(0.15), "an inert edit may pass either test"
     on_passes = cost_gate(world, Effect(0.0), 0.6, EvidenceConfig(), seed=3).verdicts[0]
-    assert not on_passes.accepted and on_passes.stop is Stop.FUTILE
+    assert not on_passes.accepted and on_passes.stop is Stop.FUTILE and on_passes.level == pytest.approx(0.1)
 
 
 def test_a_cheaper_child_that_loses_passes_is_not_accepted_as_cheaper():

@@ -238,6 +238,9 @@ def test_with_cost_alpha_an_edit_that_ties_on_passes_and_costs_less_is_accepted_
     assert edit.gate.evidence.cheaper == edit.gate.pairs and edit.gate.evidence.cost_e_value >= 10
     assert "cheaper at no plausible loss of passes" in edit.gate.reason
     summary = store.info.summary
+    assert edit.gate.alpha == pytest.approx(0.2) and summary.expected_false_accepts == pytest.approx(0.2), (
+        "an inert edit passes either test: alpha + cost_alpha"
+    )
     assert summary.best_node == edit.child_id and summary.dev_comparison.cheaper
     assert summary.dev_comparison.tokens_b < summary.dev_comparison.tokens_a and summary.dev_comparison.diff == 0
     said = " ".join(dev_lines(summary))

@@ -138,7 +138,7 @@ class EvidenceGate:
             result,
             verdict.tasks,
             drop,
-            alpha=1 / verdict.threshold,
+            alpha=verdict.level,
             rollouts=verdict.rollouts,
             evidence=evidence,
         )

@@ -338,4 +338,5 @@ class Race:
             cheaper=cheaper,
             dearer=dearer,
             cost_e_value=cost_e,
+            cost_threshold=self.test.cost_threshold,
         )

@@ -62,6 +62,15 @@ class GateVerdict(BaseModel):
     """Pairs whose child rollout cost more tokens."""
     cost_e_value: float = 1.0
     """The mixture e-value of cheaper against dearer pairs."""
+    cost_threshold: float | None = None
+    """The e-value of cheaper against dearer pairs that accepts: 1/cost_alpha, split over a race (None: passes alone
+    decide)."""
+
+    @property
+    def level(self) -> float:
+        """The chance that the gate accepts an edit that changes nothing: alpha, plus cost_alpha when costs decide
+        too."""
+        return 1 / self.threshold + (1 / self.cost_threshold if self.cost_threshold else 0.0)
 
     @property
     def pairs(self) -> int:
