@@ -247,6 +247,8 @@ def test_with_cost_alpha_an_edit_that_ties_on_passes_and_costs_less_is_accepted_
     assert f"on dev: node {edit.child_id[:12]} is cheaper than the starting harness at no loss of passes" in said
     shown = cli("edits", store.id, edit.id, "--runs", store.folder.parent)
     assert shown.exit_code == 0 and "stopped cheaper after" in " ".join(shown.output.split()), shown.output
+    shown = cli("show", store.id, "--runs", store.folder.parent)
+    assert "on dev: node" in shown.output and "is cheaper than the starting harness" in " ".join(shown.output.split())
 
     passes_alone = run("cost-off")
     [edit] = gated(passes_alone)

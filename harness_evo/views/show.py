@@ -101,6 +101,8 @@ class ShowFacts(RunFacts):
     """Role -> the model(s) it called."""
     stop: str | None = None
     """Why a finished evolution run stopped."""
+    on_dev: str | None = None
+    """A finished evolution run's best node against its root on dev, in a sentence (`DevComparison.verdict`)."""
     start: NodeFacts | None = None
     best: NodeFacts | None = None
     lineage: list[Step] = Field(default_factory=list)
@@ -128,6 +130,7 @@ def collect(store: RunStore) -> ShowFacts:
         forked_from=info.forked_from,
         models=models(store),
         stop=(info.summary.stop or None) if finished else None,
+        on_dev=info.summary.dev_comparison.verdict if finished and info.summary.dev_comparison else None,
         start=node_facts(store, root) if root else None,
         best=node_facts(store, best) if best else None,
         lineage=lineage(store, nodes, best),
@@ -312,6 +315,8 @@ def heading(facts: ShowFacts) -> Panel:
     ]
     if facts.stop:
         lines.append(f"stopped because: {facts.stop}")
+    if facts.on_dev:
+        lines.append(f"on dev: {facts.on_dev}")
     if facts.kind != "evolve" and facts.best:
         lines.append(f"evaluated harness {style.short(facts.best.id)}")
     if facts.quiet_s:
