@@ -14,8 +14,8 @@ the survivors, and accepts at most one: the first to reach its bar, the one with
 at one look. Each candidate is tested at alpha / n (Bonferroni), so the chance that the race accepts any candidate
 that changes nothing is at most alpha, whichever of them are inert.
 
-With `cost_alpha` above 0 and a `cost` to read what each side's rollout at a key cost, a candidate whose passes stop
-short of the bar may be accepted as cheaper (sequential.py); a race prefers a candidate accepted on passes.
+With `cost_alpha` above 0 and a `cost` to read what each side's rollout at a key cost, a candidate may also be accepted
+as cheaper (sequential.py); a race prefers a candidate accepted on passes.
 """
 
 import random
@@ -30,8 +30,7 @@ from harness_evo.evolve.acceptance import Tally
 from harness_evo.evolve.evidence.choice import Informative, TaskChoice
 from harness_evo.evolve.evidence.pool import Key, ParentPool, Passes
 from harness_evo.evolve.evidence.scope import Candidate, Plan, TrainTask, plan
-from harness_evo.evolve.evidence.sequential import Cost as KeyCost
-from harness_evo.evolve.evidence.sequential import SequentialTest
+from harness_evo.evolve.evidence.sequential import CostPair, SequentialTest
 from harness_evo.evolve.evidence.verdict import Choice, Decision, GateVerdict, Spend, Stop
 from harness_evo.stats import Pair
 
@@ -58,7 +57,7 @@ class Track:
     plan: Plan
     rewards: dict[Key, float] = field(default_factory=dict)
     pairs: list[Pair] = field(default_factory=list)
-    costs: list[KeyCost] = field(default_factory=list)
+    costs: list[CostPair] = field(default_factory=list)
     """(parent, child) tokens of the pairs whose costs are known."""
     rollouts: int = 0
     looks: int = 0
@@ -251,7 +250,8 @@ class Race:
             track.costs.append((parent, child))
 
     def judge(self) -> None:
-        """Stop each running candidate its pairs call for; of those that reach their bar, accept the strongest."""
+        """Stop each running candidate its pairs call for; of those that reach their bar, accept the strongest (one
+        accepted on passes before one accepted as cheaper, the larger e-value first); the others are outraced."""
         running = self.running
         judged = {
             id(track): self.test.judge(
@@ -259,11 +259,6 @@ class Race:
             )
             for track in running
         }
-        self.settle(running, judged)
-
-    def settle(self, running: list[Track], judged: Mapping[int, tuple[Stop, str] | None]) -> None:
-        """Stop each track as `judged` (by `id`; None: it runs on), accepting at most one of those judged to be: one
-        accepted on passes before one accepted as cheaper, the larger e-value first; the others are outraced."""
         winners = [track for track in running if judged[id(track)] and judged[id(track)][0] in ACCEPTS]
 
         def rank(track: Track) -> tuple[bool, float, float]:

@@ -30,7 +30,7 @@ from harness_evo.config import EvidenceConfig
 from harness_evo.evolve.acceptance import Pair, Tally, lost_tasks
 from harness_evo.evolve.evidence.verdict import Stop
 
-Cost = tuple[float, float]
+CostPair = tuple[float, float]
 """What the parent's and the child's rollouts at one key cost, in tokens."""
 
 
@@ -56,13 +56,13 @@ class SequentialTest:
         )
 
     @staticmethod
-    def cost_tally(costs: Sequence[Cost]) -> Tally:
+    def cost_tally(costs: Sequence[CostPair]) -> Tally:
         """The pairs as costs see them: `fixed` where the child's rollout cost fewer tokens, `broken` more."""
         cheaper = sum(child < parent for parent, child in costs)
         dearer = sum(child > parent for parent, child in costs)
         return Tally(fixed=cheaper, broken=dearer, ties=len(costs) - cheaper - dearer)
 
-    def cheaper(self, costs: Sequence[Cost]) -> tuple[int, int, float]:
+    def cheaper(self, costs: Sequence[CostPair]) -> tuple[int, int, float]:
         """(pairs the child's rollout cost less on, pairs it cost more on, the mixture e-value of the first against
         the second)."""
         tally = self.cost_tally(costs)
@@ -74,7 +74,7 @@ class SequentialTest:
         return {task for task in protected if counts[task] >= self.config.protected_trials}
 
     def judge(
-        self, pairs: list[Pair], protected: Collection[str], pairs_left: float, costs: Sequence[Cost] = ()
+        self, pairs: list[Pair], protected: Collection[str], pairs_left: float, costs: Sequence[CostPair] = ()
     ) -> tuple[Stop, str] | None:
         """The stop the pairs so far call for, with its reason, or None to look again; `pairs_left` is how many more
         tested pairs the gate's budget and tasks allow, `costs` the pairs' costs (parent, child)."""
@@ -93,9 +93,12 @@ class SequentialTest:
                 f"harmful: {Tally.of(pairs)} over all its pairs, broken against fixed e = {harm:.3g} >= "
                 f"{1 / self.config.harm_alpha:g}"
             )
+        costed = self.cost_tally(costs)
         if self.cost_threshold is not None:
-            whole, costed = Tally.of(pairs), self.cost_tally(costs)
-            cost_e = stats.mixture_e_value(costed.fixed, costed.broken, self.config.alternatives)
+            whole, cost_e = (
+                Tally.of(pairs),
+                stats.mixture_e_value(costed.fixed, costed.broken, self.config.alternatives),
+            )
             loss = self.plausible_loss(whole)
             if cost_e >= self.cost_threshold and loss <= self.config.cost_max_loss and covered == set(protected):
                 return Stop.CHEAPER, (
@@ -104,7 +107,7 @@ class SequentialTest:
                     f"e = {cost_e:.3g} >= {self.cost_threshold:g} (1/cost_alpha)"
                 )
         if self.futile(tally, pairs_left, self.threshold) and (
-            self.cost_threshold is None or self.futile(self.cost_tally(costs), pairs_left, self.cost_threshold)
+            self.cost_threshold is None or self.futile(costed, pairs_left, self.cost_threshold)
         ):
             return Stop.FUTILE, (
                 f"futile: {tally}, e = {e:.3g}; even fixing the most of the differing pairs its pairs make "
