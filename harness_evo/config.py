@@ -285,8 +285,8 @@ class EvidenceConfig(Strict):
     An inert edit is then accepted with chance up to alpha + cost_alpha. The run's best node follows: when no node
     beats the root on passes, a node no worse on dev and cheaper there by the paired sign test."""
     cost_max_loss: float = Field(0.05, ge=0, lt=1)
-    """The largest loss of pass rate (0.05: 5 pp) a cheaper child's pairs may leave plausible (an upper bound at
-    `harm_alpha`'s level) when it is accepted for its cost."""
+    """The largest loss of pass rate (0.05: 5 pp) a cheaper child's pairs may leave plausible when it is accepted for
+    its cost: a larger loss must be ruled out at `harm_alpha`'s level by an anytime-valid bound."""
 
     @field_validator("alpha", "harm_alpha", "drop_alpha", "futility")
     @classmethod

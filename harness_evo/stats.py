@@ -4,7 +4,8 @@ A pass rate is a share of scored rollouts, shown with a Wilson score interval. T
 (task, trial) keys are compared pair by pair: the difference in pass@1 gets a bootstrap interval that resamples
 tasks with their trials kept together (trials of one task are not independent), and an exact two-sided sign test
 on the pairs that differ (McNemar's test) gives the p-value. A gate that looks after every batch of pairs weighs
-them with a mixture e-value (`mixture_e_value`), which stays valid however often it is looked at.
+them with a mixture e-value (`mixture_e_value`), which stays valid however often it is looked at; the most pass rate
+a cheaper harness plausibly loses is bounded the same way, by a betting e-value (`loss_bound`).
 """
 
 import math
@@ -16,7 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 from pydantic import BaseModel
-from scipy.optimize import minimize
+from scipy.optimize import brentq, minimize
 from scipy.special import betaincinv
 from scipy.stats import betabinom, binomtest, norm
 
@@ -275,6 +276,52 @@ def mixture_e_value(wins: float, losses: float, alternatives: Sequence[float]) -
 def fewest_wins(threshold: float, alternatives: tuple[float, ...], limit: int = 100_000) -> int | None:
     """The fewest pairs, all of them wins, whose mixture e-value reaches `threshold` (None beyond `limit`)."""
     return next((n for n in range(limit + 1) if mixture_e_value(n, 0, alternatives) >= threshold), None)
+
+
+LOSS_BETS = tuple(step / 10 for step in range(1, 10))
+"""The bets whose mean makes `loss_e_value`: fractions of the largest stake a broken pair cannot turn negative."""
+
+
+def loss_e_value(fixed: float, broken: float, ties: float, margin: float, bets: Sequence[float] = LOSS_BETS) -> float:
+    """The e-value against "B loses at least `margin` of pass rate to A" from paired keys (B fixed `fixed` of them,
+    broke `broken`, tied the rest): the mean over `bets` c of the product, over the pairs, of 1 + lambda (margin - Y),
+    where Y is 1 for a broken pair, -1 for a fixed one and 0 for a tie, and lambda = c / (1 - margin).
+
+    Under that null Y's mean, given everything seen before, is at least `margin`, so each factor's expectation is at
+    most 1 and the mean is a nonnegative supermartingale: by Ville's inequality it reaches 1/level with chance at most
+    level, however often it is looked at (a betting test of a bounded mean). It grows with `margin`."""
+    return math.exp(min(700.0, log_loss_e_value(fixed, broken, ties, margin, bets)))
+
+
+def log_loss_e_value(
+    fixed: float, broken: float, ties: float, margin: float, bets: Sequence[float] = LOSS_BETS
+) -> float:
+    """The logarithm of `loss_e_value` (no overflow however many pairs)."""
+    if not -1 < margin < 1:
+        raise ValueError(f"a margin of pass rate lies between -1 and 1, not {margin}")
+    logs = [
+        fixed * math.log1p(bet / (1 - margin) * (margin + 1))
+        + broken * math.log1p(bet / (1 - margin) * (margin - 1))
+        + ties * math.log1p(bet / (1 - margin) * margin)
+        for bet in bets
+    ]
+    top = max(logs)
+    return top + math.log(math.fsum(math.exp(log - top) for log in logs) / len(logs))
+
+
+def loss_bound(fixed: float, broken: float, ties: float, level: float) -> float:
+    """The most pass rate B plausibly loses to A on these pairs (below 0: it plausibly gains): the smallest margin whose
+    `loss_e_value` reaches 1/level, so that a larger loss is ruled out at `level`, anytime-valid."""
+
+    def short(margin: float) -> float:
+        return log_loss_e_value(fixed, broken, ties, margin) + math.log(level)
+
+    low, high = -0.999, 0.999
+    if short(high) < 0:
+        return 1.0
+    if short(low) >= 0:
+        return -1.0
+    return float(brentq(short, low, high, xtol=1e-6))
 
 
 def upper_share(successes: float, failures: float, level: float) -> float:

@@ -169,7 +169,7 @@ def cost_gate(world: World, effect: Effect, scale: float, config: EvidenceConfig
 
 
 def test_a_child_that_ties_on_passes_and_costs_less_is_accepted_as_cheaper_only_when_cost_alpha_is_set():
-    world = World(rates(3, 0.2, 0.8), 3)
+    world = World(rates(3, 0.2, 0.8), 3, replay=0.9)  # as in real gates, most pairs replay one episode and tie
     cheaper = cost_gate(world, Effect(0.0), 0.6, EvidenceConfig(cost_alpha=0.05), seed=3).verdicts[0]
     assert cheaper.accepted and cheaper.stop is Stop.CHEAPER, cheaper.reason
     assert cheaper.cost_e_value >= 20 and cheaper.cheaper > cheaper.dearer and cheaper.fixed >= cheaper.broken

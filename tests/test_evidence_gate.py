@@ -231,7 +231,8 @@ def test_with_cost_alpha_an_edit_that_ties_on_passes_and_costs_less_is_accepted_
         session.run(store)
         return store
 
-    store = run("cost-cheaper", cost_alpha=0.1)
+    # every pair ties: ruling out a 5 pp loss at harm_alpha 0.1 takes about 76 of them, so 12 tasks x 8 trials
+    store = run("cost-cheaper", cost_alpha=0.1, max_trials=8)
     [edit] = gated(store)
     assert edit.gate.accepted and edit.gate.evidence.stop == "cheaper", edit.gate.reason
     assert edit.gate.fixed == edit.gate.broken == 0 and edit.gate.evidence.dearer == 0
@@ -250,7 +251,7 @@ def test_with_cost_alpha_an_edit_that_ties_on_passes_and_costs_less_is_accepted_
     shown = cli("show", store.id, "--runs", store.folder.parent)
     assert "on dev: node" in shown.output and "is cheaper than the starting harness" in " ".join(shown.output.split())
 
-    passes_alone = run("cost-off")
+    passes_alone = run("cost-off", max_trials=8)
     [edit] = gated(passes_alone)
     assert not edit.gate.accepted and edit.gate.evidence.stop == "futile"
     assert passes_alone.info.summary.best_node == passes_alone.info.summary.root

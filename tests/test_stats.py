@@ -2,7 +2,17 @@
 
 import random
 
-from harness_evo.stats import Pair, fewest_wins, mixture_e_value, paired, rate, upper_share, verdict
+from harness_evo.stats import (
+    Pair,
+    fewest_wins,
+    loss_bound,
+    loss_e_value,
+    mixture_e_value,
+    paired,
+    rate,
+    upper_share,
+    verdict,
+)
 
 
 def outcomes(tasks: int, trials: int, b_better: int, a_better: int) -> list[Pair]:
@@ -47,3 +57,32 @@ def test_the_fewest_fixed_pairs_to_reach_a_bar_and_an_upper_bound_of_a_share():
         6, 0, (0.6, 0.7, 0.8)
     )
     assert 0.5 < upper_share(10, 10, 0.1) < 0.7 and upper_share(0, 20, 0.1) < 0.1 < upper_share(0, 0, 0.1)
+
+
+def crossings(broken: float, fixed: float, margin: float, level: float, pairs: int, sequences: int) -> float:
+    """The share of simulated gates, looking after every pair, whose loss e-value at `margin` ever reaches 1/level."""
+    rng = random.Random(1)
+    crossed = 0
+    for _ in range(sequences):
+        counts = {"fixed": 0, "broken": 0, "ties": 0}
+        for _ in range(pairs):
+            draw = rng.random()
+            counts["broken" if draw < broken else "fixed" if draw < broken + fixed else "ties"] += 1
+            if loss_e_value(counts["fixed"], counts["broken"], counts["ties"], margin) >= 1 / level:
+                crossed += 1
+                break
+    return crossed / sequences
+
+
+def test_a_child_that_loses_the_margin_is_cleared_of_that_loss_at_most_level_of_the_time_however_often_looked_at():
+    # the child breaks 10% of the pairs and fixes 5%: it loses exactly the 5 pp margin
+    share = crossings(broken=0.10, fixed=0.05, margin=0.05, level=0.1, pairs=150, sequences=600)
+    assert share <= 0.1 + 0.04, share
+    # a child that loses nothing is cleared of a 5 pp loss by most gates that long
+    assert crossings(broken=0.05, fixed=0.05, margin=0.05, level=0.1, pairs=300, sequences=200) > 0.5
+
+
+def test_the_loss_bound_rules_out_a_5_pp_loss_after_48_pairs_with_3_fixed_but_not_after_48_ties():
+    assert loss_bound(3, 0, 45, 0.1) < 0.05 < loss_bound(0, 0, 48, 0.1)
+    assert loss_bound(0, 0, 48, 0.1) > loss_bound(0, 0, 200, 0.1)  # more ties, a tighter bound
+    assert loss_bound(0, 0, 0, 0.1) == 1.0 and loss_bound(20, 0, 0, 0.1) < 0  # nothing seen; a plain gain

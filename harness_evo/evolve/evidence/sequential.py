@@ -18,8 +18,9 @@ child rollout cost fewer tokens than the parent's against those that cost more, 
 of pass rate its pairs make plausible (`plausible_loss`) is at most `cost_max_loss` and every protected task has its
 pairs; it is futile only when neither bar is within reach. Under an edit that changes nothing either side of a pair
 is as likely to be the cheaper, so this test too crosses its bar with chance at most cost_alpha, and an inert edit is
-accepted with chance at most alpha + cost_alpha. The loss bound is an upper bound at `harm_alpha`'s level, looked at
-as often as the gate looks, not an anytime-valid test: a cheaper child with a loss near the margin may pass it.
+accepted with chance at most alpha + cost_alpha. The loss bound is anytime-valid too (`stats.loss_bound`, a betting
+test of the mean of broken minus fixed pairs at `harm_alpha`'s level): a cheaper child that loses `cost_max_loss` or
+more of pass rate on the tasks the gate samples is accepted with chance at most harm_alpha, however often it looks.
 """
 
 from collections import Counter
@@ -117,12 +118,9 @@ class SequentialTest:
         return None
 
     def plausible_loss(self, whole: Tally) -> float:
-        """The most pass rate the child plausibly loses on its pairs (below 0: it plausibly gains): the upper bounds,
-        exceeded with chance `harm_alpha` each, of the share of pairs that differ times the net share of those it
-        breaks."""
-        level = self.config.harm_alpha
-        differ = stats.upper_share(whole.fixed + whole.broken, whole.ties, level)
-        return differ * (2 * stats.upper_share(whole.broken, whole.fixed, level) - 1)
+        """The most pass rate the child plausibly loses on its pairs (below 0: it plausibly gains), ruled out beyond at
+        `harm_alpha`'s level however often the gate looks."""
+        return stats.loss_bound(whole.fixed, whole.broken, whole.ties, self.config.harm_alpha)
 
     def futile(self, tally: Tally, pairs_left: float, threshold: float) -> bool:
         """Whether the e-value would end below `threshold` were the child to go on at its most favourable plausible
