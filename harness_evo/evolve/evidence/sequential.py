@@ -103,8 +103,8 @@ class SequentialTest:
             loss = self.plausible_loss(whole)
             if cost_e >= self.cost_threshold and loss <= self.config.cost_max_loss and covered == set(protected):
                 return Stop.CHEAPER, (
-                    f"cheaper at no plausible loss of passes: {whole}, a loss of at most {loss * 100:.1f} pp "
-                    f"plausible; its rollouts cost fewer tokens on {costed.fixed} pairs and more on {costed.broken}, "
+                    f"cheaper at no plausible loss of passes: {whole}, a loss above {max(loss, 0.0) * 100:.1f} pp "
+                    f"ruled out; its rollouts cost fewer tokens on {costed.fixed} pairs and more on {costed.broken}, "
                     f"e = {cost_e:.3g} >= {self.cost_threshold:g} (1/cost_alpha)"
                 )
         if self.futile(tally, pairs_left, self.threshold) and (
