@@ -175,6 +175,7 @@ def summarize(
                 paid=sum(1 for row in contender.rows if not row.reused_from),
                 tokens_per_rollout=statistics.fmean(row.tokens for row in scored) if scored else 0.0,
                 seconds_per_rollout=statistics.fmean(row.duration_s for row in scored) if scored else 0.0,
+                cached_share=cached_share(scored),
             )
         )
     per_task = []
@@ -215,6 +216,13 @@ def summarize(
         per_task=per_task,
         comparisons=comparisons,
     )
+
+
+def cached_share(rows: list[Rollout]) -> float | None:
+    """The share of `rows`' model calls answered from the response cache; None when none of them recorded its calls
+    (rollouts from before the count was kept, or agents without a model)."""
+    calls = sum(row.calls for row in rows)
+    return sum(row.cached_calls for row in rows) / calls if calls else None
 
 
 def planned(config: RunConfig, found: list[Contender]) -> int:

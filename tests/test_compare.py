@@ -122,7 +122,10 @@ def test_a_harness_that_solves_a_task_is_better_than_one_that_cannot_and_nothing
 def test_two_harnesses_that_behave_alike_show_no_measurable_difference(world):
     result = compare(world, HARNESS, world["twin"], trials=3)
     assert result.exit_code == 0, result.output
-    [comparison] = json.loads(result.stdout)["comparisons"]
+    facts = json.loads(result.stdout)
+    first, twin = facts["harnesses"]
+    assert twin["cached_share"] == 1.0 > first["cached_share"], "the twin's requests are the first's, to the byte"
+    [comparison] = facts["comparisons"]
     assert (comparison["b_better"], comparison["a_better"], comparison["p_value"], comparison["significant"]) == (
         0,
         0,
@@ -268,6 +271,31 @@ def test_each_harness_shows_the_mean_tokens_and_wall_time_of_its_scored_rollouts
     assert "tokens: B against A: 600 against 2,000 tokens a rollout (-70%); cheaper on 2 of the 2 keys" in (
         " ".join(shown.getvalue().split())
     )
+
+
+def test_a_harness_whose_model_calls_the_response_cache_answered_is_not_shown_as_fast_on_its_own(tmp_path: Path):
+    task = load_task(GREETING)
+
+    def row(letter: str, trial: int, calls: int, cached: int, seconds: float) -> Rollout:
+        return Rollout(
+            id=f"{letter}{trial}", task_id=task.id, split="train", trial=trial, reward=0.0, exit_reason="done",
+            calls=calls, cached_calls=cached, duration_s=seconds,
+        )  # fmt: skip
+
+    found = [
+        Contender("A", "start", Harness.load(HARNESS), rows=[row("A", 0, 10, 0, 60.0), row("A", 1, 6, 1, 40.0)]),
+        Contender("B", "child", variants(2)[1], rows=[row("B", 0, 4, 4, 2.0), row("B", 1, 6, 2, 20.0)]),
+        Contender("C", "old", variants(3)[2], rows=[row("C", 0, 0, 0, 9.0)]),
+    ]
+
+    facts = summarize(RunStore.create(tmp_path, "compare"), found, [task], 2, {})
+
+    assert [h.cached_share for h in facts.harnesses] == [1 / 16, 0.6, None], "None: no calls were counted"
+    shown = io.StringIO()
+    Console(file=shown, width=250).print(compare_view.render(facts))
+    said = " ".join(shown.getvalue().split())
+    assert "B took 60% of its model calls from the response cache" in said and "its own speed" in said
+    assert "A took" not in said and "C took" not in said
 
 
 def evolve_run(runs: Path, harnesses: list[Harness], best: Harness) -> RunStore:

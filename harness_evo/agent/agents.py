@@ -106,6 +106,7 @@ class ModelAgent:
                     index=len(trajectory.steps),
                     reply=reply.text,
                     model_s=reply.latency_s,
+                    cached=reply.cached,
                     tokens_in=reply.tokens_in,
                     tokens_out=reply.tokens_out,
                 )

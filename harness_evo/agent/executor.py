@@ -177,6 +177,8 @@ class Executor:
             "tokens_out": trajectory.tokens_out,
             "cost": trajectory.cost,
             "duration_s": round(trajectory.duration_s, 3),
+            "calls": len(trajectory.steps),
+            "cached_calls": sum(step.cached for step in trajectory.steps),
             "finished": time.time(),
             "trajectory": path,
         }

@@ -28,6 +28,8 @@ class Step(BaseModel):
     """Wall time of the command."""
     model_s: float = 0.0
     """Wall time of the model call."""
+    cached: bool = False
+    """The reply came from the response cache (an identical request made before), not from the model."""
     tokens_in: int = 0
     tokens_out: int = 0
     format_error: str | None = None

@@ -66,6 +66,9 @@ class HarnessResult(NamedHarness):
     """Mean solver tokens (prompt and reply) of its scored rollouts."""
     seconds_per_rollout: float = 0.0
     """Mean wall time of its scored rollouts, in seconds (a reused rollout's as it was run)."""
+    cached_share: float | None = None
+    """The share of its scored rollouts' model calls answered from the response cache (None: no call recorded); a
+    high share makes `seconds_per_rollout` short whatever the harness does."""
 
 
 class Paired(Facts):

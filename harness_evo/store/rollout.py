@@ -60,6 +60,11 @@ class Rollout(Record):
     cost: float = 0.0
     """Dollars the solver's calls cost."""
     duration_s: float = 0.0
+    calls: int = 0
+    """The solver's replies (one model call each), those answered from the response cache included."""
+    cached_calls: int = 0
+    """Of those, the replies answered from the response cache (an identical request made before, by any harness): they
+    take next to no time, so a rollout made mostly of them is fast without its harness being so."""
     trajectory: str | None = None
     """The trajectory's JSON file, relative to the run folder."""
     reused_from: str | None = None

@@ -7,6 +7,10 @@ from rich.text import Text
 
 from harness_evo.compare import CompareFacts
 
+FLATTERED = 0.25
+"""A harness whose rollouts took at least this share of their model calls from the response cache gets a line saying
+that its wall time a rollout is not its own speed."""
+
 
 def render(facts: CompareFacts, every_task: bool = False) -> Group:
     """The tables and verdicts; per task only the tasks the harnesses differ on (or that some did not score) and how
@@ -24,7 +28,7 @@ def render(facts: CompareFacts, every_task: bool = False) -> Group:
         title=f"{len(harnesses)} harnesses on {facts.tasks} {facts.split} tasks x {facts.trials} trials" + recorded,
         title_justify="left",
     )
-    numbers = ("tokens / rollout", "s / rollout", "infra", "rollouts paid", "reused")
+    numbers = ("tokens / rollout", "s / rollout", "cached calls", "infra", "rollouts paid", "reused")
     for column in ("", "harness", "hash", "pass@1 [95% interval]", *numbers):
         overview.add_column(column, justify="right" if column in numbers else "left")
     for row in harnesses:
@@ -35,10 +39,19 @@ def render(facts: CompareFacts, every_task: bool = False) -> Group:
             str(row.pass_at_1),
             f"{row.tokens_per_rollout:,.0f}",
             f"{row.seconds_per_rollout:.1f}",
+            "-" if row.cached_share is None else f"{row.cached_share:.0%}",
             str(row.infra),
             str(row.paid),
             str(row.reused),
         )
+    flattered = [row for row in harnesses if (row.cached_share or 0.0) >= FLATTERED]
+    if flattered:
+        overview.caption = "; ".join(
+            f"{row.letter} took {row.cached_share:.0%} of its model calls from the response cache (requests made "
+            "before, by another rollout), so its s / rollout is not its own speed"
+            for row in flattered
+        )
+        overview.caption_justify = "left"
     measured = [row for row in facts.per_task if all(cell.scored for cell in row.cells)]
     same = {row.task_id for row in measured if not row.differs}
     shown = [row for row in facts.per_task if every_task or row.task_id not in same]
