@@ -224,6 +224,7 @@ def evolve_world(runs_dir: Path) -> dict:
                 "exit_code": 0,
                 "duration_s": 0.1,
                 "model_s": 1.1,
+                "cached": True,
                 "finished": True,
             },
         ],
@@ -627,6 +628,7 @@ def test_rollout_shows_steps_verifier_and_failure_record(world: dict):
     assert "step 0: model 1.5s, command 0.2s, exit 0" in screen and "data.csv" in screen
     assert "format error: no bash block found" in screen
     assert "said done" in screen and "awk -F," in screen
+    assert "step 2: model 1.1s (a reply from the response cache)" in screen and screen.count("response cache") == 1
     assert "FAIL: total.txt holds 41, expected 42" in screen
     assert "no-verification, blamed on harness (80% sure)" in screen and "critical step 2" in screen
     assert "pattern: P1 (resolved, 3 tasks)" in screen

@@ -135,7 +135,9 @@ def repeats(steps: list[dict[str, Any]], full: bool) -> list[list[dict[str, Any]
 
 
 def step_panel(step: dict[str, Any], full: bool) -> Panel:
-    heading = f"step {step['index']}: model {step.get('model_s', 0):.1f}s"
+    heading = f"step {step['index']}: model {step.get('model_s', 0):.1f}s" + (
+        " (a reply from the response cache)" if step.get("cached") else ""
+    )
     if step.get("format_error"):
         body = Group(
             Text(f"format error: {step['format_error']}", style="yellow"),
