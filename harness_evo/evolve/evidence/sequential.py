@@ -67,7 +67,11 @@ class SequentialTest:
         """(pairs the child's rollout cost less on, pairs it cost more on, the mixture e-value of the first against
         the second)."""
         tally = self.cost_tally(costs)
-        return tally.fixed, tally.broken, stats.mixture_e_value(tally.fixed, tally.broken, self.config.alternatives)
+        return tally.fixed, tally.broken, self.cost_e_value(tally)
+
+    def cost_e_value(self, costed: Tally) -> float:
+        """The mixture e-value of cheaper against dearer pairs (`cost_tally`)."""
+        return stats.mixture_e_value(costed.fixed, costed.broken, self.config.alternatives)
 
     def covered(self, pairs: list[Pair], protected: Collection[str]) -> set[str]:
         """The protected tasks with the pairs an accept needs."""
@@ -96,10 +100,7 @@ class SequentialTest:
             )
         costed = self.cost_tally(costs)
         if self.cost_threshold is not None:
-            whole, cost_e = (
-                Tally.of(pairs),
-                stats.mixture_e_value(costed.fixed, costed.broken, self.config.alternatives),
-            )
+            whole, cost_e = Tally.of(pairs), self.cost_e_value(costed)
             loss = self.plausible_loss(whole)
             if cost_e >= self.cost_threshold and loss <= self.config.cost_max_loss and covered == set(protected):
                 return Stop.CHEAPER, (
