@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from harness_evo import stats
-from harness_evo.agent.executor import ProgressCallback
+from harness_evo.agent.executor import ProgressCallback, Side
 from harness_evo.agent.reuse import reuse
 from harness_evo.agent.session import RunSession, open_run
 from harness_evo.config import RunConfig
@@ -121,7 +121,10 @@ class CompareFacts(CompareSummary):
 
 def compare(run: RunSession, found: list[Contender], runs_dir: Path, recorded: bool = False) -> CompareFacts:
     """Run every contender on the split's tasks x `executor.trials` (reusing what any run has); the facts of the result.
-    With `recorded`, nothing is run: the comparison is on the keys that runs already have for every contender."""
+    The rollouts run trial by trial, each trial's tasks contender after contender, so a comparison stopped partway has
+    every contender's rollouts of the trials it finished (and a later contender finds in the response cache the model
+    replies an earlier one paid for on the same key). With `recorded`, nothing is run: the comparison is on the keys
+    that runs already have for every contender."""
     config, store = run.config, run.store
     tasks = split_tasks(run.suite, config.split)
     trials = config.executor.trials
@@ -135,14 +138,16 @@ def compare(run: RunSession, found: list[Contender], runs_dir: Path, recorded: b
         harnesses=[NamedHarness(letter=c.letter, spec=c.spec, hash=c.harness.hash) for c in found],
     )
     reused = {c.letter: reuse(store, config, c.harness.hash, tasks, trials, runs_dir, digest, c.origin) for c in found}
-    for contender in found:
-        if recorded:
+    if recorded:
+        for contender in found:
             contender.rows = store.records(Rollout, order_by="rowid", harness_hash=contender.harness.hash)
-            continue
+    else:
         try:
-            contender.rows = run.executor.run(contender.harness, tasks, trials, node_id=contender.harness.hash)
+            sides = [Side(contender.harness, contender.harness.hash) for contender in found]
+            for contender, rows in zip(found, run.executor.run_each(sides, tasks, trials)):
+                contender.rows = rows
         except HarnessError as e:
-            raise UserError(f"{contender.spec}: {e}") from e
+            raise UserError(f"a harness cannot run: {e}") from e
     if recorded:
         common = set.intersection(*({(row.task_id, row.trial) for row in c.rows if row.scored} for c in found))
         for contender in found:

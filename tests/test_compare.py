@@ -120,7 +120,7 @@ def test_a_harness_that_solves_a_task_is_better_than_one_that_cannot_and_nothing
 
 @pytest.mark.docker
 def test_two_harnesses_that_behave_alike_show_no_measurable_difference(world):
-    result = compare(world, HARNESS, world["twin"], trials=3)
+    result = compare(world, HARNESS, world["twin"], trials=3, extra=("--workers", "1"))
     assert result.exit_code == 0, result.output
     facts = json.loads(result.stdout)
     first, twin = facts["harnesses"]
@@ -166,6 +166,30 @@ def test_recorded_compares_what_an_interrupted_comparison_has_on_the_keys_every_
     shown = " ".join(result.stdout.split())
     assert "on the 2 (task, trial) keys recorded for every harness (--recorded: nothing was run)" in shown
     assert "2 pairs better, 0 worse, of 2 on 1 tasks" in shown and scripted.calls(world["name"]) == calls
+
+
+@pytest.mark.docker
+def test_a_comparison_stopped_partway_keeps_every_harness_s_finished_trials(world):
+    """Ctrl-C (here: the solver's fifth call) of a comparison of two harnesses at 3 trials: each has trials 0 and 1."""
+    calls = []
+
+    def stopping(messages: list[dict]) -> str:
+        calls.append(messages)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return solver(messages)
+
+    scripted.register(world["name"], stopping)
+    result = compare(world, world["weak"], HARNESS, trials=3, extra=("--workers", "1"))
+    assert result.exit_code == 130, result.output
+    [folder] = world["runs"].iterdir()
+    kept = {(row["harness_hash"], row["trial"]) for row in RunStore(folder).rows("rollouts")}
+    weak, strong = (Harness.load(path).hash for path in (world["weak"], HARNESS))
+    assert kept == {(harness, trial) for harness in (weak, strong) for trial in (0, 1)}
+
+    result = compare(world, world["weak"], HARNESS, trials=3, json_out=False, extra=("--recorded",))
+    assert result.exit_code == 0, result.output
+    assert "2 pairs better, 0 worse, of 2 on 1 tasks" in " ".join(result.stdout.split()) and len(calls) == 5
 
 
 @pytest.mark.docker

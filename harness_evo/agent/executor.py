@@ -10,7 +10,8 @@ business (`runners.py`): the executor, on this machine, alone writes the run fol
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from harness_evo.agent.runners import Job, LocalRunner, Runner
 from harness_evo.agent.trajectory import Trajectory
@@ -56,6 +57,14 @@ def reach(settings: ExecutorConfig) -> None:
         from harness_evo.agent.ray_runner import connect
 
         connect(settings.address)
+
+
+@dataclass(frozen=True)
+class Side:
+    """A harness to run, and the node its rollouts are recorded under (None: none, as in `eval` and `compare`)."""
+
+    harness: Harness
+    node_id: str | None = None
 
 
 def rollout_id(harness_hash: str, task_id: str, trial: int, model: str) -> str:
@@ -108,33 +117,44 @@ class Executor:
         self, harness: Harness, tasks: Iterable[Task], trials: int | Iterable[int], node_id: str | None = None
     ) -> list[Rollout]:
         """The rollouts of every (task, trial), in that order; finished ones come from the store."""
-        trial_ids = list(range(trials)) if isinstance(trials, int) else list(trials)
-        keys = [(task, trial) for task in tasks for trial in trial_ids]
-        self.save_snapshot(harness)
+        [rows] = self.run_each([Side(harness, node_id)], tasks, trials)
+        return rows
+
+    def run_each(
+        self, sides: Sequence[Side], tasks: Iterable[Task], trials: int | Iterable[int]
+    ) -> list[list[Rollout]]:
+        """The rollouts of every harness of `sides` on every (task, trial), one list per side in the order of `tasks`
+        and then trials; finished ones come from the store. One queue runs them trial by trial, each trial's tasks
+        side after side, so a run stopped partway has every side's rollouts of the trials it finished."""
+        tasks, trial_ids = list(tasks), list(range(trials)) if isinstance(trials, int) else list(trials)
         results: dict[str, Rollout] = {}
         todo = []
-        for task, trial in keys:
-            key = rollout_id(harness.hash, task.id, trial, self.model)
-            row = self.store.record(Rollout, key)
-            if row and not row.infra:
-                results[key] = row
-                self.on_progress("cached", row)
-            else:
-                todo.append(Job(key, task, trial))
+        for side in sides:
+            self.save_snapshot(side.harness)
+        for trial in trial_ids:
+            for side in sides:
+                for task in tasks:
+                    key = rollout_id(side.harness.hash, task.id, trial, self.model)
+                    row = self.store.record(Rollout, key)
+                    if row and not row.infra:
+                        results[key] = row
+                        self.on_progress("cached", row)
+                    else:
+                        todo.append(Job(key, task, trial, side.harness))
         if todo:
-            results.update(self._run_all(harness, todo, node_id))
-        return [
-            results[rollout_id(harness.hash, task.id, trial, self.model)]
-            for task, trial in keys
-            if rollout_id(harness.hash, task.id, trial, self.model) in results
+            results.update(self._run_all(todo, {side.harness.hash: side.node_id for side in sides}))
+        keys = [
+            [rollout_id(side.harness.hash, task.id, trial, self.model) for task in tasks for trial in trial_ids]
+            for side in sides
         ]
+        return [[results[key] for key in side_keys if key in results] for side_keys in keys]
 
-    def _run_all(self, harness: Harness, jobs: list[Job], node_id: str | None) -> dict[str, Rollout]:
+    def _run_all(self, jobs: list[Job], node_ids: dict[str, str | None]) -> dict[str, Rollout]:
         rows = {
             job.key: Rollout(
                 id=job.key,
-                node_id=node_id,
-                harness_hash=harness.hash,
+                node_id=node_ids[job.harness.hash],
+                harness_hash=job.harness.hash,
                 task_id=job.task.id,
                 split=self.suite.split_of(job.task.id),
                 trial=job.trial,
@@ -156,7 +176,7 @@ class Executor:
             results[job.key] = row
             self.on_progress("finished", row)
 
-        self.runner.run(harness, jobs, started, finished)
+        self.runner.run(jobs, started, finished)
         return results
 
     def interrupt(self) -> None:

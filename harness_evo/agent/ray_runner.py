@@ -238,7 +238,7 @@ class RayRunner:
         self._running: dict[Any, Job] = {}
         self._lock = threading.Lock()
 
-    def run(self, harness: Harness, jobs: list[Job], started: Started, finished: Finished) -> None:
+    def run(self, jobs: list[Job], started: Started, finished: Finished) -> None:
         exceptions = self.ray.exceptions
         lost_node = (
             exceptions.NodeDiedError,
@@ -247,7 +247,7 @@ class RayRunner:
             exceptions.ObjectLostError,
             exceptions.RaySystemError,
         )
-        shipped = self.ray.put((harness.components, harness.source, harness.assets))
+        shipped: dict[str, Any] = {}  # harness hash -> its components, put once in the object store
         queue, losses = deque(jobs), defaultdict(list)  # job key -> why its node was lost, each time
         try:
             while (queue and not self.stop.is_set()) or self._running:
@@ -255,7 +255,10 @@ class RayRunner:
                     job = queue.popleft()
                     if job.key not in losses:
                         started(job)
-                    self._submit(shipped, job)
+                    harness = job.harness
+                    if harness.hash not in shipped:
+                        shipped[harness.hash] = self.ray.put((harness.components, harness.source, harness.assets))
+                    self._submit(shipped[harness.hash], job)
                 with self._lock:
                     running = list(self._running)
                 done, _ = self.ray.wait(running, num_returns=1, timeout=0.5)
@@ -275,7 +278,7 @@ class RayRunner:
                             trajectory=Trajectory(
                                 task_id=job.task.id,
                                 trial=job.trial,
-                                harness_hash=harness.hash,
+                                harness_hash=job.harness.hash,
                                 model=self.spec.model,
                                 exit_reason="infra_error",
                                 error=losses[job.key][-1],

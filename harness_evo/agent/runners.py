@@ -7,7 +7,7 @@ A runner only runs rollouts and hands back what each produced; the executor, on 
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from harness_evo.agent.attempt import Attempts
@@ -21,11 +21,12 @@ from harness_evo.taskset import Task
 
 @dataclass(frozen=True)
 class Job:
-    """One rollout to run: its key in the run's `rollouts` table, the task and the trial."""
+    """One rollout to run: its key in the run's `rollouts` table, the task, the trial and the harness."""
 
     key: str
     task: Task
     trial: int
+    harness: Harness = field(compare=False)
 
 
 Started = Callable[[Job], None]
@@ -37,9 +38,10 @@ class Runner(Protocol):
     stop: threading.Event
     """Set once the runner is interrupted."""
 
-    def run(self, harness: Harness, jobs: list[Job], started: Started, finished: Finished) -> None:
-        """Run every job, at most the configured number at once, calling `started` and then `finished` for each. An
-        interrupted job is neither. A HarnessError (the harness itself is broken) stops the rest and is raised."""
+    def run(self, jobs: list[Job], started: Started, finished: Finished) -> None:
+        """Run every job, at most the configured number at once and starting them in their order, calling `started`
+        and then `finished` for each. An interrupted job is neither. A HarnessError (a job's harness itself is broken)
+        stops the rest and is raised."""
         ...
 
     def interrupt(self) -> None:
@@ -55,12 +57,12 @@ class LocalRunner:
         self.stop = self.attempts.stop
         self.workers = max(1, workers)
 
-    def run(self, harness: Harness, jobs: list[Job], started: Started, finished: Finished) -> None:
+    def run(self, jobs: list[Job], started: Started, finished: Finished) -> None:
         def one(job: Job) -> None:
             if self.stop.is_set():
                 return
             started(job)
-            if (trajectory := self.attempts.rollout(harness, job.task, job.trial)) is not None:
+            if (trajectory := self.attempts.rollout(job.harness, job.task, job.trial)) is not None:
                 finished(job, trajectory, [])  # the model layer of this process recorded its calls
 
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="rollout")
