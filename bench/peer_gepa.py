@@ -4,7 +4,8 @@
 3. random search: the same loop with every edit accepted (acceptance rule `none`); its result is the node with the
    best dev score, as GEPA picks from its valset (harness-evo's is the node a paired dev test confirmed over the start),
 then every resulting harness and the start are scored with `compare` on the test split (seen by neither optimizer),
-3 trials, against the start; one table shows the result.
+3 trials, against the start; one table shows the result (pass@1, the gain over the start, the solver's tokens a
+rollout).
 
 Each piece is a run folder under `--runs` (peer-gepa/SETTING/PIECE/) and, once finished, a JSON result under `--out`
 (SETTING/PIECE.json, with the resulting harness's components), so a later run computes only the missing pieces;
@@ -287,6 +288,22 @@ def gain_text(row: dict[str, Any] | None) -> str:
     return f"{stats.pp(row['diff'])} [{stats.pp(row['low'])}, {stats.pp(row['high'])}] (n={row['n']})"
 
 
+def tokens_text(test: dict[str, Any], system: str) -> str:
+    """The solver's tokens a rollout of `system` on test, and against the start's on the keys both scored (a one-sided
+    sign test of being the cheaper); "-" for a test piece recorded before tokens were."""
+    rows = {row["letter"]: row for row in test["harnesses"]}
+    mine, start = (rows[test["letters"][name]].get("tokens_per_rollout") for name in (system, "start"))
+    if not mine:
+        return "-"
+    if system == "start" or (row := gain(test, system)) is None:
+        return f"{mine:,.0f}"
+    differing = row.get("b_cheaper", 0) + row.get("a_cheaper", 0)
+    p = row.get("cost_p")
+    return f"{mine:,.0f} ({mine / start - 1:+.0%});\ncheaper on {row.get('b_cheaper', 0)} of {differing} keys" + (
+        f", p = {p:.2g}" if p is not None else ""
+    )
+
+
 def calls_text(calls: dict[str, dict[str, int]]) -> str:
     return "\n".join(f"{role} {row['calls']} calls, {tokens(row['tokens'])} tok" for role, row in calls.items()) or "-"
 
@@ -308,6 +325,7 @@ def table(results: dict[str, dict], test: dict[str, Any]) -> Table:
         "system",
         "test pass@1 [95%]",
         "gain over start [95%]",
+        "test tokens / rollout",
         "rollouts",
         "model calls and tokens by role",
         "wall",
@@ -316,12 +334,18 @@ def table(results: dict[str, dict], test: dict[str, Any]) -> Table:
     for system in [system for system in SYSTEMS if system in test["letters"]]:
         score = str(rate(passes[test["letters"][system]]))
         if system == "start":
-            grid.add_row(system, score, "-", "-", "-", "-")
+            grid.add_row(system, score, "-", tokens_text(test, system), "-", "-", "-")
             continue
         result = results[system]
         used = f"{result['rollouts']}" + (f"\n{result['evaluated']} harnesses" if system == "GEPA" else "")
         grid.add_row(
-            system, score, gain_text(gain(test, system)), used, calls_text(result["calls"]), minutes(result["wall_s"])
+            system,
+            score,
+            gain_text(gain(test, system)),
+            tokens_text(test, system),
+            used,
+            calls_text(result["calls"]),
+            minutes(result["wall_s"]),
         )
     return grid
 

@@ -313,6 +313,20 @@ def test_sigterm_stops_the_bench_as_ctrl_c_does_with_no_sandbox_left(tmp_path: P
 
 
 @pytest.mark.slow
+def table_of(folder: Path, results: dict[str, dict]) -> subprocess.CompletedProcess:
+    """`--table` of a results folder holding `results` (piece -> its result file's contents), printed 250 wide."""
+    for piece, result in results.items():
+        (folder / f"{piece}.json").write_text(json.dumps(result))
+    shown = subprocess.run(
+        [sys.executable, BENCH, "--table", folder],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"COLUMNS": "250"},
+    )
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    return shown
+
+
 def test_when_every_optimizer_keeps_the_start_the_table_shows_no_gain_and_no_ratio(tmp_path: Path):
     start = {"letter": "A", "pass_at_1": {"passed": 3, "n": 54}}
     test = {
@@ -335,17 +349,9 @@ def test_when_every_optimizer_keeps_the_start_the_table_shows_no_gain_and_no_rat
         "harness-evo": {"rollouts": 221, "best_at_rollouts": 0, "calls": {}, "wall_s": 1424.2},
         "test": test,
     }
-    for piece, result in results.items():
-        (tmp_path / f"{piece}.json").write_text(json.dumps(result))
 
-    shown = subprocess.run(
-        [sys.executable, BENCH, "--table", tmp_path],
-        capture_output=True,
-        text=True,
-        env=os.environ | {"COLUMNS": "200"},
-    )
+    shown = table_of(tmp_path, results)
 
-    assert shown.returncode == 0, shown.stdout + shown.stderr
     rows = table_rows(shown.stdout)
     assert all("6% [" in rows[system] for system in ("start", "GEPA", "harness-evo"))
     assert (
@@ -359,6 +365,34 @@ def test_when_every_optimizer_keeps_the_start_the_table_shows_no_gain_and_no_rat
         "rollouts harness-evo needed to reach GEPA's final test score: 0 (the start already scores as well)"
     )
     assert "random search: not run" in words
+
+
+def test_the_table_shows_each_system_s_tokens_a_rollout_on_test_and_how_often_it_was_the_cheaper(tmp_path: Path):
+    test = {
+        "tasks": 18,
+        "trials": 10,
+        "letters": {"start": "A", "GEPA": "A", "harness-evo": "B"},
+        "harnesses": [
+            {"letter": "A", "pass_at_1": {"passed": 31, "n": 180}, "tokens_per_rollout": 3097.0},
+            {"letter": "B", "pass_at_1": {"passed": 31, "n": 180}, "tokens_per_rollout": 1880.0},
+        ],
+        "comparisons": [
+            {"a": "A", "b": "B", "n": 180, "diff": 0.0, "low": 0.0, "high": 0.0, "b_cheaper": 38, "a_cheaper": 6}
+            | {"cost_p": 4.7e-07}
+        ],
+    }
+    results = {
+        "gepa": {"rollouts": 490, "evaluated": 3, "calls": {}, "wall_s": 60.0, "best_dev": 0.1, "candidates": 1}
+        | {"metric_calls": 490},
+        "harness-evo": {"rollouts": 490, "best_at_rollouts": 400, "calls": {}, "wall_s": 60.0},
+        "test": test,
+    }
+
+    shown = table_of(tmp_path, results)
+
+    rows = table_rows(shown.stdout)
+    assert "3,097" in rows["start"] and "3,097" in rows["GEPA"] and "1,880 (-39%);" in rows["harness-evo"]
+    assert "cheaper on 38 of 44 keys, p = 4.7e-07" in " ".join(shown.stdout.split())
 
 
 @pytest.mark.slow
