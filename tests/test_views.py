@@ -472,6 +472,25 @@ def test_show_of_a_run_interrupted_after_a_resume_gives_no_reason_left_from_its_
     assert "stopped" in screen and "stopped because" not in screen
 
 
+def test_runs_leaves_out_what_the_ids_already_say_and_a_spend_of_nothing_so_it_fits_80_columns(tmp_path: Path):
+    for kind in ("eval", "evolve"):
+        RunStore.create(tmp_path, kind).close()
+    console = Console(record=True, width=80, color_system=None, file=io.StringIO())
+    console.print(runs.render(runs.collect(tmp_path), tmp_path))
+    screen = console.export_text()
+    header = next(line for line in screen.splitlines() if " id " in line)
+    assert "status" in header and "duration" in header and "best dev" in header
+    assert "kind" not in header and "started" not in header and "spend" not in header, header
+    assert all(len(line) <= 80 for line in screen.splitlines())
+    assert sum(run.startswith(("eval-", "evolve-")) for run in screen.split()) == 2, "every id whole"
+
+    RunStore.create(tmp_path, "eval", run_id="baseline").close()
+    header = next(
+        line for line in text_of(runs.render(runs.collect(tmp_path), tmp_path)).splitlines() if " id " in line
+    )
+    assert "kind" in header and "started" in header, "a run named by hand says what it is and when it started"
+
+
 def test_a_running_run_that_went_quiet_is_flagged(tmp_path: Path):
     store = RunStore.create(tmp_path, "evolve", run_id="killed")
     store.put(Rollout(id="r1", task_id="t1", trial=0, split="train", reward=0.0, exit_reason="step_limit"))

@@ -1,5 +1,6 @@
 """`harness-evo runs`: every run under a folder, newest first."""
 
+import re
 from pathlib import Path
 
 from rich.table import Table
@@ -57,20 +58,30 @@ def line(store: RunStore) -> RunLine:
 
 
 def render(runs: list[RunLine], runs_dir: Path) -> Table | str:
+    """The runs as a table. The kind and the start are left out when every run's id is the one a run gets (its kind,
+    then when it started, as in `evolve-20261205-213835-9413`), and the spend when nothing was spent (the embedded
+    models cost nothing), so the table fits a narrower terminal."""
     if not runs:
         return f"no runs in {runs_dir} (start one with `harness-evo eval` or `harness-evo evolve`)"
     table = Table(title=f"runs in {runs_dir}", title_justify="left")
-    for column, justify in [
-        ("id", "left"),
-        ("kind", "left"),
-        ("status", "left"),
-        ("started", "left"),
-        ("duration", "right"),
-        ("best dev", "right"),
-        ("spend", "right"),
-        ("harness", "left"),
-    ]:
-        table.add_column(column, justify=justify, no_wrap=column == "id")
+    named = all(re.fullmatch(rf"{re.escape(run.kind or '?')}-\d{{8}}-\d{{6}}-[0-9a-f]{{4}}", run.id) for run in runs)
+    columns = {
+        "id": True,
+        "kind": not named,
+        "status": True,
+        "started": not named,
+        "duration": True,
+        "best dev": True,
+        "spend": any(run.spend for run in runs),
+        "harness": True,
+    }
+    for column, shown in columns.items():
+        if shown:
+            table.add_column(
+                column,
+                justify="right" if column in ("duration", "best dev", "spend") else "left",
+                no_wrap=column in ("id", "status", "started", "duration", "spend"),
+            )
     for run in runs:
         dev = style.score_of(run.best_dev)
         if run.other_split:
@@ -78,14 +89,15 @@ def render(runs: list[RunLine], runs_dir: Path) -> Table | str:
         status = style.status(run.status)
         if run.quiet_s:
             status.append(f"? (quiet {style.duration(run.quiet_s)})", style="dim")
-        table.add_row(
-            run.id,
-            run.kind or "?",
-            status,
-            style.when(run.started),
-            style.duration(run.duration_s),
-            dev,
-            style.dollars(run.spend),
-            run.harness or "",
-        )
+        cells = {
+            "id": run.id,
+            "kind": run.kind or "?",
+            "status": status,
+            "started": style.when(run.started),
+            "duration": style.duration(run.duration_s),
+            "best dev": dev,
+            "spend": style.dollars(run.spend),
+            "harness": run.harness or "",
+        }
+        table.add_row(*(cells[column] for column, shown in columns.items() if shown))
     return table
