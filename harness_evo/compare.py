@@ -17,7 +17,7 @@ from harness_evo.agent.executor import ProgressCallback, Side
 from harness_evo.agent.reuse import reuse
 from harness_evo.agent.session import RunSession, open_run
 from harness_evo.config import RunConfig
-from harness_evo.errors import HarnessError, UserError
+from harness_evo.errors import UserError
 from harness_evo.evolve.nodes import harness_of, resolve_node
 from harness_evo.harness import Harness
 from harness_evo.store import Rollout, RunStatus, RunStore
@@ -142,12 +142,13 @@ def compare(run: RunSession, found: list[Contender], runs_dir: Path, recorded: b
         for contender in found:
             contender.rows = store.records(Rollout, order_by="rowid", harness_hash=contender.harness.hash)
     else:
-        try:
-            sides = [Side(contender.harness, contender.harness.hash) for contender in found]
-            for contender, rows in zip(found, run.executor.run_each(sides, tasks, trials)):
-                contender.rows = rows
-        except HarnessError as e:
-            raise UserError(f"a harness cannot run: {e}") from e
+        sides = [Side(contender.harness, contender.harness.hash) for contender in found]
+        work = [(side, [(task, trial) for task in tasks]) for trial in range(trials) for side in sides]
+        ran, broken = run.executor.run_each(work)
+        if broken:
+            raise UserError(f"a harness cannot run: {next(iter(broken.values()))}")
+        for i, contender in enumerate(found):
+            contender.rows = [row for rows in ran[i :: len(found)] for row in rows]
     if recorded:
         common = set.intersection(*({(row.task_id, row.trial) for row in c.rows if row.scored} for c in found))
         for contender in found:

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from harness_evo import stats
 from harness_evo.config import EvidenceConfig, one_line
-from harness_evo.errors import ConfigError, HarnessError, UserError
+from harness_evo.errors import ConfigError, UserError
 from harness_evo.evolve.evidence import PARENT, Candidate, Engine, ParentPool, Stop
 from harness_evo.evolve.evidence.world import Effect, SimTask, TodayGate, World, guide_patterns
 from harness_evo.harness import Harness
@@ -219,9 +219,10 @@ def test_the_pool_pairs_no_spent_key_and_the_parent_pays_only_for_keys_it_lacks(
     asked: dict[str, list] = {PARENT: [], "child": []}
     measure = world.measure({PARENT: world.rates, "child": Effect(0.2).rates(world.rates)})
 
-    def recording(side, keys):
-        asked[side] += keys
-        return measure(side, keys)
+    def recording(requests):
+        for side, keys in requests.items():
+            asked[side] += keys
+        return measure(requests)
 
     decision = Engine(EvidenceConfig(), TASKS).gate(pool, Candidate(id="child"), recording, random.Random(0))
     assert not any(trial == 0 for _, trial in asked["child"]), "a spent key was paired"
@@ -289,11 +290,13 @@ def test_a_candidate_whose_harness_fails_to_run_is_rejected_and_lost_rollouts_ar
     guide = guide_of(world)
     measure = world.measure({PARENT: world.rates, "flaky": world.rates})
 
-    def broken(side, keys):
-        if side == "broken":
-            raise HarnessError("prompts/system.md.j2: undefined variable 'tools_list'")
-        got = measure(side, keys)
-        return {key: reward for key, reward in got.items() if side == PARENT or key[1] % 2}  # every even trial lost
+    def broken(requests):
+        got = measure({side: keys for side, keys in requests.items() if side != "broken"})
+        for side, rewards in got.rewards.items():  # every even trial of a candidate lost
+            got.rewards[side] = {key: reward for key, reward in rewards.items() if side == PARENT or key[1] % 2}
+        if "broken" in requests:
+            got.broken["broken"] = "prompts/system.md.j2: undefined variable 'tools_list'"
+        return got
 
     decision = Engine(EvidenceConfig(), TASKS).race(
         ParentPool(guide, spent=guide), [Candidate(id="broken"), Candidate(id="flaky")], broken, random.Random(0)

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from harness_evo.agent.runners import Job, LocalRunner, Runner
+from harness_evo.agent.runners import Broken, Job, LocalRunner, Runner
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.config import ExecutorConfig, ModelsConfig, RunConfig
 from harness_evo.harness import Harness
@@ -116,40 +116,43 @@ class Executor:
     def run(
         self, harness: Harness, tasks: Iterable[Task], trials: int | Iterable[int], node_id: str | None = None
     ) -> list[Rollout]:
-        """The rollouts of every (task, trial), in that order; finished ones come from the store."""
-        [rows] = self.run_each([Side(harness, node_id)], tasks, trials)
+        """The rollouts of every (task, trial), in that order; finished ones come from the store. A harness that fails
+        at run time raises its HarnessError."""
+        trial_ids = list(range(trials)) if isinstance(trials, int) else list(trials)
+        [rows], broken = self.run_each([(Side(harness, node_id), [(task, t) for task in tasks for t in trial_ids])])
+        if broken:
+            raise next(iter(broken.values()))
         return rows
 
-    def run_each(
-        self, sides: Sequence[Side], tasks: Iterable[Task], trials: int | Iterable[int]
-    ) -> list[list[Rollout]]:
-        """The rollouts of every harness of `sides` on every (task, trial), one list per side in the order of `tasks`
-        and then trials; finished ones come from the store. One queue runs them trial by trial, each trial's tasks
-        side after side, so a run stopped partway has every side's rollouts of the trials it finished."""
-        tasks, trial_ids = list(tasks), list(range(trials)) if isinstance(trials, int) else list(trials)
+    def run_each(self, work: Sequence[tuple[Side, Sequence[tuple[Task, int]]]]) -> tuple[list[list[Rollout]], Broken]:
+        """The rollouts of each side's (task, trial) keys, one list per item of `work` in the order of its keys
+        (finished ones come from the store), and the harnesses that failed at run time (by hash; their lists lack
+        the keys they did not run). One queue runs every key not yet recorded, in the order of `work`, so a caller
+        decides what runs first: `compare` queues trial by trial, every harness in each."""
+        rows: list[list[str]] = []
         results: dict[str, Rollout] = {}
-        todo = []
-        for side in sides:
+        todo: dict[str, Job] = {}
+        node_ids: dict[str, str | None] = {}
+        for side, keys in work:
             self.save_snapshot(side.harness)
-        for trial in trial_ids:
-            for side in sides:
-                for task in tasks:
-                    key = rollout_id(side.harness.hash, task.id, trial, self.model)
-                    row = self.store.record(Rollout, key)
-                    if row and not row.infra:
-                        results[key] = row
-                        self.on_progress("cached", row)
-                    else:
-                        todo.append(Job(key, task, trial, side.harness))
-        if todo:
-            results.update(self._run_all(todo, {side.harness.hash: side.node_id for side in sides}))
-        keys = [
-            [rollout_id(side.harness.hash, task.id, trial, self.model) for task in tasks for trial in trial_ids]
-            for side in sides
-        ]
-        return [[results[key] for key in side_keys if key in results] for side_keys in keys]
+            node_ids[side.harness.hash] = side.node_id
+            rows.append([])
+            for task, trial in keys:
+                key = rollout_id(side.harness.hash, task.id, trial, self.model)
+                rows[-1].append(key)
+                if key in results or key in todo:
+                    continue
+                row = self.store.record(Rollout, key)
+                if row and not row.infra:
+                    results[key] = row
+                    self.on_progress("cached", row)
+                else:
+                    todo[key] = Job(key, task, trial, side.harness)
+        broken = self._run_all(list(todo.values()), node_ids, results) if todo else {}
+        return [[results[key] for key in keys if key in results] for keys in rows], broken
 
-    def _run_all(self, jobs: list[Job], node_ids: dict[str, str | None]) -> dict[str, Rollout]:
+    def _run_all(self, jobs: list[Job], node_ids: dict[str, str | None], results: dict[str, Rollout]) -> Broken:
+        """Run `jobs`, adding each finished rollout to `results`; the harnesses that failed at run time."""
         rows = {
             job.key: Rollout(
                 id=job.key,
@@ -162,7 +165,6 @@ class Executor:
             )
             for job in jobs
         }
-        results = {}
 
         def started(job: Job) -> None:
             rows[job.key] = rows[job.key].model_copy(update={"started": time.time()})
@@ -176,8 +178,7 @@ class Executor:
             results[job.key] = row
             self.on_progress("finished", row)
 
-        self.runner.run(jobs, started, finished)
-        return results
+        return self.runner.run(jobs, started, finished)
 
     def interrupt(self) -> None:
         """Stop starting rollouts and close every open sandbox, so in-flight commands end now."""

@@ -27,10 +27,10 @@ from typing import Any
 
 import harness_evo
 from harness_evo.agent.attempt import Attempts
-from harness_evo.agent.runners import Finished, Job, Started
+from harness_evo.agent.runners import Broken, Finished, Job, Started
 from harness_evo.agent.trajectory import Trajectory
 from harness_evo.config import ModelsConfig, SandboxConfig
-from harness_evo.errors import ConfigError, UserError
+from harness_evo.errors import ConfigError, HarnessError, UserError
 from harness_evo.harness import Harness
 from harness_evo.llm import LLM, scripted
 from harness_evo.sandbox.images import LABEL
@@ -238,7 +238,7 @@ class RayRunner:
         self._running: dict[Any, Job] = {}
         self._lock = threading.Lock()
 
-    def run(self, jobs: list[Job], started: Started, finished: Finished) -> None:
+    def run(self, jobs: list[Job], started: Started, finished: Finished) -> Broken:
         exceptions = self.ray.exceptions
         lost_node = (
             exceptions.NodeDiedError,
@@ -249,6 +249,7 @@ class RayRunner:
         )
         shipped: dict[str, Any] = {}  # harness hash -> its components, put once in the object store
         queue, losses = deque(jobs), defaultdict(list)  # job key -> why its node was lost, each time
+        broken: Broken = {}
         try:
             while (queue and not self.stop.is_set()) or self._running:
                 while queue and len(self._running) < self.workers and not self.stop.is_set():
@@ -284,6 +285,10 @@ class RayRunner:
                                 error=losses[job.key][-1],
                             )
                         )
+                    if isinstance(result.error, HarnessError):
+                        broken.setdefault(job.harness.hash, result.error)  # its other jobs would fail alike
+                        queue = deque(job for job in queue if job.harness.hash not in broken)
+                        continue
                     if result.error is not None:
                         raise result.error
                     if result.trajectory is not None and not self.stop.is_set():
@@ -295,6 +300,7 @@ class RayRunner:
             raise
         if losses or self.stop.is_set():
             self._prune()  # a lost node's containers, where its Docker engine is still reachable; a cancelled one's
+        return broken
 
     def _submit(self, shipped, job: Job) -> None:
         task = job.task

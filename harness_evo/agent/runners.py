@@ -29,6 +29,9 @@ class Job:
     harness: Harness = field(compare=False)
 
 
+Broken = dict[str, HarnessError]
+"""Harness hash -> the error of a harness that failed at run time (the harness itself is broken); its other jobs are not
+run."""
 Started = Callable[[Job], None]
 Finished = Callable[[Job, Trajectory, list[LlmCall]], None]
 """Called with a job, its scored trajectory, and the model calls made where it ran that the run has not recorded yet."""
@@ -38,10 +41,10 @@ class Runner(Protocol):
     stop: threading.Event
     """Set once the runner is interrupted."""
 
-    def run(self, jobs: list[Job], started: Started, finished: Finished) -> None:
+    def run(self, jobs: list[Job], started: Started, finished: Finished) -> Broken:
         """Run every job, at most the configured number at once and starting them in their order, calling `started`
-        and then `finished` for each. An interrupted job is neither. A HarnessError (a job's harness itself is broken)
-        stops the rest and is raised."""
+        and then `finished` for each. An interrupted job is neither. A job whose harness raises HarnessError (the
+        harness itself is broken) stops that harness's other jobs, not the others'; returns the broken harnesses."""
         ...
 
     def interrupt(self) -> None:
@@ -57,12 +60,19 @@ class LocalRunner:
         self.stop = self.attempts.stop
         self.workers = max(1, workers)
 
-    def run(self, jobs: list[Job], started: Started, finished: Finished) -> None:
+    def run(self, jobs: list[Job], started: Started, finished: Finished) -> Broken:
+        broken: Broken = {}
+
         def one(job: Job) -> None:
-            if self.stop.is_set():
+            if self.stop.is_set() or job.harness.hash in broken:
                 return
             started(job)
-            if (trajectory := self.attempts.rollout(job.harness, job.task, job.trial)) is not None:
+            try:
+                trajectory = self.attempts.rollout(job.harness, job.task, job.trial)
+            except HarnessError as e:
+                broken.setdefault(job.harness.hash, e)  # its other jobs would fail alike
+                return
+            if trajectory is not None:
                 finished(job, trajectory, [])  # the model layer of this process recorded its calls
 
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="rollout")
@@ -72,15 +82,13 @@ class LocalRunner:
                 done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                 for future in done:
                     future.result()
-        except HarnessError:
-            pool.shutdown(wait=True, cancel_futures=True)  # the harness itself is broken: the rest would fail alike
-            raise
         except BaseException:
             # Rollouts in flight may be waiting on a model call: don't wait for them, their results are discarded.
             self.interrupt()
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
+        return broken
 
     def interrupt(self) -> None:
         self.attempts.interrupt()

@@ -19,10 +19,11 @@ Per decision:
 """
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
+from harness_evo.errors import first_line
 from harness_evo.evolve.conditioning import ConditioningCheck
-from harness_evo.evolve.evidence import PARENT, Engine, GateVerdict, Key, Measure, ParentPool
+from harness_evo.evolve.evidence import PARENT, Engine, GateVerdict, Key, Measure, Measurement, ParentPool
 from harness_evo.evolve.evidence import Candidate as Measured
 from harness_evo.evolve.evidence import Decision as Decided
 from harness_evo.evolve.evidence.engine import Cost
@@ -92,11 +93,19 @@ class EvidenceGate:
     def measure(self, node: str, by_id: dict[str, Candidate], rows: dict[str, list[Rollout]]) -> Measure:
         """The engine's `measure`: each side's rewards at the keys, run through the scorer (rows kept per side)."""
 
-        def measure(side: str, keys: list[Key]) -> dict[Key, float]:
-            name, harness = (node, None) if side == PARENT else (by_id[side].child.hash, by_id[side].child)
-            got = self.run(name, keys, harness)
-            rows[side].extend(got)
-            return scored_rewards(got)
+        def measure(requests: Mapping[str, list[Key]]) -> Measurement:
+            sides = {
+                side: (node, None) if side == PARENT else (by_id[side].child.hash, by_id[side].child)
+                for side in requests
+            }
+            ran, broken = self.scorer.run_each([(*sides[side], sorted(keys)) for side, keys in requests.items()])
+            got = Measurement()
+            for side, side_rows in zip(requests, ran):
+                rows[side].extend(side_rows)
+                got.rewards[side] = scored_rewards(side_rows)
+                if sides[side][0] in broken:
+                    got.broken[side] = first_line(broken[sides[side][0]])
+            return got
 
         return measure
 
@@ -144,12 +153,10 @@ class EvidenceGate:
         )
         return result
 
-    def run(self, node: str, keys: Iterable[Key], harness: Harness | None = None) -> list[Rollout]:
+    def run(self, node: str, keys: Iterable[Key]) -> list[Rollout]:
         """A node's rollouts at `keys`, through the scorer (a recorded key is fetched, not paid again)."""
-        trials: dict[int, list[str]] = defaultdict(list)
-        for task, trial in sorted(keys):
-            trials[trial].append(task)
-        return [row for trial, tasks in trials.items() for row in self.scorer.run(node, tasks, [trial], harness)]
+        [rows], _ = self.scorer.run_each([(node, None, sorted(keys))])
+        return rows
 
 
 def reaches_every_task(parent: Harness, child: Harness) -> bool:

@@ -1,10 +1,11 @@
 """The loop's rollouts: runs a node's harness on tasks and trials through the executor (a key already recorded is not
 paid again) and keeps each node's scores in the loop's state, which the search, the gate and the best node read."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from harness_evo import stats
-from harness_evo.agent.executor import Executor
+from harness_evo.agent.executor import Executor, Side
+from harness_evo.errors import HarnessError
 from harness_evo.evolve.budget import Budget, BudgetExhausted
 from harness_evo.evolve.nodes import Harnesses
 from harness_evo.evolve.state import LoopState, NodeStats
@@ -39,18 +40,38 @@ class Scorer:
         split: str = "train",
     ) -> list[Rollout]:
         """Run (or fetch from the run's records) rollouts of a node and add them to its scores; BudgetExhausted when a
-        budget is spent, before or (wall time) during them."""
+        budget is spent, before or (wall time) during them; a harness that fails at run time raises its HarnessError."""
+        keys = [(task if isinstance(task, str) else task.id, trial) for task in tasks for trial in trials]
+        [rows], broken = self.run_each([(node, harness, keys)], split)
+        if broken:
+            raise broken[node]
+        return rows
+
+    def run_each(
+        self, requests: Sequence[tuple[str, Harness | None, Iterable[tuple[str, int]]]], split: str = "train"
+    ) -> tuple[list[list[Rollout]], dict[str, HarnessError]]:
+        """`run` for several nodes at once, each request (node, its harness or None for the run's, its (task id, trial)
+        keys), in one queue in the order given: the rollouts of each request, and the nodes whose harness failed at
+        run time (their lists lack the keys they did not run)."""
         self.budget.check()
-        tasks = [self.suite.tasks[task] if isinstance(task, str) else task for task in tasks]
-        rows = self.executor.run(harness or self.harnesses[node], tasks, trials, node_id=node)
+        work = [
+            (Side(harness or self.harnesses[node], node), [(self.suite.tasks[task], trial) for task, trial in keys])
+            for node, harness, keys in requests
+        ]
+        ran, broken = self.executor.run_each(work)
         if self.executor.stop.is_set():
             raise BudgetExhausted(
                 f"wall time reached ({self.budget.config.max_wall_s / 60:.0f} min) with rollouts in flight"
             )
-        self.state.stats.setdefault(node, NodeStats()).add(rows, split)
-        if node in self.state.nodes:
-            self.state.put_node(self.store, node)
-        return rows
+        for (node, _, _), rows in zip(requests, ran):
+            self.state.stats.setdefault(node, NodeStats()).add(rows, split)
+            if node in self.state.nodes:
+                self.state.put_node(self.store, node)
+        return ran, {
+            node: broken[side.harness.hash]
+            for (node, _, _), (side, _) in zip(requests, work)
+            if side.harness.hash in broken
+        }
 
     def score_dev(self, node: str) -> None:
         """Score a harness on the dev tasks (once: its rollouts are recorded by key)."""

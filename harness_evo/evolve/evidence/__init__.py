@@ -3,7 +3,7 @@ candidate may be measured on (scope.py), where the next pairs go (choice.py), th
 the engine that gates one candidate or races several (engine.py); world.py simulates outcomes for tests and benches."""
 
 from harness_evo.evolve.evidence.choice import Informative, TaskChoice
-from harness_evo.evolve.evidence.engine import PARENT, Engine, Measure
+from harness_evo.evolve.evidence.engine import PARENT, Engine, Measure, Measurement
 from harness_evo.evolve.evidence.pool import Key, ParentPool, Passes
 from harness_evo.evolve.evidence.scope import Candidate, Plan, TrainTask
 from harness_evo.evolve.evidence.sequential import SequentialTest
@@ -19,6 +19,7 @@ __all__ = [
     "Informative",
     "Key",
     "Measure",
+    "Measurement",
     "ParentPool",
     "Passes",
     "Plan",

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from harness_evo import stats
 from harness_evo.config import EvidenceConfig
-from harness_evo.errors import ConfigError, HarnessError, UserError, first_line
+from harness_evo.errors import ConfigError, HarnessError, UserError
 from harness_evo.evolve.acceptance import Tally
 from harness_evo.evolve.evidence.choice import Informative, TaskChoice
 from harness_evo.evolve.evidence.pool import Key, ParentPool, Passes
@@ -37,10 +37,19 @@ from harness_evo.stats import Pair
 PARENT = "parent"
 """The parent's side in `measure` calls."""
 
-Measure = Callable[[str, list[Key]], Mapping[Key, float]]
-"""`measure(side, keys)`: the rewards (1.0 a pass) of `side` (PARENT or a candidate's id) at `keys`, running or
-fetching its rollouts; a key left out was not scored (an infrastructure failure) and is not paired. A candidate whose
-harness fails to run raises HarnessError."""
+
+@dataclass
+class Measurement:
+    """What `measure` returns: each side's rewards (1.0 a pass) at its keys, a key left out not scored (an
+    infrastructure failure, not paired); and the sides whose harness failed at run time, with why."""
+
+    rewards: dict[str, dict[Key, float]] = field(default_factory=dict)
+    broken: dict[str, str] = field(default_factory=dict)
+
+
+Measure = Callable[[Mapping[str, list[Key]]], Measurement]
+"""`measure(keys)`: the rewards of each side (PARENT or a candidate's id) at its keys, running or fetching their
+rollouts in one go, so that no side waits for another's slowest rollout."""
 
 Cost = Callable[[str, Key], float | None]
 """`cost(side, key)`: what the rollout of `side` at `key` that `measure` returned cost, in tokens (None: unknown)."""
@@ -214,26 +223,35 @@ class Race:
         """Run the parent's lacking keys and each running candidate's keys, pair them, and add what was revealed to
         `seen` (each key's parent reward once)."""
         lacking = self.pool.lacking(keys)
-        if lacking:
-            got = self.measure(PARENT, lacking)
+        if lacking:  # first, so that a child's requests the parent's rollout made are answered by the response cache
+            parent = self.measure({PARENT: lacking})
+            if PARENT in parent.broken:
+                raise HarnessError(f"the parent harness fails at run time: {parent.broken[PARENT]}")
+            got = parent.rewards.get(PARENT, {})
             self.pool.add({key: got[key] for key in lacking if key in got})
             self.spend.parent += len(lacking)
         running = self.running
         for key in keys:
             if key in self.pool.rewards:
                 seen.setdefault(key[0], Passes()).add(self.pool.rewards[key])
+        requests = {
+            track.candidate.id: mine
+            for track in running
+            if (mine := [key for key in keys if key[0] in track.plan.tasks])
+        }
+        children = self.measure(requests) if requests else Measurement()
         for track in running:
-            mine = [key for key in keys if key[0] in track.plan.tasks]
+            mine = requests.get(track.candidate.id)
             if not mine:
                 continue
             track.looks += 1
             track.rollouts += len(mine)
             self.spend.children[track.candidate.id] += len(mine)
-            try:
-                got = self.measure(track.candidate.id, mine)
-            except HarnessError as e:
-                self.stop(track, Stop.BROKEN, f"the edited harness fails at run time: {first_line(e)}")
+            if track.candidate.id in children.broken:
+                why = children.broken[track.candidate.id]
+                self.stop(track, Stop.BROKEN, f"the edited harness fails at run time: {why}")
                 continue
+            got = children.rewards.get(track.candidate.id, {})
             for key in mine:
                 if key in got and key in self.pool.rewards:
                     track.rewards[key] = got[key]

@@ -22,7 +22,7 @@ from scipy.special import expit, logit
 from harness_evo import stats
 from harness_evo.config import AcceptanceConfig
 from harness_evo.evolve.acceptance import make_rule
-from harness_evo.evolve.evidence.engine import PARENT, Measure
+from harness_evo.evolve.evidence.engine import PARENT, Measure, Measurement
 from harness_evo.evolve.evidence.pool import Key
 from harness_evo.evolve.plan import make_planner
 from harness_evo.evolve.target import Target
@@ -85,8 +85,11 @@ class World:
     def measure(self, sides: Mapping[str, Mapping[str, float]]) -> Measure:
         """A `measure` callback over named sides' rates (the parent's under `PARENT`)."""
 
-        def measure(side: str, keys: list[Key]) -> dict[Key, float]:
-            return {key: self.reward(side, sides[side], key) for key in keys}
+        def measure(requests: Mapping[str, list[Key]]) -> Measurement:
+            rewards = {
+                side: {key: self.reward(side, sides[side], key) for key in keys} for side, keys in requests.items()
+            }
+            return Measurement(rewards=rewards)
 
         return measure
 
