@@ -18,16 +18,15 @@ from pathlib import Path
 
 from harness_evo import cli, world
 from harness_evo.evolve.prune import text_parts
-from harness_evo.harness import Edit, Harness, Write
-from harness_evo.harness.settings_edit import set_setting
+from harness_evo.harness import Edit, Harness
+from harness_evo.harness.settings_edit import setting_edit
 
 ROOT = Path(__file__).parents[1]
 
 
 def setting(section: str, key: str, value: bool | int | float | str) -> Callable[[Harness], Edit]:
     def change(harness: Harness) -> Edit:
-        toml = set_setting(harness.components["harness.toml"], section, key, value)
-        return Edit(ops=[Write(path="harness.toml", text=toml)], rationale=f"[{section}] {key} = {value}")
+        return setting_edit(harness.components["harness.toml"], section, key, value)
 
     return change
 

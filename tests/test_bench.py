@@ -47,6 +47,12 @@ SMALL: dict[str, tuple[list[str], list[pytest.MarkDecorator], str]] = {
     "llm_local": (["--models", "local/qwen2.5-coder-0.5b"], [pytest.mark.embedded], "cache hit:"),
     "reply_budget": (["{eval}", "--replies", "0"], [pytest.mark.docker], "recorded replies: tokens n="),
     "screen_audit": (["{evolve}"], [pytest.mark.docker], "gated edits: 1; the screen would drop 0, of which"),
+    "gate_queue": (
+        ["--looks", "1", "--tasks", str(FIXTURE_TASKS), "--harness", str(world.HARNESS), "--workers", "2"]
+        + ["--model", "scripted/world-solver", "--data", str(ROOT / "tests" / "fixtures" / "gate_looks.json")],
+        [pytest.mark.docker],
+        "rollouts a minute, one queue / a queue per side and trial:",
+    ),
     "landscape": (
         ["--harness", str(world.HARNESS), "--tasks", str(FIXTURE_TASKS), "--out", "{tmp}/variants", "--split", "train"]
         + ["--trials", "1", "--rows", "temperature,shorter-system", "--model", "scripted/world-solver"]

@@ -4,6 +4,8 @@ from typing import Any
 
 import tomlkit
 
+from harness_evo.harness.edit import Edit, Write
+
 
 def set_setting(toml: str, section: str, key: str, value: bool | int | float | str) -> str:
     """`toml` with `[section] key = value` (the section is added when missing)."""
@@ -12,6 +14,14 @@ def set_setting(toml: str, section: str, key: str, value: bool | int | float | s
         document[section] = tomlkit.table()
     document[section][key] = value
     return tomlkit.dumps(document)
+
+
+def setting_edit(toml: str, section: str, key: str, value: bool | int | float | str) -> Edit:
+    """The edit that sets `[section] key = value` in the harness.toml `toml`."""
+    return Edit(
+        ops=[Write(path="harness.toml", text=set_setting(toml, section, key, value))],
+        rationale=f"[{section}] {key} = {value}",
+    )
 
 
 def with_settings(toml: str, wanted: dict[str, dict[str, Any]]) -> str:
