@@ -9,7 +9,7 @@ the knob step of each candidate) for the parent and every candidate, in two arms
 The arms alternate look by look (which goes first alternates too), each with its own run folder, and the response cache
 is off, so neither replays the other's replies: both pay for the same keys with the same seeds. Printed per arm:
 rollouts, wall time, rollouts a minute, the mean number of rollouts running at once, the solver's tokens (the work
-done), and the ratio of rollouts a minute.
+done) and tokens a second, and the ratios. Ctrl-C compares the looks both arms have finished.
 
     python bench/gate_queue.py [--looks 3] [--tasks tasks/core] [--harness harnesses/bash-agent]
         [--model local/qwen2.5-coder-1.5b] [--workers 3] [--data bench/data/gate_looks.json] [--runs DIR]
@@ -49,39 +49,34 @@ Look = list[tuple[Task, int]]
 
 @dataclass
 class Arm:
-    """One way of running the looks, and what it took."""
+    """One way of running the looks, and what each finished look took."""
 
     name: str
     executor: Executor
-    wall_s: float = 0.0
-    rows: list[Rollout] = field(default_factory=list)
+    looks: list[tuple[list[Rollout], float]] = field(default_factory=list)
+    """Each finished look's rollouts and wall time, in seconds."""
 
     def run(self, sides: list[Harness], look: Look) -> None:
-        started = time.monotonic()
+        started, rows = time.monotonic(), []
         if self.name == PER_SIDE:
             trials: dict[int, list[Task]] = defaultdict(list)
             for task, trial in look:
                 trials[trial].append(task)
             for harness in sides:
                 for trial, tasks in sorted(trials.items()):
-                    self.rows += self.executor.run(harness, tasks, [trial])
+                    rows += self.executor.run(harness, tasks, [trial])
         else:
             parent, *candidates = sides
             for group in ([parent], candidates):
                 ran, broken = self.executor.run_each([(Side(harness), look) for harness in group])
                 if broken:
                     raise typer.BadParameter(f"a harness fails at run time: {next(iter(broken.values()))}")
-                self.rows += [row for rows in ran for row in rows]
-        self.wall_s += time.monotonic() - started
+                rows += [row for side_rows in ran for row in side_rows]
+        self.looks.append((rows, time.monotonic() - started))
 
-    @property
-    def per_minute(self) -> float:
-        return len(self.rows) / self.wall_s * 60 if self.wall_s else 0.0
-
-    @property
-    def running(self) -> float:
-        """Rollouts running at once, on average over the arm's wall time."""
-        return sum(row.duration_s or 0.0 for row in self.rows) / self.wall_s if self.wall_s else 0.0
+    def first(self, n: int) -> tuple[list[Rollout], float]:
+        """The rollouts and wall time of the first `n` looks."""
+        return [row for rows, _ in self.looks[:n] for row in rows], sum(wall for _, wall in self.looks[:n])
 
 
 def looks_of(data: dict, suite: Suite, count: int) -> list[Look]:
@@ -105,34 +100,49 @@ def measure(
             store = RunStore.create(runs, "eval")
             backend = get_backend(config.sandbox, run_id=store.id)
             arms.append(Arm(name, Executor(store, backend, suite, llm, workers, config.agent)))
-        for i, look in enumerate(looks):
-            for arm in arms if i % 2 == 0 else arms[::-1]:
-                arm.run(sides, look)
-                say(f"look {i + 1}/{len(looks)}, {arm.name}: {len(arm.rows)} rollouts in {arm.wall_s:.0f} s")
+        try:
+            for i, look in enumerate(looks):
+                for arm in arms if i % 2 == 0 else arms[::-1]:
+                    arm.run(sides, look)
+                    rows, wall = arm.first(len(arm.looks))
+                    say(f"look {i + 1}/{len(looks)}, {arm.name}: {len(rows)} rollouts in {wall:.0f} s")
+        except KeyboardInterrupt:
+            say("stopped: the looks both arms finished are compared")
     return arms
 
 
 def report(arms: list[Arm]) -> None:
-    grid = Table(title="a gate's looks: one queue against a queue per side and trial")
-    for column in ("arm", "rollouts", "wall", "rollouts / min", "running at once", "solver tokens", "passed"):
+    """The arms side by side over the looks both finished."""
+    n = min(len(arm.looks) for arm in arms)
+    if not n:
+        console.print("no look was finished by both arms: nothing to compare")
+        return
+    grid = Table(title=f"a gate's looks ({n} of them): one queue against a queue per side and trial")
+    columns = ("arm", "rollouts", "wall", "rollouts / min", "running at once", "solver tokens", "tokens / s", "passed")
+    for column in columns:
         grid.add_column(column, justify="left" if column == "arm" else "right")
+    rates, speeds = [], []
     for arm in arms:
-        tokens = sum(row.tokens_in + row.tokens_out for row in arm.rows)
+        rows, wall = arm.first(n)
+        tokens = sum(row.tokens_in + row.tokens_out for row in rows)
+        rates.append(len(rows) / wall * 60)
+        speeds.append(tokens / wall)
         grid.add_row(
             arm.name,
-            str(len(arm.rows)),
-            f"{arm.wall_s:.0f} s",
-            f"{arm.per_minute:.2f}",
-            f"{arm.running:.2f}",
+            str(len(rows)),
+            f"{wall:.0f} s",
+            f"{rates[-1]:.2f}",
+            f"{sum(row.duration_s or 0.0 for row in rows) / wall:.2f}",  # rollouts running at once, on average
             f"{tokens:,}",
-            str(sum(row.passed for row in arm.rows)),
+            f"{speeds[-1]:.0f}",
+            str(sum(row.passed for row in rows)),
         )
     console.print(grid)
-    per_side, one = arms
-    if per_side.per_minute:
-        console.print(
-            f"rollouts a minute, one queue / a queue per side and trial: {one.per_minute / per_side.per_minute:.2f}x"
-        )
+    console.print(
+        f"one queue / a queue per side and trial: {rates[1] / rates[0]:.2f}x the rollouts a minute, "
+        f"{speeds[1] / speeds[0]:.2f}x the solver's tokens a second (a sampled rollout differs between the arms: "
+        "llama-server's slots do not always repeat a reply for the same seed, so the arms' work differs somewhat)"
+    )
 
 
 @app.command()

@@ -51,7 +51,7 @@ SMALL: dict[str, tuple[list[str], list[pytest.MarkDecorator], str]] = {
         ["--looks", "1", "--tasks", str(FIXTURE_TASKS), "--harness", str(world.HARNESS), "--workers", "2"]
         + ["--model", "scripted/world-solver", "--data", str(ROOT / "tests" / "fixtures" / "gate_looks.json")],
         [pytest.mark.docker],
-        "rollouts a minute, one queue / a queue per side and trial:",
+        "one queue / a queue per side and trial:",
     ),
     "landscape": (
         ["--harness", str(world.HARNESS), "--tasks", str(FIXTURE_TASKS), "--out", "{tmp}/variants", "--split", "train"]
