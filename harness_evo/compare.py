@@ -123,8 +123,8 @@ def compare(run: RunSession, found: list[Contender], runs_dir: Path, recorded: b
     """Run every contender on the split's tasks x `executor.trials` (reusing what any run has); the facts of the result.
     The rollouts run trial by trial, each trial's tasks contender after contender, so a comparison stopped partway has
     every contender's rollouts of the trials it finished (and a later contender finds in the response cache the model
-    replies an earlier one paid for on the same key). With `recorded`, nothing is run: the comparison is on the keys
-    that runs already have for every contender."""
+    replies an earlier one paid for on the same key, once that rollout has finished). With `recorded`, nothing is run:
+    the comparison is on the keys that runs already have for every contender."""
     config, store = run.config, run.store
     tasks = split_tasks(run.suite, config.split)
     trials = config.executor.trials
