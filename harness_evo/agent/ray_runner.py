@@ -287,7 +287,7 @@ class RayRunner:
                         )
                     if isinstance(result.error, HarnessError):
                         broken.setdefault(job.harness.hash, result.error)  # its other jobs would fail alike
-                        queue = deque(job for job in queue if job.harness.hash not in broken)
+                        queue = deque(waiting for waiting in queue if waiting.harness.hash not in broken)
                         continue
                     if result.error is not None:
                         raise result.error
