@@ -74,16 +74,33 @@ def main() -> None:
             soft_wrap=True,
         )
         sys.exit(2)
-    except Exception:
-        sys.stderr.write(redact(traceback.format_exc()))
-        sys.exit(1)
+    except Exception as e:
+        if not caused_by_ctrl_c(e):
+            sys.stderr.write(redact(traceback.format_exc()))
+            sys.exit(1)
+        say_interrupted()
+        sys.exit(INTERRUPTED)
     except SystemExit as e:
         if e.code == INTERRUPTED:  # typer turns Ctrl-C into this exit code
-            err_console.print(
-                "interrupted; finished work is kept in the run folder (`harness-evo resume RUN` continues an "
-                "evolution run; `eval` or `compare` run again reuses the finished rollouts)"
-            )
+            say_interrupted()
         raise
+
+
+def say_interrupted() -> None:
+    err_console.print(
+        "interrupted; finished work is kept in the run folder (`harness-evo resume RUN` continues an "
+        "evolution run; `eval` or `compare` run again reuses the finished rollouts)"
+    )
+
+
+def caused_by_ctrl_c(error: BaseException | None) -> bool:
+    """Whether Ctrl-C is behind `error`: a library that was calling our code when it came (pydantic's serializers)
+    raises its own error from the KeyboardInterrupt."""
+    while error is not None:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
 
 
 def stop_like_ctrl_c(signum: int, frame: object) -> None:

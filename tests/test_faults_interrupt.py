@@ -190,3 +190,41 @@ def test_ctrl_c_while_the_command_is_still_importing_is_one_line_not_a_traceback
     process = subprocess.run([sys.executable, "-c", interrupt_the_import], capture_output=True, text=True, timeout=60)
     assert process.returncode == 130
     assert process.stderr.strip().splitlines() == ["interrupted before anything started; nothing was recorded"]
+
+
+def test_ctrl_c_that_a_library_wraps_in_its_own_error_is_the_notice_not_a_traceback():
+    """Ctrl-C while pydantic runs one of our serializers reaches the CLI as pydantic's error, raised from the
+    KeyboardInterrupt: the user still sees the one-line notice and exit code 130."""
+    interrupt_in_a_serializer = (
+        "import pydantic\n"
+        "from harness_evo import cli\n"
+        "class Record(pydantic.BaseModel):\n"
+        "    name: str\n"
+        "    @pydantic.field_serializer('name')\n"
+        "    def ctrl_c(self, name):\n"
+        "        raise KeyboardInterrupt\n"
+        "cli.app = lambda: Record(name='x').model_dump()\n"
+        "cli.main()\n"
+    )
+    process = subprocess.run(
+        [sys.executable, "-c", interrupt_in_a_serializer], capture_output=True, text=True, timeout=60
+    )
+    assert process.returncode == 130
+    assert "Traceback" not in process.stderr
+    assert process.stderr.startswith("interrupted; finished work is kept in the run folder")
+
+
+def test_the_world_command_s_package_imports_no_model_library_before_it_can_handle_ctrl_c():
+    """`python -m harness_evo.world cli` imports the package before its own Ctrl-C handling starts: the package must
+    not import litellm or pydantic (seconds of imports, where a Ctrl-C would be a traceback) at import."""
+    process = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, harness_evo.world; print(sorted({'litellm', 'pydantic'} & set(sys.modules)))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert process.stdout.strip() == "[]"

@@ -10,11 +10,12 @@ from harness_evo.entry import INTERRUPTED
 
 try:
     from harness_evo.world import continue_until, fill_disk_after, register
+
+    register()
 except KeyboardInterrupt:  # Ctrl-C while the command still imports (litellm takes seconds) is a notice, as it is for
     sys.stderr.write("interrupted before anything started; nothing was recorded\n")  # `harness-evo` itself
     sys.exit(INTERRUPTED)
 
-register()
 if sys.argv[1] == "cli":
     from harness_evo.entry import main
 
