@@ -4,17 +4,20 @@ stay whole."""
 
 import contextlib
 import json
+import multiprocessing
 import os
 import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import docker
 import pytest
 
 from harness_evo import world
+from harness_evo.llm.cache import ResponseCache
 from harness_evo.llm.process import running_servers
 from harness_evo.sandbox.docker import listed
 from harness_evo.sandbox.images import LABEL
@@ -129,3 +132,29 @@ def test_two_evals_on_the_embedded_model_each_start_their_own_server_and_stop_it
     assert not list((Path(os.environ["HARNESS_EVO_CACHE"]) / "servers").glob("*.log")), (
         "each server took its log with it"
     )
+
+
+def open_and_put(path: Path, at: float, key: str) -> None:
+    while time.time() < at:
+        pass
+    cache = ResponseCache(path)
+    cache.put(key, {"content": key})
+    cache.close()
+
+
+def test_runs_that_start_at_once_on_a_new_response_cache_all_open_it(tmp_path: Path):
+    """Two commands started together on a fresh machine both create the response cache: SQLite refuses, without
+    waiting, a journal-mode switch or a table created from a stale read while another process does the same; each
+    process must still open the cache and write to it. Six processes at once, ten fresh files."""
+    context = multiprocessing.get_context("fork")
+    for round_ in range(10):
+        path, at = tmp_path / f"responses-{round_}.sqlite", time.time() + 0.3
+        processes = [context.Process(target=open_and_put, args=(path, at, f"key-{i}")) for i in range(6)]
+        for process in processes:
+            process.start()
+        for process in processes:
+            process.join(timeout=60)
+        assert [process.exitcode for process in processes] == [0] * 6
+        cache = ResponseCache(path)
+        assert [cache.get(f"key-{i}") for i in range(6)] == [{"content": f"key-{i}"} for i in range(6)]
+        cache.close()

@@ -36,6 +36,20 @@ def request_key(request: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(request, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def wal_mode(db: sqlite_utils.Database, tries: int = 100) -> None:
+    """Put the file in WAL mode (several processes read while one writes). SQLite does not wait for a busy file to
+    change its journal mode, as it does for other statements: a process that opens a new cache while another one
+    switches it gets "database is locked" at once, so this tries again, 50 ms apart."""
+    for attempt in range(tries):
+        try:
+            db.enable_wal()
+            return
+        except sqlite3.OperationalError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.05)
+
+
 class ResponseCache:
     """Key -> response (a JSON object). Thread-safe; several processes may share the file."""
 
@@ -45,11 +59,13 @@ class ResponseCache:
         db = sqlite_utils.Database(
             sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
         )
-        db.enable_wal()
+        wal_mode(db)
         self._responses = db["responses"]
+        db.execute("BEGIN IMMEDIATE")  # the write lock first: two processes creating the table at once would deadlock
         self._responses.create(
             {"key": str, "response": str, "ts": float}, pk="key", not_null={"response", "ts"}, if_not_exists=True
         )
+        db.execute("COMMIT")
 
     def get(self, key: str) -> dict[str, Any] | None:
         with self._lock:
