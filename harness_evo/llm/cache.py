@@ -44,8 +44,8 @@ def wal_mode(db: sqlite_utils.Database, tries: int = 100) -> None:
         try:
             db.enable_wal()
             return
-        except sqlite3.OperationalError:
-            if attempt == tries - 1:
+        except sqlite3.OperationalError as e:
+            if e.sqlite_errorname != "SQLITE_BUSY" or attempt == tries - 1:
                 raise
             time.sleep(0.05)
 
