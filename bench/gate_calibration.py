@@ -39,6 +39,7 @@ bench/data/pass_rates.SYNTHETIC.json holds made-up rates of the same tasks, to d
 """
 
 import argparse
+import json
 import random
 import statistics
 import time
@@ -51,7 +52,7 @@ from pathlib import Path
 
 from curriculum_sim import Harness as SimHarness
 from curriculum_sim import Run, make_world
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -69,7 +70,6 @@ from harness_evo.store import Rollout, RunStatus, RunStore, StoreError
 from harness_evo.taskset import Task
 
 ACCEPTANCE = AcceptanceConfig()
-EVIDENCE = EvidenceConfig()
 LIFTS = (0.15, 0.30)
 """True gains in pass rate on the pattern's tasks whose power is measured."""
 RUN_GATES = (10, 30, 70)
@@ -288,18 +288,18 @@ def parent_world(
     return rates, tasks, world, {(task, 0): world.reward(PARENT, rates, (task, 0)) for task in rates}
 
 
-def one_world(args: tuple[str, int, list[Kind]]) -> list[Judged]:
+def one_world(args: tuple[str, int, list[Kind], EvidenceConfig]) -> list[Judged]:
     """A parent in a world of its own: its true rates drawn from the data file, its trial-0 rollouts of every train task
     (the run's minibatch: they found the patterns and are the engine's guide), and a run of candidates judged by both
     gates, each gate reusing the parent's rollouts across the run (cache or pool)."""
-    path, seed, kinds = args
+    path, seed, kinds, evidence = args
     rng = random.Random(f"{seed}:world")
     rates, tasks, world, guide = parent_world(path, seed, rng)
     patterns = guide_patterns(guide, tasks)
     today, pool, engine = (
         TodayGate(world, tasks, guide, bash_agent()),
         ParentPool(guide, spent=guide),
-        Engine(EVIDENCE, tasks),
+        Engine(evidence, tasks),
     )
     judged = []
     for i, kind in enumerate(kinds):
@@ -340,12 +340,28 @@ def one_world(args: tuple[str, int, list[Kind]]) -> list[Judged]:
     return judged
 
 
+def changed(evidence: EvidenceConfig) -> str:
+    """The settings of `evidence` that are not the defaults, as `key=value` words."""
+    return " ".join(f"{key}={value}" for key, value in evidence.model_dump(exclude_defaults=True).items())
+
+
+def evidence_setting(text: str) -> tuple[str, object]:
+    """`KEY=VALUE` of --evidence, the value read as JSON where it parses (numbers, lists), else as text."""
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE, e.g. futility=0.3")
+    try:
+        return key.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return key.strip(), value
+
+
 def side_by_side(options: argparse.Namespace, data: PassRates, console: Console) -> None:
     started = time.perf_counter()
     kinds = stream(options.gates, options.seed)
     per = options.per_parent
     jobs = [
-        (str(options.data), options.seed * 1_000_003 + w, kinds[k : k + per])
+        (str(options.data), options.seed * 1_000_003 + w, kinds[k : k + per], options.evidence)
         for w, k in enumerate(range(0, len(kinds), per))
     ]
     with ProcessPoolExecutor(options.workers) as pool:
@@ -362,11 +378,13 @@ def side_by_side(options: argparse.Namespace, data: PassRates, console: Console)
         f"from {options.data.name} ({passed} of {n} passed: {data.command}); a global +d moves every task on the "
         "logit scale so that the mean rate rises by d, a targeted +d adds d to each of its pattern's tasks"
     )
+    evidence = options.evidence
     console.print(
         f"  today: make_planner + make_rule(AcceptanceConfig()): alpha {ACCEPTANCE.alpha:g}, "
         f"{ACCEPTANCE.pattern_tasks} pattern + {ACCEPTANCE.regression_sample} regression tasks x {ACCEPTANCE.trials} "
-        f"trials, a second look of {ACCEPTANCE.extra_trials} more; engine: EvidenceConfig() alpha {EVIDENCE.alpha:g}, "
-        f"at most {EVIDENCE.max_rollouts} rollouts, {EVIDENCE.batch} keys a look, alternatives {EVIDENCE.alternatives}"
+        f"trials, a second look of {ACCEPTANCE.extra_trials} more; engine: EvidenceConfig({changed(evidence)}) "
+        f"alpha {evidence.alpha:g}, at most {evidence.max_rollouts} rollouts, {evidence.batch} keys a look, "
+        f"alternatives {evidence.alternatives}"
     )
     table = Table(title=f"{label}Per kind of candidate: share accepted [95%], rollouts and pairs per decision")
     for column in (
@@ -420,13 +438,13 @@ class Raced:
     rollouts: int
 
 
-def one_race(args: tuple[str, int]) -> list[Raced]:
+def one_race(args: tuple[str, int, EvidenceConfig]) -> list[Raced]:
     """RACE's alternatives against one parent: a race of all of them, and each gated one by one on a pool of its own."""
-    path, seed = args
+    path, seed, evidence = args
     rng = random.Random(f"{seed}:race")
     rates, tasks, world, guide = parent_world(path, seed, rng)
     sides = {f"r{seed}c{i}": Effect(delta).rates(rates) for i, delta in enumerate(RACE)}
-    measure, engine = world.measure({PARENT: rates, **sides}), Engine(EVIDENCE, tasks)
+    measure, engine = world.measure({PARENT: rates, **sides}), Engine(evidence, tasks)
     candidates = [Candidate(id=side) for side in sides]
     raced = engine.race(ParentPool(guide, spent=guide), candidates, measure, random.Random(f"{seed}:raced"))
     pool = ParentPool(guide, spent=guide)
@@ -444,7 +462,7 @@ def one_race(args: tuple[str, int]) -> list[Raced]:
 
 def races(options: argparse.Namespace, console: Console, label: str) -> None:
     """The engine's race against the same candidates gated one by one."""
-    jobs = [(str(options.data), options.seed * 1_000_003 + 700_000 + r) for r in range(options.races)]
+    jobs = [(str(options.data), options.seed * 1_000_003 + 700_000 + r, options.evidence) for r in range(options.races)]
     with ProcessPoolExecutor(options.workers) as pool:
         results = [
             row
@@ -479,7 +497,7 @@ def summary(judged: list[Judged], label: str, options: argparse.Namespace, conso
         "A/A false accepts per gate",
         str(today.false_accepts),
         str(engine.false_accepts),
-        f"within alpha {EVIDENCE.alpha:g}",
+        f"within alpha {options.evidence.alpha:g}",
     )
     for kind in STREAM:
         if kind.delta > 0:
@@ -510,7 +528,7 @@ def summary(judged: list[Judged], label: str, options: argparse.Namespace, conso
         f"expected false accepts, run of {A_A_RUN} A/A gates",
         today.run_text(),
         engine.run_text(),
-        f"<= {A_A_RUN * EVIDENCE.alpha:g} ({A_A_RUN} x alpha)",
+        f"<= {A_A_RUN * options.evidence.alpha:g} ({A_A_RUN} x alpha)",
     )
     console.print(table)
     ratio = ratio_interval(judged, options.seed)
@@ -518,7 +536,7 @@ def summary(judged: list[Judged], label: str, options: argparse.Namespace, conso
     console.print(
         "  "
         + label
-        + calibration_line(engine.false_accepts, EVIDENCE.alpha).replace(
+        + calibration_line(engine.false_accepts, options.evidence.alpha).replace(
             "false accepts per gate", "engine: false accepts per gate"
         )
     )
@@ -1187,7 +1205,20 @@ def main() -> None:
         "--pass-rates", metavar="RUN", help="write the pass-rate file of an eval run (see above) and stop"
     )
     parser.add_argument("--out", type=Path, help=f"where --pass-rates writes (default {REAL.name} in bench/data)")
+    parser.add_argument(
+        "--evidence",
+        type=evidence_setting,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an [evidence] setting of the engine other than its default (repeatable), e.g. futility=0.3",
+    )
     options = parser.parse_args()
+    try:
+        options.evidence = EvidenceConfig(**dict(options.evidence))
+    except ValidationError as error:
+        problem = error.errors()[0]
+        parser.error(f"--evidence {'.'.join(map(str, problem['loc']))}: {problem['msg']}")
     console = Console(width=max(Console().width, 150))
     if options.pass_rates:
         write_pass_rates(options, console)

@@ -264,6 +264,10 @@ class EvidenceConfig(Strict):
     """A gate stops for futility when, were the child to fix the most of the differing pairs its pairs so far make
     plausible (an upper bound exceeded with this chance), its e-value would still end below 1/alpha within the
     rollouts left."""
+    futility_differing: int = Field(0, ge=0)
+    """Differing pairs a gate needs before the share of them the child wins bounds its futility: with fewer, the child
+    is taken to win every differing pair to come, and only a lack of differing pairs (most pairs tie) makes it futile.
+    0: the share is bounded from the first pair."""
     harm_alpha: float = 0.1
     """A gate stops as harmful when its mirrored e-value (broken against fixed pairs) reaches 1/harm_alpha."""
     drop_alpha: float = 0.1

@@ -12,6 +12,7 @@ from harness_evo import stats
 from harness_evo.config import EvidenceConfig, one_line
 from harness_evo.errors import ConfigError, UserError
 from harness_evo.evolve.evidence import PARENT, Candidate, Engine, ParentPool, Stop
+from harness_evo.evolve.evidence.sequential import SequentialTest
 from harness_evo.evolve.evidence.world import Effect, SimTask, TodayGate, World, guide_patterns
 from harness_evo.harness import Harness
 
@@ -120,6 +121,19 @@ def test_an_inert_edit_stops_for_futility_before_the_budget_and_a_harmful_one_as
     patient = gate(world, Candidate(id="harmful"), Effect(-0.3), EvidenceConfig(futility=1e-9))
     assert patient.verdicts[0].stop is Stop.HARMFUL and patient.verdicts[0].harm_e_value >= 10
     assert "harmful" in patient.verdicts[0].reason and "broken against fixed e =" in patient.verdicts[0].reason
+
+
+def test_a_first_look_whose_one_differing_pair_is_a_break_is_futile_unless_more_differing_pairs_are_awaited():
+    first_look = [stats.Pair(f"t{i}", 0, 1.0 if i == 0 else 0.0, 0.0) for i in range(8)]
+    eager = SequentialTest(EvidenceConfig(), alpha=0.1)
+    assert eager.judge(first_look, protected=(), pairs_left=1000)[0] is Stop.FUTILE
+    patient = SequentialTest(EvidenceConfig(futility_differing=3), alpha=0.1)
+    assert patient.judge(first_look, protected=(), pairs_left=40) is None, "one break in 8 pairs can still turn"
+    assert patient.judge(first_look, protected=(), pairs_left=1)[0] is Stop.FUTILE, "no pairs left to turn it"
+    broken_thrice = [stats.Pair(f"t{i}", 0, 1.0 if i < 3 else 0.0, 0.0) for i in range(8)]
+    assert patient.judge(broken_thrice, protected=(), pairs_left=40)[0] in (Stop.FUTILE, Stop.HARMFUL)
+    all_ties = [stats.Pair(f"t{i}", 0, 0.0, 0.0) for i in range(40)]
+    assert patient.judge(all_ties, protected=(), pairs_left=8)[0] is Stop.FUTILE, "pairs that all tie still end it"
 
 
 def test_in_a_race_the_better_of_two_candidates_wins_and_the_other_keeps_its_evidence():

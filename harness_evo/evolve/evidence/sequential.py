@@ -127,10 +127,14 @@ class SequentialTest:
         """Whether the e-value would end below `threshold` were the child to go on at its most favourable plausible
         rates: the upper bounds (exceeded with chance `futility`) of the share of pairs that differ and of the share of
         those it wins (fixes, or costs less on), over the pairs left. Pairs far short of the bar, or too few left to
-        reach it, stop the gate."""
+        reach it, stop the gate. Before `futility_differing` pairs differ, the child is taken to win every one to
+        come."""
         level = self.config.futility
-        fixes = stats.upper_share(tally.fixed, tally.broken, level)
-        differ = stats.upper_share(tally.fixed + tally.broken, tally.ties, level)
+        differing = tally.fixed + tally.broken
+        fixes = (
+            1.0 if differing < self.config.futility_differing else stats.upper_share(tally.fixed, tally.broken, level)
+        )
+        differ = stats.upper_share(differing, tally.ties, level)
         more = differ * max(0.0, pairs_left)
         end = stats.mixture_e_value(
             tally.fixed + fixes * more, tally.broken + (1 - fixes) * more, self.config.alternatives
