@@ -10,7 +10,8 @@ rollout).
 Each piece is a run folder under `--runs` (peer-gepa/SETTING/PIECE/) and, once finished, a JSON result under `--out`
 (SETTING/PIECE.json, with the resulting harness's components), so a later run computes only the missing pieces;
 `--resume` continues pieces whose run was interrupted. SETTING names the suite, the harness, the budget and a hash of
-everything else that decides the result (the suite's and the harness's contents, the models, the configuration).
+everything else that decides the result (the suite's and the harness's contents, the models, the settings that are not
+at their default).
 
     python bench/peer_gepa.py [--tasks tasks/core] [--harness harnesses/bash-agent] [--budget 200] [--model M]
         [--optimizer-model M] [--config base.toml] [--quick] [--resume] [--no-random-search] [--out DIR]
@@ -107,13 +108,14 @@ class Bench:
 
 
 def setting(config: RunConfig, harness: Harness, budget: int) -> str:
-    """The folder name of a setting: suite, harness, budget and a hash of what else decides the result."""
+    """The folder name of a setting: suite, harness, budget and a hash of what else decides the result. Settings at
+    their default are left out, as the code is: a new setting added at its default keeps every setting's name."""
     suite = load_suite(config.tasks, seed=config.seed)
     decisive = {
         "suite": suite_digest(suite),
         "harness": harness.hash,
         "budget": budget,
-        "config": config.model_dump(mode="json", exclude={"harness", "tasks", "kind"}),
+        "config": config.model_dump(mode="json", exclude={"harness", "tasks", "kind"}, exclude_defaults=True),
     }
     digest = hashlib.sha256(json.dumps(decisive, sort_keys=True).encode()).hexdigest()[:8]
     return f"{suite.name}-{harness.name}-{budget}r-{digest}"

@@ -412,6 +412,24 @@ def test_a_results_folder_without_a_finished_setting_is_refused_with_one_line(tm
     assert not shown.stderr
 
 
+def test_a_setting_s_name_changes_with_a_setting_but_not_with_a_new_one_at_its_default(tmp_path: Path):
+    setting = runpy.run_path(str(BENCH))["setting"]
+    harness, tasks = Harness.load(DEFAULT), suite(tmp_path / "suite")
+    config = RunConfig(harness=DEFAULT, tasks=tasks)
+
+    class Later(RunConfig):
+        """The configuration of a later version of the code, with one setting more."""
+
+        new_setting: int = 0
+
+    name = setting(config, harness, 490)
+
+    assert name == setting(Later(harness=DEFAULT, tasks=tasks), harness, 490), "recorded pieces stay findable"
+    assert name == setting(config.with_options({"evidence.futility_differing": 0}), harness, 490)
+    assert name != setting(config.with_options({"evidence.futility_differing": 3}), harness, 490)
+    assert name != setting(config, harness, 200) and name.startswith("suite-bash-agent-490r-")
+
+
 if __name__ == "__main__":  # the bench, with this file's scripted models
     register(sys.argv.pop(1), Path(sys.argv.pop(1)))
     style.PLAIN_EVERY_S = 0.0  # a progress line for every rollout
