@@ -57,7 +57,7 @@ from rich.console import Console
 from rich.table import Table
 
 from harness_evo import stats
-from harness_evo.config import AcceptanceConfig, EvidenceConfig, RunConfig
+from harness_evo.config import AcceptanceConfig, EvidenceConfig, RunConfig, one_line
 from harness_evo.errors import first_line
 from harness_evo.evolve.acceptance import AcceptanceRule, Verdict, make_rule, pair_rollouts
 from harness_evo.evolve.evidence import PARENT, Candidate, Engine, ParentPool
@@ -1217,8 +1217,7 @@ def main() -> None:
     try:
         options.evidence = EvidenceConfig(**dict(options.evidence))
     except ValidationError as error:
-        problem = error.errors()[0]
-        parser.error(f"--evidence {'.'.join(map(str, problem['loc']))}: {problem['msg']}")
+        parser.error(f"--evidence {one_line(error)}")
     console = Console(width=max(Console().width, 150))
     if options.pass_rates:
         write_pass_rates(options, console)
