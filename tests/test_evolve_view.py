@@ -328,6 +328,27 @@ def test_a_harvest_edit_is_named_by_its_move_and_its_source_tasks_not_a_pattern(
     )
 
 
+def test_an_edit_of_no_pattern_is_named_by_its_move_not_by_a_missing_pattern():
+    screen = console()
+    view = EvolutionView(screen, quiet=True)
+    view(
+        ev.EditJudged(
+            Edit(
+                id="i6-r0-0",
+                iteration=6,
+                parent_id=ROOT,
+                move="prune",
+                status="rejected_empirical",
+                gate={"reason": "futile: 0 fixed vs 2 broken"},
+            )
+        )
+    )
+    assert (
+        screen.export_text().strip()
+        == "edit i6-r0-0 (prune) for every task: rejected by the gate: futile: 0 fixed vs 2 broken"
+    )
+
+
 def test_the_closing_summary_of_a_run_that_measured_little_says_plainly_what_it_did_not_measure():
     """A 15-minute run on a slow machine: the start scored on dev, then the time was up before the first iteration."""
     unmeasured = {

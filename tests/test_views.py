@@ -618,6 +618,12 @@ def test_edits_ledger_gives_verdicts_reasons_and_gate_counts(world: dict):
     assert "over 4 pairs on t1, t2" in detail
 
 
+def test_one_edit_of_no_pattern_says_so_rather_than_naming_a_missing_one():
+    pruned = edits.EditFacts(id="i6-r0-0", iteration=6, parent_id="a" * 64, move="prune", status="rejected_empirical")
+    detail = text_of(edits.render_one(pruned))
+    assert "pattern none: an edit for every task" in detail and "None" not in detail
+
+
 def test_an_edit_that_writes_many_files_of_one_folder_is_one_line_of_the_ledger():
     harvest = [{"op": "write", "path": f"examples/task-{i}.md"} for i in range(21)] + [
         {"op": "write", "path": "harness.toml"}

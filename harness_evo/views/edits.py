@@ -119,7 +119,10 @@ def render(facts: EditsFacts) -> Table | str:
 
 def render_one(edit: EditFacts) -> Group:
     lines = Text()
-    lines.append(f"pattern {edit.pattern_id}: ", style="bold").append(f"{edit.pattern or '-'}\n")
+    if edit.pattern_id:
+        lines.append(f"pattern {edit.pattern_id}: ", style="bold").append(f"{edit.pattern or '-'}\n")
+    else:
+        lines.append("pattern ", style="bold").append("none: an edit for every task\n")
     lines.append("move ", style="bold").append(
         edit.move + (f" of {', '.join(edit.sources)}" if edit.sources else "") + "\n"
     )

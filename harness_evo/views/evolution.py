@@ -105,12 +105,13 @@ class EvolutionView:
                 self.fates[edit.status.value] += edit.status.final
                 reason = f": {edit.reasons[0]}" if edit.reasons else ""
                 gate = f": {edit.gate.reason}" if edit.gate else ""
+                target = f"against {edit.pattern_id}" if edit.pattern_id else "for every task"
                 aim = (
                     f"({edit.move} of {sources(edit.sources)})"
                     if edit.move == "harvest"
-                    else f"({edit.move}) against {edit.pattern_id}"
+                    else f"({edit.move}) {target}"
                     if edit.move != "proposer"
-                    else f"against {edit.pattern_id}"
+                    else target
                 )
                 return f"edit {edit.id} {aim}: {FATES[edit.status]}{gate or reason}"
             case ev.NodeScored(node, best_id):
