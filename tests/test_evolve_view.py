@@ -292,61 +292,33 @@ def test_the_closing_summary_says_plainly_when_the_run_has_not_shown_a_gain_and_
     assert "on dev: node b is better" in text and "has not shown a gain" not in text
 
 
-def test_a_harvest_edit_is_named_by_its_move_and_its_source_tasks_not_a_pattern():
+def judged_line(**edit) -> str:
+    """The line the quiet view prints when the edit `edit` is judged."""
     screen = console()
-    view = EvolutionView(screen, quiet=True)
-    view(
-        ev.EditJudged(
-            Edit(
-                id="i1-r0-0",
-                iteration=1,
-                parent_id=ROOT,
-                move="harvest",
-                sources=["sun", "moon"],
-                status="accepted",
-                gate={"reason": "6 fixed vs 0 broken"},
-            )
-        )
-    )
-    assert screen.export_text().strip() == "edit i1-r0-0 (harvest of sun, moon): accepted: 6 fixed vs 0 broken"
-    view(
-        ev.EditJudged(
-            Edit(
-                id="i2-r0-0",
-                iteration=2,
-                parent_id=ROOT,
-                move="harvest",
-                sources=[f"t{i}" for i in range(21)],
-                status="rejected_empirical",
-                gate={"reason": "0 fixed vs 2 broken"},
-            )
-        )
-    )
-    assert (
-        screen.export_text().splitlines()[-1]
-        == "edit i2-r0-0 (harvest of 21 tasks: t0, t1, t2, ...): rejected by the gate: 0 fixed vs 2 broken"
-    )
+    EvolutionView(screen, quiet=True)(ev.EditJudged(Edit(iteration=1, parent_id=ROOT, **edit)))
+    return screen.export_text().strip()
 
 
-def test_an_edit_of_no_pattern_is_named_by_its_move_not_by_a_missing_pattern():
-    screen = console()
-    view = EvolutionView(screen, quiet=True)
-    view(
-        ev.EditJudged(
-            Edit(
-                id="i6-r0-0",
-                iteration=6,
-                parent_id=ROOT,
-                move="prune",
-                status="rejected_empirical",
-                gate={"reason": "futile: 0 fixed vs 2 broken"},
-            )
-        )
+def test_an_edit_is_named_by_its_move_and_what_it_is_for_never_by_a_missing_pattern():
+    harvest = dict(move="harvest", status="accepted", gate={"reason": "6 fixed vs 0 broken"})
+    assert (
+        judged_line(id="i1-r0-0", sources=["sun", "moon"], **harvest)
+        == "edit i1-r0-0 (harvest of sun, moon): accepted: 6 fixed vs 0 broken"
     )
     assert (
-        screen.export_text().strip()
+        judged_line(id="i2-r0-0", sources=[f"t{i}" for i in range(21)], **harvest)
+        == "edit i2-r0-0 (harvest of 21 tasks: t0, t1, t2, ...): accepted: 6 fixed vs 0 broken"
+    )
+    futile = dict(status="rejected_empirical", gate={"reason": "futile: 0 fixed vs 2 broken"})
+    assert (
+        judged_line(id="i6-r0-0", move="prune", **futile)
         == "edit i6-r0-0 (prune) for every task: rejected by the gate: futile: 0 fixed vs 2 broken"
     )
+    assert (
+        judged_line(id="i7-r0-0", move="stand-in", pattern_id="P2", **futile)
+        == "edit i7-r0-0 (stand-in) against P2: rejected by the gate: futile: 0 fixed vs 2 broken"
+    )
+    assert judged_line(id="i8-r0-0", pattern_id="P3", status="proposed").startswith("edit i8-r0-0 against P3: ")
 
 
 def test_the_closing_summary_of_a_run_that_measured_little_says_plainly_what_it_did_not_measure():
