@@ -277,6 +277,11 @@ def test_the_closing_summary_says_plainly_when_the_run_has_not_shown_a_gain_and_
     assert (
         "gated 4 edits and accepted 1; edits that change nothing would get at most 0.4 accepts from noise alone" in text
     )
+    assert "3 iterations, 90 rollouts" in text
+    one = summary.model_copy(update={"iterations": 1, "decisions": 1, "rollouts_per_decision": 72.0})
+    screen.print(summary_panel(one))
+    text = " ".join(screen.export_text().replace("│", " ").split())
+    assert "1 iteration, 90 rollouts" in text and "from noise alone; 1 gate decision ran 72 rollouts spend" in text
 
     shown = EvolutionSummary.model_validate(
         summary.model_dump()

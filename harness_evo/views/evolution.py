@@ -163,7 +163,8 @@ def summary_panel(summary: EvolutionSummary) -> Panel:
     fates = summary.fates
     lines = [
         f"stopped because: {summary.stop}",
-        f"{summary.iterations} iterations, {summary.rollouts} rollouts, {summary.elapsed_s / 60:.1f} min",
+        f"{style.plural(summary.iterations, 'iteration')}, {summary.rollouts} rollouts, "
+        f"{summary.elapsed_s / 60:.1f} min",
         f"proposals: {summary.proposals} made, {fates.get(EditStatus.INVALID, 0)} invalid, "
         f"{fates.get(EditStatus.REJECTED_STATIC, 0)} rejected statically, "
         f"{fates.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected empirically, {fates.get(EditStatus.ACCEPTED, 0)} "
@@ -225,7 +226,8 @@ def dev_lines(summary: EvolutionSummary) -> list[str]:
             f"gated {summary.gates} edits and accepted {summary.fates.get(EditStatus.ACCEPTED, 0)}; edits that change "
             f"nothing would get at most {summary.expected_false_accepts:g} accepts from noise alone"
             + (
-                f"; {summary.decisions} gate decisions ran {summary.rollouts_per_decision:g} rollouts each on average"
+                f"; {style.plural(summary.decisions, 'gate decision')} ran {summary.rollouts_per_decision:g} rollouts"
+                + (" each on average" if summary.decisions != 1 else "")
                 if summary.rollouts_per_decision is not None
                 else ""
             )
