@@ -20,7 +20,7 @@ from harness_evo.evolve.gate import Turn
 from harness_evo.evolve.knobs import every_step
 from harness_evo.evolve.ledger import Ledger
 from harness_evo.evolve.move_policy import MoveBandit
-from harness_evo.evolve.moves import PruneMove
+from harness_evo.evolve.moves import KnobMove, PruneMove
 from harness_evo.evolve.nodes import Harnesses
 from harness_evo.evolve.stage import Stage
 from harness_evo.harness import Harness
@@ -125,6 +125,25 @@ def test_a_prune_that_leaves_a_template_empty_or_hiding_the_task_is_refused_with
     instance = next(why for rationale, why in reasons.items() if "instance.md.j2" in rationale)
     assert any("no longer shows {{ instruction }}" in reason for reason in instance), instance
     assert not move.ready(Turn(1, harness.hash, None, random.Random(1))), "a refused part is not offered again"
+
+
+def test_an_iteration_redone_after_a_crash_offers_the_knob_steps_and_prunes_it_offered_before(tmp_path: Path):
+    """A run stopped while its candidates were in their gate redoes that iteration on resume: the same candidates, not
+    the next ones (their unfinished rows of the ledger would otherwise count as tried)."""
+    harness = Harness.load(DEFAULT)
+    store = RunStore.create(tmp_path / "runs", "evolve")
+    stage = Stage(Critic(SearchConfig(), []), Ledger(store, lambda event: None), Harnesses(store, harness), None, {})
+    config = RunConfig(harness=DEFAULT, tasks=world.TASKS)
+
+    def offered(move: KnobMove | PruneMove, iteration: int) -> list[str]:
+        made = move.make(Turn(iteration, harness.hash, None, random.Random(iteration)))
+        assert made.candidates, made.reason
+        return [candidate.edit.rationale for candidate in made.candidates]
+
+    for move in (KnobMove(stage, config, lambda node: []), PruneMove(stage, config, lambda node: [])):
+        first = offered(move, 0)
+        assert offered(move, 0) == first, f"{move.kind}: the redone iteration offers the same candidates"
+        assert not set(offered(move, 1)) & set(first), f"{move.kind}: the next iteration offers others"
 
 
 @pytest.mark.docker

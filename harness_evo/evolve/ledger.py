@@ -125,17 +125,19 @@ class Ledger:
         edit = candidate.edit.model_copy(update=update)
         return self._save(candidate.model_copy(update={"edit": edit}), final=result.dropped)
 
-    def children(self, parent_id: str) -> dict[str, str]:
-        """The harnesses already proposed as children of `parent_id` -> which edit made each and its fate."""
+    def children(self, parent_id: str, before: int | None = None) -> dict[str, str]:
+        """The harnesses already proposed as children of `parent_id` (in the iterations before `before`) -> which edit
+        made each and its fate."""
         return {
             edit.child_id: f"the same as edit {edit.id} ({edit.status.replace('_', ' ')})"
-            for edit in self.of(parent_id)
+            for edit in self.of(parent_id, before)
             if edit.child_id
         }
 
-    def of(self, parent_id: str) -> list[Edit]:
-        """The edits of `parent_id`, in the order they were proposed."""
-        return self.store.records(Edit, order_by="iteration, id", parent_id=parent_id)
+    def of(self, parent_id: str, before: int | None = None) -> list[Edit]:
+        """The edits of `parent_id` (of the iterations before `before`), in the order they were proposed."""
+        edits = self.store.records(Edit, order_by="iteration, id", parent_id=parent_id)
+        return edits if before is None else [edit for edit in edits if edit.iteration < before]
 
     def history(self, before: int | None = None) -> list[Edit]:
         """Every edit of the run (of the iterations before `before`), in the order it was first written."""

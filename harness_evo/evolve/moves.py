@@ -255,13 +255,19 @@ class KnobMove:
         self.n = config.search.candidates
 
     def steps(self, turn: Turn) -> list[tuple[KnobStep, Target | None]]:
-        """The knob steps left from the turn's node, each with the pattern it addresses (None: every task)."""
-        parent, known = self.stage.parent(turn), self.stage.known(turn.node)
+        """The knob steps not tried from the turn's node in earlier iterations, each with the pattern it addresses
+        (None: every task); an iteration redone after a crash offers the steps it offered before."""
+        parent, known = self.stage.parent(turn), self.stage.known(turn.node, before=turn.iteration)
         pattern = turn.target if turn.target and turn.target.id else None
         addressing = knob_steps(parent, pattern.category or "", self.solver) if pattern else []
-        value = paid(self.stage.ledger.history(), self.kind, lambda edit: (edit.rationale or "").split(" ")[0])
+        earlier = self.stage.ledger.history(before=turn.iteration)
+        value = paid(earlier, self.kind, lambda edit: (edit.rationale or "").split(" ")[0])
         others = [step for step in every_step(parent, self.solver, value) if step not in addressing]
-        tried = {(edit.rationale or "").split(",")[0] for edit in self.stage.edits(turn.node) if edit.move == self.kind}
+        tried = {
+            (edit.rationale or "").split(",")[0]
+            for edit in self.stage.edits(turn.node, before=turn.iteration)
+            if edit.move == self.kind
+        }
         return [
             (step, target)
             for step, target in [(step, pattern) for step in addressing] + [(step, None) for step in others]
@@ -306,13 +312,15 @@ class PruneMove:
         self.stage, self.seed, self.passes, self.n = stage, config.seed, passes, config.search.candidates
 
     def parts(self, turn: Turn) -> list[prune.Part]:
-        """The parts of the turn's node not tried from it yet, in the order to try them."""
-        parent, known = self.stage.parent(turn), self.stage.known(turn.node)
-        tried = {edit.rationale for edit in self.stage.edits(turn.node) if edit.move == self.kind}
+        """The parts of the turn's node not tried from it in earlier iterations, in the order to try them; an
+        iteration redone after a crash offers the parts it offered before."""
+        parent, known = self.stage.parent(turn), self.stage.known(turn.node, before=turn.iteration)
+        earlier = self.stage.edits(turn.node, before=turn.iteration)
+        tried = {edit.rationale for edit in earlier if edit.move == self.kind}
         left = [
             part for part in prune.parts(parent) if part.edit.rationale not in tried and fresh(parent, part.edit, known)
         ]
-        return prune.order(parent, left, self.stage.ledger.history())
+        return prune.order(parent, left, self.stage.ledger.history(before=turn.iteration))
 
     def ready(self, turn: Turn) -> bool:
         return bool(self.parts(turn))

@@ -49,10 +49,10 @@ class Stage:
     def parent(self, turn: Turn) -> Harness:
         return self.harnesses[turn.node]
 
-    def known(self, node: str) -> dict[str, str]:
-        """Harnesses an edit of `node` must not make again -> why: its children proposed so far,
-        and the tree's nodes."""
-        return self.ledger.children(node) | {hash: "already a node of the tree" for hash in self.nodes}
+    def known(self, node: str, before: int | None = None) -> dict[str, str]:
+        """Harnesses an edit of `node` must not make again -> why: its children proposed so far (in the iterations
+        before `before`), and the tree's nodes."""
+        return self.ledger.children(node, before) | {hash: "already a node of the tree" for hash in self.nodes}
 
     def review(
         self, turn: Turn, proposal: Proposal, target: Target, seed: int, revision: int = 0, k: int = 0
@@ -78,6 +78,6 @@ class Stage:
         decision.screened = dropped
         return decision
 
-    def edits(self, node: str) -> list[Edit]:
-        """The edits proposed from `node` so far, whatever their fate."""
-        return self.ledger.of(node)
+    def edits(self, node: str, before: int | None = None) -> list[Edit]:
+        """The edits proposed from `node` so far (in the iterations before `before`), whatever their fate."""
+        return self.ledger.of(node, before)
