@@ -20,8 +20,9 @@ from harness_evo.evolve.gate import Turn
 from harness_evo.evolve.knobs import every_step
 from harness_evo.evolve.ledger import Ledger
 from harness_evo.evolve.move_policy import MoveBandit
-from harness_evo.evolve.moves import KnobMove, PruneMove
+from harness_evo.evolve.moves import HarvestMove, KnobMove, PruneMove
 from harness_evo.evolve.nodes import Harnesses
+from harness_evo.evolve.proposer import Proposal
 from harness_evo.evolve.stage import Stage
 from harness_evo.harness import Harness
 from harness_evo.llm import scripted
@@ -127,7 +128,7 @@ def test_a_prune_that_leaves_a_template_empty_or_hiding_the_task_is_refused_with
     assert not move.ready(Turn(1, harness.hash, None, random.Random(1))), "a refused part is not offered again"
 
 
-def test_an_iteration_redone_after_a_crash_offers_the_knob_steps_and_prunes_it_offered_before(tmp_path: Path):
+def test_an_iteration_redone_after_a_crash_offers_the_knob_steps_prunes_and_harvest_it_offered_before(tmp_path: Path):
     """A run stopped while its candidates were in their gate redoes that iteration on resume: the same candidates, not
     the next ones (their unfinished rows of the ledger would otherwise count as tried)."""
     harness = Harness.load(DEFAULT)
@@ -144,6 +145,11 @@ def test_an_iteration_redone_after_a_crash_offers_the_knob_steps_and_prunes_it_o
         first = offered(move, 0)
         assert offered(move, 0) == first, f"{move.kind}: the redone iteration offers the same candidates"
         assert not set(offered(move, 1)) & set(first), f"{move.kind}: the next iteration offers others"
+
+    harvest = HarvestMove(stage, episodes=None, train=[], max_chars=0, seed=0)
+    stage.ledger.propose(2, 0, 0, harness.hash, "", Proposal(ops=[], move="harvest", sources=["sun", "moon"]))
+    assert harvest.taken(Turn(2, harness.hash, None, random.Random(2))) == set(), "a redone harvest takes them again"
+    assert harvest.taken(Turn(3, harness.hash, None, random.Random(3))) == {"sun", "moon"}
 
 
 @pytest.mark.docker

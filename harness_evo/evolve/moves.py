@@ -169,13 +169,14 @@ class HarvestMove:
     def __init__(self, stage: Stage, episodes: Episodes, train: list[Task], max_chars: int, seed: int):
         self.stage, self.episodes, self.train, self.max_chars, self.seed = stage, episodes, train, max_chars, seed
 
-    def taken(self, node: str) -> set[str]:
-        """Tasks an earlier harvest of `node` already took an episode of, whatever that edit's fate."""
-        return {task for edit in self.stage.edits(node) if edit.move == "harvest" for task in edit.sources}
+    def taken(self, turn: Turn) -> set[str]:
+        """Tasks a harvest of the turn's node in an earlier iteration already took an episode of, whatever that edit's
+        fate."""
+        return {task for edit in self.stage.edits(turn) if edit.move == "harvest" for task in edit.sources}
 
     def ready(self, turn: Turn) -> bool:
         """The node has a passed train rollout of a task it has not harvested and holds no example of."""
-        have = {example.task for example in self.stage.parent(turn).examples} | self.taken(turn.node)
+        have = {example.task for example in self.stage.parent(turn).examples} | self.taken(turn)
         train = {task.id for task in self.train}
         return any(t.passed and t.task_id in train and t.task_id not in have for t in self.episodes.of(turn.node))
 
@@ -187,7 +188,7 @@ class HarvestMove:
             self.episodes.of(turn.node),
             train,
             set(train),
-            self.taken(turn.node),
+            self.taken(turn),
             limit=lambda tasks: across_categories(tasks, self.train, half, turn.rng),
             max_chars=self.max_chars,
         )
@@ -263,11 +264,7 @@ class KnobMove:
         earlier = self.stage.ledger.history(before=turn.iteration)
         value = paid(earlier, self.kind, lambda edit: (edit.rationale or "").split(" ")[0])
         others = [step for step in every_step(parent, self.solver, value) if step not in addressing]
-        tried = {
-            (edit.rationale or "").split(",")[0]
-            for edit in self.stage.edits(turn.node, before=turn.iteration)
-            if edit.move == self.kind
-        }
+        tried = {(edit.rationale or "").split(",")[0] for edit in self.stage.edits(turn) if edit.move == self.kind}
         return [
             (step, target)
             for step, target in [(step, pattern) for step in addressing] + [(step, None) for step in others]
@@ -315,8 +312,7 @@ class PruneMove:
         """The parts of the turn's node not tried from it in earlier iterations, in the order to try them; an
         iteration redone after a crash offers the parts it offered before."""
         parent, known = self.stage.parent(turn), self.stage.known(turn.node, before=turn.iteration)
-        earlier = self.stage.edits(turn.node, before=turn.iteration)
-        tried = {edit.rationale for edit in earlier if edit.move == self.kind}
+        tried = {edit.rationale for edit in self.stage.edits(turn) if edit.move == self.kind}
         left = [
             part for part in prune.parts(parent) if part.edit.rationale not in tried and fresh(parent, part.edit, known)
         ]

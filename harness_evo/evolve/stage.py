@@ -78,6 +78,7 @@ class Stage:
         decision.screened = dropped
         return decision
 
-    def edits(self, node: str, before: int | None = None) -> list[Edit]:
-        """The edits proposed from `node` so far (in the iterations before `before`), whatever their fate."""
-        return self.ledger.of(node, before)
+    def edits(self, turn: Turn) -> list[Edit]:
+        """The edits proposed from the turn's node in earlier iterations, whatever their fate: what a move has tried
+        from it (an iteration redone after a crash offers what it offered before)."""
+        return self.ledger.of(turn.node, before=turn.iteration)
