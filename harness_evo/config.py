@@ -378,7 +378,9 @@ class BudgetConfig(Strict):
     """When the evolution stops: whichever limit is reached first."""
 
     max_rollouts: int = Field(400, ge=0)
-    """Total rollouts paid for (cached ones are free)."""
+    """Total rollouts paid for (cached ones are free). It is checked before each batch of rollouts, and a batch
+    started finishes, so a run may end over it by at most one step's rollouts (a minibatch, a gate's look, a node's dev
+    scoring)."""
     max_dollars: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """Dollar cap per role, e.g. {proposer = 2.0}; roles not named are uncapped."""
     max_wall_s: float = Field(900.0, gt=0)
