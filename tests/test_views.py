@@ -38,8 +38,8 @@ CHECK_SKILL = (
 )
 
 
-def text_of(renderable) -> str:
-    console = Console(record=True, width=220, color_system=None, file=io.StringIO())
+def text_of(renderable, width: int = 220) -> str:
+    console = Console(record=True, width=width, color_system=None, file=io.StringIO())
     console.print(renderable)
     return console.export_text()
 
@@ -616,6 +616,17 @@ def test_edits_ledger_gives_verdicts_reasons_and_gate_counts(world: dict):
     assert "csv tasks stop failing at the last step" in detail and "declares done without looking" in detail
     assert "- Run one command" in detail and "+ Check your work, then run one command" in detail
     assert "over 4 pairs on t1, t2" in detail
+
+
+def test_edits_ledger_in_an_80_column_terminal_is_three_short_lines_an_edit(world: dict):
+    facts = edits.collect(world["store"])
+    screen = text_of(edits.render(facts), width=80).splitlines()
+    assert not any("│" in line for line in screen), "no table whose cells wrap a word a line"
+    at = next(i for i, line in enumerate(screen) if line.startswith("i1-r0-0"))
+    assert "rejected empirical" in screen[at] and screen[at + 2].strip().startswith("+1 −2 =1 p=0.875")
+    assert len(screen) <= 3 * len(facts.edits) + 4
+    assert "harness-evo edits" in screen[-1]
+    assert "│" in text_of(edits.render(facts), width=160)
 
 
 def test_one_edit_of_no_pattern_says_so_rather_than_naming_a_missing_one():

@@ -4,7 +4,7 @@ the critic's reasons and the gate's counts."""
 from typing import Any
 
 from pydantic import BaseModel, Field
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -81,30 +81,54 @@ def ops_summary(ops: list[dict] | None) -> str:
     return ", ".join(told) or "-"
 
 
-def render(facts: EditsFacts) -> Table | str:
+WIDE = 120
+"""Terminal columns from which the ledger is a table; a narrower terminal gets each edit as three short lines."""
+
+
+class Ledger:
+    """The ledger fitted to the terminal it is printed on."""
+
+    def __init__(self, facts: EditsFacts):
+        self.facts = facts
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield table(self.facts) if options.max_width >= WIDE else lines(self.facts)
+
+
+def render(facts: EditsFacts) -> Ledger | str:
     if not facts.edits:
         return f"no edits in run {facts.id} (match the filters, if any)"
-    table = Table(title=f"edits of {facts.id} (gate: +fixed −broken =ties over paired rollouts)", title_justify="left")
+    return Ledger(facts)
+
+
+def verdict(row: EditFacts, short: bool = False) -> Text:
+    """The gate's counts and reason, or the critic's first reasons (with `short`, each reason's first clause)."""
+    text = Text(gate_counts(row.gate) + "  ", style="bold") if row.gate else Text()
+    reasons = [row.gate.reason] if row.gate else row.reasons[:2]
+    return text.append("; ".join(style.clip(headline(reason) if short else reason, 80) for reason in reasons))
+
+
+def caption(facts: EditsFacts) -> str | None:
     if facts.total > len(facts.edits):
-        table.caption = (
+        return (
             f"the last {len(facts.edits)} of {facts.total} edits; --last 0 shows them all, --status and --pattern "
             "filter them"
         )
-        table.caption_justify = "left"
+    return None
+
+
+def table(facts: EditsFacts) -> Table:
+    grid = Table(title=f"edits of {facts.id} (gate: +fixed −broken =ties over paired rollouts)", title_justify="left")
+    grid.caption, grid.caption_justify = caption(facts), "left"
     for column in ("id", "it", "move", "pattern", "status", "changes", "rationale", "critic / gate"):
-        table.add_column(
+        grid.add_column(
             column,
             justify="right" if column == "it" else "left",
             no_wrap=column in ("id", "status"),
             ratio=3 if column in ("rationale", "critic / gate") else None,
         )
     for row in facts.edits:
-        verdict = Text(gate_counts(row.gate) + "  ", style="bold") if row.gate else Text()
-        if row.gate:
-            verdict.append(style.clip(row.gate.reason, 80))
-        elif row.reasons:
-            verdict.append("; ".join(style.clip(reason, 80) for reason in row.reasons[:2]))
-        table.add_row(
+        grid.add_row(
             row.id,
             str(row.iteration),
             row.move,
@@ -112,9 +136,25 @@ def render(facts: EditsFacts) -> Table | str:
             style.status(row.status),
             ops_summary(row.ops),
             style.clip(row.rationale, 120),
-            verdict,
+            verdict(row),
         )
-    return table
+    return grid
+
+
+def lines(facts: EditsFacts) -> Group:
+    """Each edit as its id, iteration, move, pattern and status; its rationale; its verdict's first clause."""
+    shown: list[Text | str] = [Text(f"edits of {facts.id} (gate: +fixed −broken =ties over paired rollouts)")]
+    for row in facts.edits:
+        head = Text(f"{row.id}", style="bold").append(f"  iteration {row.iteration}  {row.move}  ")
+        head.append(f"pattern {row.pattern_id or '-'}  ").append_text(style.status(row.status))
+        shown += [head, Text("  " + style.clip(row.rationale, 110)), Text("  ").append_text(verdict(row, short=True))]
+    notes = [note for note in (caption(facts), f"each edit whole: `harness-evo edits {facts.id} ID`") if note]
+    return Group(*shown, *(Text(note, style="dim") for note in notes))
+
+
+def headline(reason: str) -> str:
+    """A verdict's first clause: `futile: 0 fixed vs 2 broken (6 ties), e = 0.387` of the whole reason."""
+    return reason.split("; ")[0]
 
 
 def render_one(edit: EditFacts) -> Group:
