@@ -322,6 +322,31 @@ def test_a_harness_whose_model_calls_the_response_cache_answered_is_not_shown_as
     assert "A took" not in said and "C took" not in said
 
 
+def test_in_an_80_column_terminal_no_interval_is_cut_and_each_harness_is_named_below(tmp_path: Path):
+    task = load_task(GREETING)
+    rows = {
+        letter: [
+            Rollout(id=f"{letter}{trial}", task_id=task.id, split="test", trial=trial, reward=float(trial < passes),
+                    exit_reason="done", tokens_in=900, tokens_out=10, duration_s=5.0)
+            for trial in range(180)
+        ]
+        for letter, passes in (("A", 30), ("B", 31))
+    }  # fmt: skip
+    long_name = "runs/peer-gepa/core-bash-agent-490r-8ed6d9af/harness-evo/evolve-20261206-155035-9944"
+    found = [
+        Contender("A", "harnesses/bash-agent", Harness.load(HARNESS), rows=rows["A"]),
+        Contender("B", long_name, variants(2)[1], rows=rows["B"]),
+    ]
+    facts = summarize(RunStore.create(tmp_path, "compare"), found, [task], 180, {})
+
+    screen = Console(width=80, record=True, file=io.StringIO())
+    screen.print(compare_view.render(facts))
+    lines = screen.export_text().splitlines()
+    assert sum("(n=180)" in line for line in lines) == 2, "each pass@1 whole, its n included"
+    assert any(line.startswith("A  harnesses/bash-agent (") for line in lines)
+    assert long_name in "".join(lines), "the long name is folded, not cut"
+
+
 def evolve_run(runs: Path, harnesses: list[Harness], best: Harness) -> RunStore:
     """A run folder with these harnesses as its nodes (the first the root) and `best` as its result."""
     store = RunStore.create(runs, "evolve")

@@ -1,15 +1,59 @@
 """What `harness-evo compare` prints: the harnesses with pass@1 and its interval,
 the tasks they differ on, the verdicts."""
 
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 from rich.text import Text
 
 from harness_evo.compare import CompareFacts
+from harness_evo.store.info import HarnessResult
 
 FLATTERED = 0.25
 """A harness whose rollouts took at least this share of their model calls from the response cache gets a line saying
 that its wall time a rollout is not its own speed."""
+
+
+WIDE = 120
+"""Terminal columns from which the harnesses' table shows every column; a narrower one names each harness below it
+and leaves out the rollout counts (in `--json`), so no interval is cut."""
+NUMBERS = ("tokens / rollout", "s / rollout", "cached calls", "infra", "rollouts paid", "reused")
+NARROW = ("", "pass@1 [95% interval]", "tokens / rollout", "s / rollout", "cached calls")
+
+
+class Overview:
+    """The harnesses' table, fitted to the terminal it is printed on."""
+
+    def __init__(self, title: str, harnesses: list[HarnessResult]):
+        self.title, self.harnesses, self.caption = title, harnesses, ""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        wide = options.max_width >= WIDE
+        grid = Table(title=self.title, title_justify="left", caption=self.caption or None, caption_justify="left")
+        columns = ("", "harness", "hash", "pass@1 [95% interval]", *NUMBERS)
+        for column in columns if wide else NARROW:
+            grid.add_column(
+                column,
+                justify="right" if column in NUMBERS else "left",
+                no_wrap=column == "pass@1 [95% interval]",
+                overflow="fold",
+            )
+        for row in self.harnesses:
+            cells = {
+                "": row.letter,
+                "harness": row.spec,
+                "hash": row.hash[:12],
+                "pass@1 [95% interval]": str(row.pass_at_1),
+                "tokens / rollout": f"{row.tokens_per_rollout:,.0f}",
+                "s / rollout": f"{row.seconds_per_rollout:.1f}",
+                "cached calls": "-" if row.cached_share is None else f"{row.cached_share:.0%}",
+                "infra": str(row.infra),
+                "rollouts paid": str(row.paid),
+                "reused": str(row.reused),
+            }
+            grid.add_row(*(cells[column] for column in (columns if wide else NARROW)))
+        yield grid
+        if not wide:
+            yield Text("\n".join(f"{row.letter}  {row.spec} ({row.hash[:12]})" for row in self.harnesses))
 
 
 def render(facts: CompareFacts, every_task: bool = False) -> Group:
@@ -24,34 +68,15 @@ def render(facts: CompareFacts, every_task: bool = False) -> Group:
         if facts.recorded
         else ""
     )
-    overview = Table(
-        title=f"{len(harnesses)} harnesses on {facts.tasks} {facts.split} tasks x {facts.trials} trials" + recorded,
-        title_justify="left",
+    overview = Overview(
+        f"{len(harnesses)} harnesses on {facts.tasks} {facts.split} tasks x {facts.trials} trials" + recorded, harnesses
     )
-    numbers = ("tokens / rollout", "s / rollout", "cached calls", "infra", "rollouts paid", "reused")
-    for column in ("", "harness", "hash", "pass@1 [95% interval]", *numbers):
-        overview.add_column(column, justify="right" if column in numbers else "left")
-    for row in harnesses:
-        overview.add_row(
-            row.letter,
-            row.spec,
-            row.hash[:12],
-            str(row.pass_at_1),
-            f"{row.tokens_per_rollout:,.0f}",
-            f"{row.seconds_per_rollout:.1f}",
-            "-" if row.cached_share is None else f"{row.cached_share:.0%}",
-            str(row.infra),
-            str(row.paid),
-            str(row.reused),
-        )
     flattered = [row for row in harnesses if (row.cached_share or 0.0) >= FLATTERED]
-    if flattered:
-        overview.caption = "; ".join(
-            f"{row.letter} took {row.cached_share:.0%} of its model calls from the response cache (requests made "
-            "before, by another rollout), so its s / rollout is not its own speed"
-            for row in flattered
-        )
-        overview.caption_justify = "left"
+    overview.caption = "; ".join(
+        f"{row.letter} took {row.cached_share:.0%} of its model calls from the response cache (requests made "
+        "before, by another rollout), so its s / rollout is not its own speed"
+        for row in flattered
+    )
     measured = [row for row in facts.per_task if all(cell.scored for cell in row.cells)]
     same = {row.task_id for row in measured if not row.differs}
     shown = [row for row in facts.per_task if every_task or row.task_id not in same]
@@ -67,13 +92,12 @@ def render(facts: CompareFacts, every_task: bool = False) -> Group:
         cells = [f"{cell.passed}/{cell.scored}" if cell.scored else "-" for cell in row.cells]
         tasks.add_row(row.task_id, *cells, style="" if row.differs else "dim")
     hidden = "" if every_task or not same else " (not listed; --all lists every task, --json gives every row)"
-    tasks.caption = f"{len(same)} of {len(measured)} tasks score the same on every harness{hidden}"
-    tasks.caption_justify = "left"
+    alike = Text(f"{len(same)} of {len(measured)} tasks score the same on every harness{hidden}", style="dim")
     verdicts = Text()
     for comparison in facts.comparisons:
         counts = (
-            f"  ({comparison.b_better} pairs better, {comparison.a_better} worse, of {comparison.n} on "
-            f"{comparison.tasks} tasks)\n"
+            f"  ({comparison.b_better} pair{'s' * (comparison.b_better != 1)} better, {comparison.a_better} worse, "
+            f"of {comparison.n} on {comparison.tasks} tasks)\n"
         )
         verdicts.append(
             comparison.verdict,
@@ -87,4 +111,4 @@ def render(facts: CompareFacts, every_task: bool = False) -> Group:
         if comparison.cost:
             verdicts.append(f"  tokens: {comparison.cost}\n", style="dim")
     verdicts.append(f"run folder: {facts.folder}", style="dim")
-    return Group(overview, tasks, verdicts)
+    return Group(overview, tasks, alike, verdicts)
