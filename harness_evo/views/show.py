@@ -333,7 +333,9 @@ def harness_table(facts: ShowFacts) -> Table:
     table.caption_justify = "left"
     for column in ("", "node", "iteration", "train", "dev", "tokens/rollout", "reads the task"):
         table.add_column(
-            column, justify="right" if column in ("iteration", "train", "dev", "tokens/rollout") else "left"
+            column,
+            justify="right" if column in ("iteration", "train", "dev", "tokens/rollout") else "left",
+            overflow="fold",
         )
     same = facts.start and facts.best and facts.start.id == facts.best.id
     for label, node in [("start = best", facts.start)] if same else [("start", facts.start), ("best", facts.best)]:
@@ -381,7 +383,7 @@ def tools_table(rows: list[ToolUse]) -> Table:
         "passed otherwise",
         "calls failed",
     ):
-        table.add_column(column, justify="left" if column in ("tool", "harness") else "right")
+        table.add_column(column, justify="left" if column in ("tool", "harness") else "right", overflow="fold")
     for row in rows:
         failed = f"{row.calls_failed} of {row.calls}" if row.calls else "-"
         table.add_row(
@@ -410,7 +412,7 @@ def splits_table(facts: ShowFacts) -> Table:
         "tokens",
         "solver cost",
     ):
-        table.add_column(column, justify="left" if column == "split" else "right")
+        table.add_column(column, justify="left" if column == "split" else "right", overflow="fold")
     for split, row in facts.splits.items():
         table.add_row(
             split,
@@ -431,7 +433,7 @@ def splits_table(facts: ShowFacts) -> Table:
 def spend_table(spend: dict[str, Spend]) -> Table:
     table = Table(title="spend by role", title_justify="left")
     for column in ("role", "calls", "cached", "errors", "tokens in", "tokens out", "cost"):
-        table.add_column(column, justify="left" if column == "role" else "right")
+        table.add_column(column, justify="left" if column == "role" else "right", overflow="fold")
     for role, row in spend.items():
         table.add_row(
             role,
@@ -455,7 +457,7 @@ def patterns_text(patterns: PatternCounts) -> Group | Text:
         return line
     table = Table(show_header=True, box=None, padding=(0, 1))
     for column in ("id", "status", "tasks", "description"):
-        table.add_column(column, justify="right" if column == "tasks" else "left")
+        table.add_column(column, justify="right" if column == "tasks" else "left", overflow="fold")
     for row in patterns.shown:
         table.add_row(row.id, style.status(row.status), str(row.support or 0), style.clip(row.description, 90))
     return Group(line, table)
