@@ -398,10 +398,12 @@ def test_runs_lists_each_run_with_its_best_dev_score_and_spend(world: dict):
     assert [run.id for run in facts] == ["evolve-1", "eval-1"]  # newest first
 
 
-def test_show_in_an_80_column_terminal_cuts_no_figure_of_its_tables(world: dict):
+def test_show_and_runs_in_an_80_column_terminal_cut_no_figure_of_their_tables(world: dict):
     screen = text_of(show.render(show.collect(world["store"])), width=80)
     rows = [line for line in screen.splitlines() if "│" in line]
     assert rows and not [line for line in rows if "…" in line]
+    listed = text_of(runs.render(runs.collect(world["runs"]), world["runs"]), width=80)
+    assert "│" in listed and "…" not in listed
 
 
 def test_show_compares_start_and_best_and_tells_spend_and_patterns(world: dict):

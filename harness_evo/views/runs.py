@@ -81,6 +81,7 @@ def render(runs: list[RunLine], runs_dir: Path) -> Table | str:
                 column,
                 justify="right" if column in ("duration", "best dev", "spend") else "left",
                 no_wrap=column in ("id", "status", "started", "duration", "spend"),
+                overflow="fold",
             )
     for run in runs:
         dev = style.score_of(run.best_dev)
