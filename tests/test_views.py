@@ -847,3 +847,13 @@ def test_export_of_the_best_node_from_the_command_line(world: dict, tmp_path: Pa
     )
     assert result.exit_code == 0, result.output
     assert "| dev | 0.500 | 4 |" in (tmp_path / "skills" / "EXPORT.md").read_text()
+
+
+def test_tasks_and_models_in_an_80_column_terminal_name_every_task_and_model_whole(cli):
+    suite = Path(__file__).parents[1] / "tasks" / "core"
+    listed = cli("tasks", suite, env={"COLUMNS": "80"})
+    assert listed.exit_code == 0, listed.output
+    ids = [folder.name for folder in suite.iterdir() if (folder / "task.toml").is_file()]
+    assert len(ids) > 100 and all(f" {task} " in listed.output for task in ids) and "…" not in listed.output
+    models = cli("models", env={"COLUMNS": "80"})
+    assert models.exit_code == 0 and "…" not in models.output

@@ -88,6 +88,9 @@ def render(facts: ModelsFacts) -> Group:
             "installed" if row.installed else "[red]missing[/red]",
             row.gguf or "assembled on first use",
         )
+    for table in (roles, local):
+        for column in table.columns:
+            column.overflow = "fold"
     parts: list[Any] = [roles, local]
     where = f" ({facts.llama_server})" if facts.embedded_server == "llama-server" else ""
     parts.append(f"Embedded models are served by {facts.embedded_server}{where}.")

@@ -66,7 +66,7 @@ def skipped_line(skipped: dict[str, str]) -> str:
 def render(facts: SuiteFacts) -> Group:
     table = Table(title=f"suite {facts.name} ({facts.folder}): {len(facts.tasks)} tasks", title_justify="left")
     for column in ("task", "split", "category", "difficulty", "tags"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column in ("task", "split", "difficulty"), overflow="fold")
     for row in facts.tasks:
         table.add_row(row.id, row.split, row.category, row.difficulty, ", ".join(row.tags))
     splits = ", ".join(f"{name} {n}" for name, n in facts.splits.items())
