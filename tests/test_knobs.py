@@ -133,7 +133,7 @@ def test_a_confirm_done_step_accepted_by_the_gate_lifts_dev(cli, tmp_path: Path,
     assert "confirm_done = true" in (child / "harness.toml").read_text()
     assert (summary.start_dev, summary.best_dev) == (0.0, 1.0) and summary.best_node == accepted.child_id
     assert summary.accepted_by_move == {"knob": 1}
-    shown = cli("edits", store.folder, "--last", 0).output
+    shown = cli("edits", store.folder, "--last", 0, env={"COLUMNS": "200"}).output
     assert any(line.split()[:3] == [accepted.id, "0", "knob"] for line in shown.replace("│", " ").splitlines()), shown
     assert f"{accepted.id} knob [{accepted.pattern_id}]" in cli("tree", store.folder).output
 
