@@ -7,15 +7,13 @@ from rich.text import Text
 
 from harness_evo.compare import CompareFacts
 from harness_evo.store.info import HarnessResult
+from harness_evo.views import style
 
 FLATTERED = 0.25
 """A harness whose rollouts took at least this share of their model calls from the response cache gets a line saying
 that its wall time a rollout is not its own speed."""
 
 
-WIDE = 120
-"""Terminal columns from which the harnesses' table shows every column; a narrower one names each harness below it
-and leaves out the rollout counts (in `--json`), so no interval is cut."""
 NUMBERS = ("tokens / rollout", "s / rollout", "cached calls", "infra", "rollouts paid", "reused")
 NARROW = ("", "pass@1 [95% interval]", "tokens / rollout", "s / rollout", "cached calls")
 
@@ -27,7 +25,7 @@ class Overview:
         self.title, self.harnesses, self.caption = title, harnesses, ""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        wide = options.max_width >= WIDE
+        wide = options.max_width >= style.WIDE
         grid = Table(title=self.title, title_justify="left", caption=self.caption or None, caption_justify="left")
         columns = ("", "harness", "hash", "pass@1 [95% interval]", *NUMBERS)
         for column in columns if wide else NARROW:

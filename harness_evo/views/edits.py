@@ -81,10 +81,6 @@ def ops_summary(ops: list[dict] | None) -> str:
     return ", ".join(told) or "-"
 
 
-WIDE = 120
-"""Terminal columns from which the ledger is a table; a narrower terminal gets each edit as three short lines."""
-
-
 class Ledger:
     """The ledger fitted to the terminal it is printed on."""
 
@@ -92,7 +88,7 @@ class Ledger:
         self.facts = facts
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield table(self.facts) if options.max_width >= WIDE else lines(self.facts)
+        yield table(self.facts) if options.max_width >= style.WIDE else lines(self.facts)
 
 
 def render(facts: EditsFacts) -> Ledger | str:

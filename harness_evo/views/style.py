@@ -107,6 +107,11 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
+WIDE = 120
+"""Terminal columns from which the wide views (`edits`, `compare`) show every column; narrower, they fit a layout of
+their own."""
+
+
 def clip(text: str | None, width: int) -> str:
     """The first line of `text`, cut to `width` characters."""
     line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
