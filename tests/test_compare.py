@@ -165,7 +165,7 @@ def test_recorded_compares_what_an_interrupted_comparison_has_on_the_keys_every_
     assert result.exit_code == 0, result.output
     shown = " ".join(result.stdout.split())
     assert "on the 2 (task, trial) keys recorded for every harness (--recorded: nothing was run)" in shown
-    assert "2 pairs better, 0 worse, of 2 on 1 tasks" in shown and scripted.calls(world["name"]) == calls
+    assert "2 pairs better, 0 worse, of 2 on 1 task" in shown and scripted.calls(world["name"]) == calls
 
 
 @pytest.mark.docker
@@ -189,7 +189,7 @@ def test_a_comparison_stopped_partway_keeps_every_harness_s_finished_trials(worl
 
     result = compare(world, world["weak"], HARNESS, trials=3, json_out=False, extra=("--recorded",))
     assert result.exit_code == 0, result.output
-    assert "2 pairs better, 0 worse, of 2 on 1 tasks" in " ".join(result.stdout.split()) and len(calls) == 5
+    assert "2 pairs better, 0 worse, of 2 on 1 task" in " ".join(result.stdout.split()) and len(calls) == 5
 
 
 @pytest.mark.docker

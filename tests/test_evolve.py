@@ -99,7 +99,7 @@ def test_a_run_whose_accepted_edit_wins_too_few_dev_pairs_keeps_the_root_as_best
     output = " ".join(result.output.replace("│", " ").split())
     assert "the run has not shown a gain over the starting harness on dev (closest: no measurable difference" in output
     assert (
-        "gated 1 edits and accepted 1; edits that change nothing would get at most 0.1 accepts from noise alone"
+        "gated 1 edit and accepted 1; edits that change nothing would get at most 0.1 accepts from noise alone"
         in output
     )
     assert "on dev:" not in output

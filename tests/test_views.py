@@ -10,6 +10,7 @@ from rich.console import Console
 from scipy.stats import binomtest
 from typer.testing import CliRunner
 
+from harness_evo.agent.evaluate import EvalResult, TaskScore
 from harness_evo.cli import app
 from harness_evo.errors import UserError
 from harness_evo.evolve.state import NodeStats
@@ -29,6 +30,7 @@ from harness_evo.store import (
     RunStore,
 )
 from harness_evo.views import diff, edits, rollout, runs, show, tree, watch
+from harness_evo.views.evaluation import eval_table
 
 BASH_AGENT = Path(__file__).parents[1] / "harnesses" / "bash-agent"
 T0 = 1_780_000_000.0
@@ -566,6 +568,25 @@ def scored_world(runs_dir: Path) -> tuple[RunStore, str]:
     store.put(Node(id=harness.hash, iteration=-1, status=NodeStatus.ROOT, created=T0, **node_stats.fields()))
     store.set_status("finished", finished=T0 + 60, best_node=harness.hash)
     return store, harness.hash
+
+
+def test_eval_caption_counts_one_infrastructure_failure_and_one_reused_rollout_in_the_singular(tmp_path: Path):
+    tasks = [
+        TaskScore("a", "dev", rollouts=2, scored=1, passed=1, reward=1.0),
+        TaskScore("b", "dev", rollouts=1, scored=1, passed=0, reward=0.0),
+    ]
+    result = EvalResult(RunStore.create(tmp_path, "eval"), Harness.load(BASH_AGENT), tasks, reused=1)
+    console = Console(record=True, width=400, color_system=None, file=io.StringIO())
+    console.print(eval_table(result, time.time()))
+    caption = " ".join(console.export_text().split())  # the caption wraps at the table's width
+    assert "1 infrastructure failure not counted; 1 rollout reused from earlier runs" in caption
+    assert "pass@1 50% [9%, 91%] (n=2) over scored rollouts" in caption, "the failed infrastructure left out of n"
+
+
+def test_mean_reward_by_split_is_over_scored_rollouts_as_the_pass_rate_is(tmp_path: Path):
+    store, _ = scored_world(tmp_path)
+    row = next(line for line in text_of(show.render(show.collect(store))).splitlines() if line.startswith("│ dev"))
+    assert "0.43" in row, "3 of the 7 scored rollouts passed; the 2 that died of infrastructure errors are left out"
 
 
 def test_every_score_carries_its_n_and_wilson_interval_on_screen_and_in_json(tmp_path: Path):

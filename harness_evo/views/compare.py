@@ -67,7 +67,9 @@ def render(facts: CompareFacts, every_task: bool = False) -> Group:
         else ""
     )
     overview = Overview(
-        f"{len(harnesses)} harnesses on {facts.tasks} {facts.split} tasks x {facts.trials} trials" + recorded, harnesses
+        f"{len(harnesses)} harnesses on {facts.tasks} {facts.split} {'task' if facts.tasks == 1 else 'tasks'} "
+        f"x {style.plural(facts.trials, 'trial')}" + recorded,
+        harnesses,
     )
     flattered = [row for row in harnesses if (row.cached_share or 0.0) >= FLATTERED]
     overview.caption = "; ".join(
@@ -95,7 +97,7 @@ def render(facts: CompareFacts, every_task: bool = False) -> Group:
     for comparison in facts.comparisons:
         counts = (
             f"  ({comparison.b_better} pair{'s' * (comparison.b_better != 1)} better, {comparison.a_better} worse, "
-            f"of {comparison.n} on {comparison.tasks} tasks)\n"
+            f"of {comparison.n} on {style.plural(comparison.tasks, 'task')})\n"
         )
         verdicts.append(
             comparison.verdict,

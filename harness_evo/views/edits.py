@@ -181,7 +181,8 @@ def render_one(edit: EditFacts) -> Group:
     gate = edit.gate
     if gate:
         lines.append("gate: ", style="bold").append(
-            f"{gate_counts(gate)} over {gate.pairs} pairs on {', '.join(gate.tasks) or '?'}: {gate.reason}\n"
+            f"{gate_counts(gate)} over {style.plural(gate.pairs, 'pair')} on {', '.join(gate.tasks) or '?'}: "
+            f"{gate.reason}\n"
         )
     if gate and gate.evidence:
         found = gate.evidence

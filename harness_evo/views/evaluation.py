@@ -63,7 +63,8 @@ class RolloutProgress:
 
 def eval_table(result: EvalResult, started: float) -> Table:
     table = Table(
-        title=f"{result.harness.name} ({result.harness.short_hash}) on {len(result.tasks)} tasks", title_justify="left"
+        title=f"{result.harness.name} ({result.harness.short_hash}) on {style.plural(len(result.tasks), 'task')}",
+        title_justify="left",
     )
     for column in ("task", "split", "passed", "reward", "exit reasons", "tokens", "wall s"):
         table.add_column(column, justify="right" if column in ("passed", "reward", "tokens", "wall s") else "left")
@@ -73,8 +74,9 @@ def eval_table(result: EvalResult, started: float) -> Table:
         reasons = ", ".join(f"{reason}×{n}" if n > 1 else reason for reason, n in task.exit_reasons.most_common())
         reward = f"{task.reward / task.scored:.2f}" if task.scored else "-"
         table.add_row(task.task_id, task.split, passed, reward, reasons, f"{task.tokens:,}", f"{task.wall_s:.1f}")
-    infra = f"; {result.infra_failures} infrastructure failures not counted" if result.infra_failures else ""
-    infra += f"; {result.reused} rollouts reused from earlier runs" if result.reused else ""
+    failures = style.plural(result.infra_failures, "infrastructure failure")
+    infra = f"; {failures} not counted" if result.infra_failures else ""
+    infra += f"; {style.plural(result.reused, 'rollout')} reused from earlier runs" if result.reused else ""
     table.caption = (
         f"pass@1 {style.score(result.pass_at_1, result.scored)} over scored rollouts{infra}; "
         f"tokens {sum(t.tokens for t in result.tasks):,}; wall {time.time() - started:.0f} s; run {result.run.folder}"

@@ -223,8 +223,8 @@ def dev_lines(summary: EvolutionSummary) -> list[str]:
         )
     elif summary.gates is not None:
         lines.append(
-            f"gated {summary.gates} edits and accepted {summary.fates.get(EditStatus.ACCEPTED, 0)}; edits that change "
-            f"nothing would get at most {summary.expected_false_accepts:g} accepts from noise alone"
+            f"gated {style.plural(summary.gates, 'edit')} and accepted {summary.fates.get(EditStatus.ACCEPTED, 0)}; "
+            f"edits that change nothing would get at most {summary.expected_false_accepts:g} accepts from noise alone"
             + (
                 f"; {style.plural(summary.decisions, 'gate decision')} ran {summary.rollouts_per_decision:g} rollouts"
                 + (" each on average" if summary.decisions != 1 else "")
@@ -241,7 +241,7 @@ def screen_lines(summary: EvolutionSummary) -> list[str]:
     if seen is None:
         return []
     line = (
-        f"screen: looked at {seen.looked} candidates: {seen.inert} inert (first actions unchanged), "
+        f"screen: looked at {style.plural(seen.looked, 'candidate')}: {seen.inert} inert (first actions unchanged), "
         f"{seen.unseen} it could not see, {seen.looked - seen.inert - seen.unseen} changed; dropped {seen.dropped}"
     )
     if seen.inert_gated:

@@ -11,6 +11,7 @@ from rich.text import Text
 from harness_evo.errors import UserError
 from harness_evo.failures import Evidence, pattern_evidence, patterns
 from harness_evo.store import Pattern, RunStore
+from harness_evo.views import style
 
 
 class PatternFacts(Pattern):
@@ -49,8 +50,9 @@ def render_all(rows: list[Pattern], run_id: str) -> Table | str:
 def render_one(facts: PatternFacts) -> Group:
     head = Panel(
         Text(
-            f"{facts.description}\nsupport {facts.support} tasks ({', '.join(facts.task_ids)}), "
-            f"{facts.members} failures, {facts.harness_blame:.0%} blamed on the harness, status {facts.status}"
+            f"{facts.description}\nsupport {style.plural(facts.support, 'task')} ({', '.join(facts.task_ids)}), "
+            f"{style.plural(facts.members, 'failure')}, {facts.harness_blame:.0%} blamed on the harness, "
+            f"status {facts.status}"
         ),
         title=f"{facts.id} {facts.category}",
     )

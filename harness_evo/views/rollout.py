@@ -193,7 +193,7 @@ def failure_panel(failure: FailureFacts) -> Panel:
     pattern = failure.pattern
     if pattern:
         text.append("\npattern: ", style="bold").append(
-            f"{pattern.id} ({pattern.status}, {pattern.support} tasks) {pattern.description}"
+            f"{pattern.id} ({pattern.status}, {style.plural(pattern.support, 'task')}) {pattern.description}"
         )
     return Panel(text, title="failure record", title_align="left", border_style="red")
 

@@ -421,7 +421,7 @@ def splits_table(facts: ShowFacts) -> Table:
             str(row.passed),
             style.score_of(row.pass_rate),
             str(row.infra),
-            f"{row.reward / row.rollouts:.2f}" if row.rollouts else "-",
+            f"{row.reward / row.scored:.2f}" if row.scored else "-",
             f"{row.tokens:,}",
             style.dollars(row.cost),
         )

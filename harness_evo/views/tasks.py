@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness_evo.taskset import Suite
+from harness_evo.views import style
 
 
 class TaskLine(BaseModel):
@@ -64,7 +65,8 @@ def skipped_line(skipped: dict[str, str]) -> str:
 
 
 def render(facts: SuiteFacts) -> Group:
-    table = Table(title=f"suite {facts.name} ({facts.folder}): {len(facts.tasks)} tasks", title_justify="left")
+    title = f"suite {facts.name} ({facts.folder}): {style.plural(len(facts.tasks), 'task')}"
+    table = Table(title=title, title_justify="left")
     for column in ("task", "split", "category", "difficulty", "tags"):
         table.add_column(column, no_wrap=column in ("task", "split", "difficulty"), overflow="fold")
     for row in facts.tasks:

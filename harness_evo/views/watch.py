@@ -90,7 +90,7 @@ def tell(kind: str, data: dict[str, Any]) -> str | None:
         if data.get("arm"):
             return (
                 f"iteration {data.get('id')} started: arm {data['arm']}, node {style.short(data.get('node_id'))}, "
-                f"{len(data.get('tasks') or [])} tasks"
+                f"{style.plural(len(data.get('tasks') or []), 'task')}"
             )
     if kind == "pattern" and data.get("status") and data.get("description"):
         return f"pattern {data.get('id')} {data['status']}: {style.clip(data['description'], 80)}"
