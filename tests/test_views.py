@@ -583,6 +583,12 @@ def test_eval_caption_counts_one_infrastructure_failure_and_one_reused_rollout_i
     assert "pass@1 50% [9%, 91%] (n=2) over scored rollouts" in caption, "the failed infrastructure left out of n"
 
 
+def test_the_progress_of_a_run_of_one_iteration_says_iteration(tmp_path: Path):
+    store, _ = scored_world(tmp_path)
+    facts = show.collect(store).model_copy(update={"progress": show.Progress(iterations=1)})
+    assert "best score so far over 1 iteration (first bar" in text_of(show.progress_text(facts))
+
+
 def test_mean_reward_by_split_is_over_scored_rollouts_as_the_pass_rate_is(tmp_path: Path):
     store, _ = scored_world(tmp_path)
     row = next(line for line in text_of(show.render(show.collect(store))).splitlines() if line.startswith("│ dev"))

@@ -355,7 +355,8 @@ def harness_table(facts: ShowFacts) -> Table:
 def progress_text(facts: ShowFacts) -> Text:
     progress, edits = facts.progress, facts.edits
     text = Text(
-        f"best score so far over {progress.iterations} iterations (first bar: the starting harness)\n", style="bold"
+        f"best score so far over {style.plural(progress.iterations, 'iteration')} (first bar: the starting harness)\n",
+        style="bold",
     )
     for split in ("train", "dev"):
         known = [point for point in progress.scores.get(split, []) if point is not None]
