@@ -67,7 +67,7 @@ def render(facts: CompareFacts, every_task: bool = False) -> Group:
         else ""
     )
     overview = Overview(
-        f"{len(harnesses)} harnesses on {facts.tasks} {facts.split} {'task' if facts.tasks == 1 else 'tasks'} "
+        f"{len(harnesses)} harnesses on {style.plural(facts.tasks, f'{facts.split} task')} "
         f"x {style.plural(facts.trials, 'trial')}" + recorded,
         harnesses,
     )
@@ -96,7 +96,7 @@ def render(facts: CompareFacts, every_task: bool = False) -> Group:
     verdicts = Text()
     for comparison in facts.comparisons:
         counts = (
-            f"  ({comparison.b_better} pair{'s' * (comparison.b_better != 1)} better, {comparison.a_better} worse, "
+            f"  ({style.plural(comparison.b_better, 'pair')} better, {comparison.a_better} worse, "
             f"of {comparison.n} on {style.plural(comparison.tasks, 'task')})\n"
         )
         verdicts.append(
