@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from harness_evo import stats
 from harness_evo.config import EvidenceConfig, one_line
 from harness_evo.errors import ConfigError, UserError
-from harness_evo.evolve.evidence import PARENT, Candidate, Engine, ParentPool, Stop
+from harness_evo.evolve.evidence import PARENT, Candidate, Engine, Halt, Interrupted, ParentPool, Stop
 from harness_evo.evolve.evidence.sequential import SequentialTest
 from harness_evo.evolve.evidence.world import Effect, SimTask, TodayGate, World, guide_patterns
 from harness_evo.harness import Harness
@@ -159,6 +159,34 @@ def test_in_a_race_the_better_of_two_candidates_wins_and_the_other_keeps_its_evi
         assert decision.verdicts[0].threshold == 2 / EvidenceConfig().alpha  # alpha split over the two
         wins += bool(accepted)
     assert wins >= 8
+
+
+def test_a_race_the_run_stops_mid_look_hands_back_each_candidates_evidence_so_far():
+    world = World(rates(3, 0.1, 0.9, solved=0.6), 3)
+    guide = guide_of(world)
+    measure = world.measure({PARENT: world.rates, "a": Effect(0.1).rates(world.rates), "b": world.rates})
+    looks = 0
+
+    def stops_at_look_three(requests):
+        nonlocal looks
+        looks += PARENT not in requests  # a look measures the candidates once (the parent first when it lacks keys)
+        if looks == 3:
+            raise Halt("wall time reached (60 min) with rollouts in flight")
+        return measure(requests)
+
+    with pytest.raises(Interrupted, match="wall time reached") as stopped:
+        Engine(EvidenceConfig(), TASKS).race(
+            ParentPool(guide, spent=guide),
+            [Candidate(id="a"), Candidate(id="b")],
+            stops_at_look_three,
+            random.Random(0),
+        )
+    a, b = stopped.value.decision.verdicts
+    assert b.stop is Stop.FUTILE and b.looks < 3  # decided before the stop: its verdict stands
+    assert a.stop is Stop.INTERRUPTED and not a.accepted
+    assert a.looks == 2 and a.pairs == a.rollouts > 0  # the two whole looks' pairs; the third's rollouts never came
+    assert a.reason.startswith("undecided when the run stopped (wall time reached")
+    assert f"{a.fixed} fixed" in a.reason
 
 
 def tokens(seed: int, scales: dict[str, float]):

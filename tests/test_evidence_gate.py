@@ -66,12 +66,15 @@ def proposing(token: str, *news: str) -> None:
     scripted.register("world-proposer", lambda messages: json.dumps({"edits": edits}), token=f"{token}-proposer")
 
 
-def evolve(tmp_path: Path, gate: str, token: str, *news: str, screen: str = "off", **evidence) -> RunStore:
+def evolve(
+    tmp_path: Path, gate: str, token: str, *news: str, screen: str = "off", rollouts: int = 400, **evidence
+) -> RunStore:
     """One iteration of `evolve` in the wide world, gated by `gate` after the screen `screen`, the proposer offering
-    `news`."""
+    `news`, `rollouts` the run's budget."""
     world.register(token)
     proposing(token, *news)
-    config = world.config(gate=gate).model_copy(update={"tasks": wide_world(tmp_path / f"tasks-{gate}")})
+    config = world.config(gate=gate, max_rollouts=rollouts)
+    config = config.model_copy(update={"tasks": wide_world(tmp_path / f"tasks-{gate}")})
     config.evidence = config.evidence.model_copy(update=evidence)
     config.search.screen = screen
     config.curriculum.minibatch = 12  # every train task: the pattern and the regression sample fill the in-turn gate
@@ -128,6 +131,42 @@ def test_a_race_of_two_candidates_accepts_the_fix_and_drops_the_inert_one_with_i
     said = " ".join(shown.output.split())
     assert f"stopped {inert.gate.evidence.stop} after" in said and "raced with 1 other" in said
     assert "look 1: " in said and "a global edit reaches every task" in said, "each key with why its task was chosen"
+
+
+FIRST_LOOK = 10 + 12 + 8 + 2 * 8
+"""Rollouts of the race's run up to its first look: the root on dev (2 tasks x 5 trials), the minibatch (12), the
+parent's lacking keys and both candidates' (a batch of 8 each)."""
+
+
+def test_a_race_the_run_s_budget_stops_keeps_its_evidence_in_the_ledger_and_resume_decides_it(tmp_path: Path, cli):
+    store = evolve(tmp_path, "evidence", "evgate-stopped", INERT, world.FIX, rollouts=FIRST_LOOK)
+
+    inert, fix = gated(store)
+    assert inert.status == "rejected_empirical" and inert.gate.evidence.stop == "futile", "decided before the stop"
+    assert fix.interrupted and fix.status == "proposed" and not fix.gate.accepted  # undecided, with its first look
+    assert fix.gate.evidence.stop == "interrupted" and fix.gate.evidence.looks == 1 and fix.gate.evidence.choices
+    assert fix.gate.pairs == fix.gate.rollouts == 8 and fix.gate.fixed > 0
+    assert fix.gate.reason.startswith("undecided when the run stopped (rollout budget reached")
+    summary = store.info.summary
+    assert summary.interrupted == 1 and summary.decisions == 0
+    assert summary.expected_false_accepts == pytest.approx(0.05), "the decided candidate's share of alpha"
+    shown = cli("edits", store.id, fix.id, "--runs", store.folder.parent)
+    said = " ".join(shown.output.split())
+    assert shown.exit_code == 0 and "status interrupted" in said, shown.output
+    assert "the run stopped during its gate, after 1 look" in said and f"+{fix.gate.fixed} −" in said
+    shown = cli("show", store.id, "--runs", store.folder.parent, env={"COLUMNS": "200"})
+    assert "1 rejected by the gate, 0 invalid, 1 in a gate the stop interrupted" in shown.output, shown.output
+    listed = cli("edits", store.id, "--runs", store.folder.parent, env={"COLUMNS": "200"})
+    assert "interrupted" in listed.output and "undecided when the run stopped" in listed.output, listed.output
+
+    resumed = cli("resume", store.id, "--runs", store.folder.parent, "--budget-rollouts", "400", "--quiet")
+
+    assert resumed.exit_code == 0, resumed.output
+    store = RunStore(store.folder)
+    inert, fix = gated(store)
+    assert fix.status == "accepted" and inert.status == "rejected_empirical"
+    assert fix.gate.evidence.looks > 1 and not (fix.interrupted or inert.interrupted)
+    assert store.info.summary.interrupted == 0 and store.info.summary.decisions == 1
 
 
 @pytest.mark.parametrize(

@@ -15,15 +15,29 @@ Per decision:
 - with `evidence.cost_alpha` above 0 the engine reads each side's tokens at a key from the scorer, so a child that
   ties on passes may be accepted as cheaper;
 - an accepted edit whose gate rollouts show the agent reading the task less also needs a gain on dev, as in-turn;
-- each verdict goes into the ledger with its level, its rollouts and the engine's evidence (keys and why).
+- each verdict goes into the ledger with its level, its rollouts and the engine's evidence (keys and why);
+- when the run's budget runs out mid-decision, each candidate's evidence so far goes into the ledger too, those the
+  engine had not decided on still `proposed` (their gate's stop `interrupted`), and the run stops as it would have.
 """
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 
 from harness_evo.errors import first_line
+from harness_evo.evolve.budget import BudgetExhausted
 from harness_evo.evolve.conditioning import ConditioningCheck
-from harness_evo.evolve.evidence import PARENT, Engine, GateVerdict, Key, Measure, Measurement, ParentPool
+from harness_evo.evolve.evidence import (
+    PARENT,
+    Engine,
+    GateVerdict,
+    Halt,
+    Interrupted,
+    Key,
+    Measure,
+    Measurement,
+    ParentPool,
+    Stop,
+)
 from harness_evo.evolve.evidence import Candidate as Measured
 from harness_evo.evolve.evidence import Decision as Decided
 from harness_evo.evolve.evidence.engine import Cost
@@ -74,10 +88,15 @@ class EvidenceGate:
         measure = self.measure(turn.node, by_id, rows)
         pool = self.pool(turn.node)
         cost = self.cost(turn.node, by_id) if self.engine.config.cost_alpha > 0 else None
-        if len(measured) == 1:
-            decided = self.engine.gate(pool, measured[0], measure, turn.rng, cost)
-        else:
-            decided = self.engine.race(pool, measured, measure, turn.rng, cost)
+        try:
+            if len(measured) == 1:
+                decided = self.engine.gate(pool, measured[0], measure, turn.rng, cost)
+            else:
+                decided = self.engine.race(pool, measured, measure, turn.rng, cost)
+        except Interrupted as interrupted:
+            for verdict in interrupted.decision.verdicts:
+                self.record(turn, by_id[verdict.candidate], verdict, interrupted.decision, rows)
+            raise BudgetExhausted(str(interrupted)) from interrupted
         decision = Decision()
         for verdict in sorted(decided.verdicts, key=lambda verdict: not verdict.accepted):
             candidate = by_id[verdict.candidate]
@@ -98,7 +117,10 @@ class EvidenceGate:
                 side: (node, None) if side == PARENT else (by_id[side].child.hash, by_id[side].child)
                 for side in requests
             }
-            ran, broken = self.scorer.run_each([(*sides[side], sorted(keys)) for side, keys in requests.items()])
+            try:
+                ran, broken = self.scorer.run_each([(*sides[side], sorted(keys)) for side, keys in requests.items()])
+            except BudgetExhausted as e:
+                raise Halt(str(e)) from e
             got = Measurement()
             for side, side_rows in zip(requests, ran):
                 rows[side].extend(side_rows)
@@ -150,6 +172,7 @@ class EvidenceGate:
             alpha=verdict.level,
             rollouts=verdict.rollouts,
             evidence=evidence,
+            decided=verdict.stop is not Stop.INTERRUPTED,
         )
         return result
 

@@ -98,9 +98,11 @@ class Ledger:
         alpha: float,
         rollouts: int,
         evidence: GateEvidence | None = None,
+        decided: bool = True,
     ) -> Candidate:
         """Record the gate's verdict, the level it was tested at and the rollouts it ran (`GateResult`), with the
-        input-conditioning of both sides' gate rollouts when it was measured and how the evidence engine decided."""
+        input-conditioning of both sides' gate rollouts when it was measured and how the evidence engine decided; an
+        edit whose gate the run's stop interrupted (not `decided`) stays `proposed`, with its evidence so far."""
         gate = GateResult(
             **verdict.model_dump(),
             pairs=verdict.fixed + verdict.broken + verdict.ties,
@@ -112,9 +114,10 @@ class Ledger:
             evidence=evidence,
         )
         status = EditStatus.ACCEPTED if verdict.accepted else EditStatus.REJECTED_EMPIRICAL
+        status = status if decided else EditStatus.PROPOSED
         return self._save(
             candidate.model_copy(update={"edit": candidate.edit.model_copy(update={"status": status, "gate": gate})}),
-            final=True,
+            final=decided,
         )
 
     def screened(self, candidate: Candidate, result: ScreenResult) -> Candidate:

@@ -25,8 +25,9 @@ def summarize(
     levels its gates were decided at), the rollouts per gate decision, and what it spent."""
     fates, best, nodes = ledger.fates(), state.best(root, alpha, cost), state.nodes
     gates = sum(n for status, n in fates.items() if EditStatus(status).gated)
-    gated = [edit for edit in ledger.history() if edit.gate is not None]
-    decisions = gate_decisions(gated)
+    history = ledger.history()
+    gated = [edit for edit in history if edit.gate is not None and edit.status.gated]
+    decisions = gate_decisions([edit for edit in history if edit.gate is not None])
     start, end = nodes[root], nodes[best.node]
     return EvolutionSummary(
         run_id=store.id,
@@ -48,13 +49,14 @@ def summarize(
         rollouts_per_decision=round(sum(decisions.values()) / len(decisions), 1) if decisions else None,
         proposals=sum(fates.values()),
         fates=fates,
+        interrupted=sum(edit.interrupted for edit in history),
         accepted_by_move=ledger.accepted_by_move(),
         nodes=len(nodes),
         rollouts=budget.rollouts(),
         spend=budget.spend(),
         elapsed_s=round(budget.elapsed_s, 1),
         conditioning=conditioning_summary(store, root, best.node),
-        screen=screen_summary(ledger.history()),
+        screen=screen_summary(history),
     )
 
 
@@ -107,10 +109,12 @@ def dev_comparison(best: Best) -> DevComparison | None:
 
 def gate_decisions(gated: list[Edit]) -> dict[tuple[int, str], int]:
     """Each gate decision (an iteration's gating of its node's candidates) -> the rollouts it ran: each edit's
-    (`GateResult.rollouts`) and, for the evidence engine, the parent's fresh ones once per decision."""
+    (`GateResult.rollouts`) and, for the evidence engine, the parent's fresh ones once per decision. A decision the
+    run's stop interrupted (one of its edits still `proposed`) is left out: it decided nothing yet."""
     decisions: dict[tuple[int, str], int] = {}
     for edit in gated:
         key, gate = (edit.iteration, edit.parent_id), edit.gate
         parent = gate.evidence.parent_rollouts if gate.evidence and key not in decisions else 0
         decisions[key] = decisions.get(key, 0) + (gate.rollouts or 0) + parent
-    return decisions
+    cut = {(edit.iteration, edit.parent_id) for edit in gated if edit.interrupted}
+    return {key: rollouts for key, rollouts in decisions.items() if key not in cut}

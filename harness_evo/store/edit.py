@@ -108,6 +108,12 @@ class Edit(Record):
     ts: float | None = None
 
     @property
+    def interrupted(self) -> bool:
+        """Its gate was under way when the run stopped: still `proposed`, with the evidence so far in `gate` (a resumed
+        run gates it again from its recorded rollouts)."""
+        return self.status is EditStatus.PROPOSED and self.gate is not None
+
+    @property
     def reads_less(self) -> list[str]:
         """What fell beyond the margin in the input-conditioning of its gate rollouts, child vs parent (none when not
         measured: see evolve/conditioning.py)."""

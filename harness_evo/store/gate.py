@@ -43,7 +43,7 @@ class GateEvidence(BaseModel):
 
     stop: str
     """Why the candidate's gate stopped (`evidence.Stop`: accepted, cheaper, futile, harmful, protected, outraced,
-    spent, broken)."""
+    spent, broken; interrupted: the run stopped before the gate decided, and the edit is still `proposed`)."""
     e_value: float
     """The e-value of fixed against broken pairs when it stopped (1/e is a p-value valid at any look)."""
     threshold: float

@@ -209,6 +209,8 @@ class EvolutionSummary(Facts):
     proposals: int = 0
     fates: dict[str, int] = Field(default_factory=dict)
     """Edits per status."""
+    interrupted: int = 0
+    """Edits whose gate the run's stop interrupted (`proposed`, their evidence so far in the ledger)."""
     accepted_by_move: dict[str, int] = Field(default_factory=dict)
     nodes: int = 0
     rollouts: int = 0

@@ -97,6 +97,11 @@ def render(facts: EditsFacts) -> Ledger | str:
     return Ledger(facts)
 
 
+def fate(row: Edit) -> Text:
+    """The edit's status; `interrupted` for one whose gate the run's stop cut short."""
+    return style.status(row.status) if not row.interrupted else Text("interrupted", style="yellow")
+
+
 def verdict(row: EditFacts, short: bool = False) -> Text:
     """The gate's counts and reason, or the critic's first reasons (with `short`, each reason's first clause)."""
     text = Text(gate_counts(row.gate) + "  ", style="bold") if row.gate else Text()
@@ -129,7 +134,7 @@ def table(facts: EditsFacts) -> Table:
             str(row.iteration),
             row.move,
             row.pattern_id or "-",
-            style.status(row.status),
+            fate(row),
             ops_summary(row.ops),
             style.clip(row.rationale, 120),
             verdict(row),
@@ -142,7 +147,7 @@ def lines(facts: EditsFacts) -> Group:
     shown: list[Text | str] = [Text(f"edits of {facts.id} (gate: +fixed −broken =ties over paired rollouts)")]
     for row in facts.edits:
         head = Text(f"{row.id}", style="bold").append(f"  iteration {row.iteration}  {row.move}  ")
-        head.append(f"pattern {row.pattern_id or '-'}  ").append_text(style.status(row.status))
+        head.append(f"pattern {row.pattern_id or '-'}  ").append_text(fate(row))
         shown += [head, Text("  " + style.clip(row.rationale, 110)), Text("  ").append_text(verdict(row, short=True))]
     notes = [note for note in (caption(facts), f"each edit whole: `harness-evo edits {facts.id} ID`") if note]
     return Group(*shown, *(Text(note, style="dim") for note in notes))
@@ -162,7 +167,7 @@ def render_one(edit: EditFacts) -> Group:
     lines.append("move ", style="bold").append(
         edit.move + (f" of {', '.join(edit.sources)}" if edit.sources else "") + "\n"
     )
-    lines.append("status ", style="bold").append(style.status(edit.status)).append(
+    lines.append("status ", style="bold").append(fate(edit)).append(
         f"  (iteration {edit.iteration}, critic round {edit.revision}, parent {style.short(edit.parent_id)}, child "
         f"{style.short(edit.child_id)})\n"
     )
@@ -174,9 +179,9 @@ def render_one(edit: EditFacts) -> Group:
         )
     if edit.screen:
         seen = edit.screen
-        fate = "dropped" if seen.dropped else "passed on to the gate"
+        then = "dropped" if seen.dropped else "passed on to the gate"
         lines.append("screen: ", style="bold red" if seen.dropped else "bold").append(
-            f"{seen.verdict}: {seen.sentence()}" + (f" ({', '.join(seen.tasks)})" if seen.tasks else "") + f"; {fate}\n"
+            f"{seen.verdict}: {seen.sentence()}" + (f" ({', '.join(seen.tasks)})" if seen.tasks else "") + f"; {then}\n"
         )
     gate = edit.gate
     if gate:
@@ -187,10 +192,17 @@ def render_one(edit: EditFacts) -> Group:
     if gate and gate.evidence:
         found = gate.evidence
         raced = f", raced with {found.raced - 1} other{'s' * (found.raced > 2)}" if found.raced > 1 else ""
-        lines.append("evidence: ", style="bold").append(
-            f"stopped {found.stop} after {found.looks} looks at alpha {gate.alpha:g}{raced}; {gate.rollouts} child "
-            f"rollouts, {found.parent_rollouts} fresh parent rollouts in the decision\n"
+        stopped = (
+            f"the run stopped during its gate, after {style.plural(found.looks, 'look')}"
+            if edit.interrupted
+            else f"stopped {found.stop} after {style.plural(found.looks, 'look')}"
         )
+        lines.append("evidence: ", style="bold").append(
+            f"{stopped} at alpha {gate.alpha:g}{raced}; {gate.rollouts} child rollouts, {found.parent_rollouts} fresh "
+            "parent rollouts in the decision\n"
+        )
+        if edit.interrupted:
+            lines.append("  `harness-evo resume` gates it again from these rollouts and goes on\n", style="dim")
         for choice in found.choices:
             lines.append(f"  look {choice.look}: {choice.task} trial {choice.trial}: {choice.reason}\n")
     lines.rstrip()

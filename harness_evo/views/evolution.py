@@ -170,7 +170,8 @@ def summary_panel(summary: EvolutionSummary) -> Panel:
         f"{fates.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected empirically, {fates.get(EditStatus.ACCEPTED, 0)} "
         "accepted"
         + (f", {fates[EditStatus.SCREENED]} dropped by the screen" if fates.get(EditStatus.SCREENED) else "")
-        + (f", {fates[EditStatus.PROPOSED]} not yet gated" if fates.get(EditStatus.PROPOSED) else "")
+        + (f", {summary.interrupted} in a gate the stop interrupted" if summary.interrupted else "")
+        + (f", {waiting} not yet gated" if (waiting := fates.get(EditStatus.PROPOSED, 0) - summary.interrupted) else "")
         + (
             f" ({', '.join(f'{n} by {move}' for move, n in sorted(summary.accepted_by_move.items()))})"
             if summary.accepted_by_move

@@ -109,6 +109,8 @@ class ShowFacts(RunFacts):
     progress: Progress = Progress()
     edits: dict[str, int] = Field(default_factory=dict)
     """Edits per status."""
+    interrupted: int = 0
+    """Edits still `proposed` whose gate the run's stop interrupted (their evidence so far is in the ledger)."""
     splits: dict[str, SplitCounts] = Field(default_factory=dict)
     exit_reasons: dict[str, int] = Field(default_factory=dict)
     spend: dict[str, Spend] = Field(default_factory=dict)
@@ -136,6 +138,7 @@ def collect(store: RunStore) -> ShowFacts:
         lineage=lineage(store, nodes, best),
         progress=progress(store, nodes),
         edits=store.tally(Edit, "status"),
+        interrupted=sum(edit.interrupted for edit in store.records(Edit, status=EditStatus.PROPOSED)),
         splits=query.split_scores(store),
         exit_reasons={reason: n for reason, n in store.tally(Rollout, "exit_reason").items() if reason},
         spend=query.spend(store),
@@ -368,7 +371,9 @@ def progress_text(facts: ShowFacts) -> Text:
         f"edits: {sum(edits.values())} proposed, {edits.get(EditStatus.ACCEPTED, 0)} accepted, "
         f"{edits.get(EditStatus.REJECTED_STATIC, 0)} rejected by the critic, "
         f"{edits.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected by the gate, {edits.get(EditStatus.INVALID, 0)} "
-        "invalid" + (f", {edits[EditStatus.SCREENED]} dropped by the screen" if edits.get(EditStatus.SCREENED) else "")
+        "invalid"
+        + (f", {edits[EditStatus.SCREENED]} dropped by the screen" if edits.get(EditStatus.SCREENED) else "")
+        + (f", {facts.interrupted} in a gate the stop interrupted" if facts.interrupted else "")
     )
     return text
 

@@ -3,7 +3,7 @@ candidate may be measured on (scope.py), where the next pairs go (choice.py), th
 the engine that gates one candidate or races several (engine.py); world.py simulates outcomes for tests and benches."""
 
 from harness_evo.evolve.evidence.choice import Informative, TaskChoice
-from harness_evo.evolve.evidence.engine import PARENT, Engine, Measure, Measurement
+from harness_evo.evolve.evidence.engine import PARENT, Engine, Halt, Interrupted, Measure, Measurement
 from harness_evo.evolve.evidence.pool import Key, ParentPool, Passes
 from harness_evo.evolve.evidence.scope import Candidate, Plan, TrainTask
 from harness_evo.evolve.evidence.sequential import SequentialTest
@@ -16,7 +16,9 @@ __all__ = [
     "Decision",
     "Engine",
     "GateVerdict",
+    "Halt",
     "Informative",
+    "Interrupted",
     "Key",
     "Measure",
     "Measurement",

@@ -14,6 +14,9 @@ the survivors, and accepts at most one: the first to reach its bar, the one with
 at one look. Each candidate is tested at alpha / n (Bonferroni), so the chance that the race accepts any candidate
 that changes nothing is at most alpha, whichever of them are inert.
 
+When `measure` raises `Halt` (the run's budget ran out mid-look), the candidates still running stop as `interrupted`
+and the engine raises `Interrupted` with the decision so far: each candidate's evidence up to its last whole look.
+
 With `cost_alpha` above 0 and a `cost` to read what each side's rollout at a key cost, a candidate may also be accepted
 as cheaper (sequential.py); a race prefers a candidate accepted on passes.
 """
@@ -49,7 +52,20 @@ class Measurement:
 
 Measure = Callable[[Mapping[str, list[Key]]], Measurement]
 """`measure(keys)`: the rewards of each side (PARENT or a candidate's id) at its keys, running or fetching their
-rollouts in one go, so that no side waits for another's slowest rollout."""
+rollouts in one go, so that no side waits for another's slowest rollout; `Halt` when it cannot measure any more."""
+
+
+class Halt(Exception):
+    """What `measure` raises when it cannot go on (the run's budget ran out); its message says why."""
+
+
+class Interrupted(Exception):
+    """A decision `Halt` cut short: the verdicts so far, those still running stopped as `interrupted`."""
+
+    def __init__(self, decision: "Decision", why: str):
+        super().__init__(why)
+        self.decision = decision
+
 
 Cost = Callable[[str, Key], float | None]
 """`cost(side, key)`: what the rollout of `side` at `key` that `measure` returned cost, in tokens (None: unknown)."""
@@ -182,14 +198,26 @@ class Race:
                     "nothing to test it on: none of the tasks it is for is a train task left to measure",
                 )
         look = 0
-        while self.running:
-            look += 1
-            keys = self.next_keys(look, seen)
-            if not keys:
-                break
-            self.measure_look(keys, seen)
-            self.judge()
-            self.drop_outraced()
+        try:
+            while self.running:
+                look += 1
+                keys = self.next_keys(look, seen)
+                if not keys:
+                    break
+                self.measure_look(keys, seen)
+                self.judge()
+                self.drop_outraced()
+        except Halt as halt:
+            for track in self.running:
+                self.stop(
+                    track,
+                    Stop.INTERRUPTED,
+                    f"undecided when the run stopped ({halt}): {self.tested(track)}, e = {self.e_value(track):.3g}",
+                )
+            raise Interrupted(self.decision(), str(halt)) from halt
+        return self.decision()
+
+    def decision(self) -> Decision:
         return Decision(verdicts=[track.verdict for track in self.tracks], choices=self.choices, spend=self.spend)
 
     @property

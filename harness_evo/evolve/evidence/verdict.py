@@ -26,6 +26,9 @@ class Stop(StrEnum):
     """The budget or the tasks' trials ran out before the evidence was decisive."""
     BROKEN = "broken"
     """Its harness failed to run."""
+    INTERRUPTED = "interrupted"
+    """The run stopped (a budget of the run ran out) while it was still being measured: not a verdict; a resumed run
+    measures it again from its recorded pairs."""
 
 
 class GateVerdict(BaseModel):
