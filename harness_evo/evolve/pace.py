@@ -22,10 +22,13 @@ from harness_evo.agent.executor import rollout_workers
 from harness_evo.config import RunConfig
 from harness_evo.llm.cache import cache_home
 
-DEFAULT_SECONDS = 10.0
-"""Wall seconds per rollout until this machine has measured its own: the embedded 1.5B solver on llama-server with 3
-workers on a 2-core machine did 106 rollouts in 15.1 minutes (8.5 s each) and 497 in 88 minutes (10.6 s; both in
-docs/experiments.md)."""
+DEFAULT_SECONDS = 20.0
+"""Wall seconds per rollout until this machine has measured its own: what fresh 2-core machines took with the embedded
+1.5B solver on llama-server (3 workers) and nothing in the response cache. The Intel Xeon: 17.7 s (the 60-minute
+evolve, 203 rollouts) and 19 s (the 15-minute main command, 47 rollouts); the AMD EPYC: 28 s (the main command, 32
+rollouts) and 58 s (2 hours, 127 rollouts); all in docs/experiments.md."""
+SPREAD = (18, 58)
+"""The fewest and most seconds a rollout took on those machines, said beside the default."""
 KEPT = 5
 """Recent sessions kept per solver and workers: the pace is the median of theirs."""
 MAX_AGE_S = 30 * 24 * 3600.0
@@ -70,7 +73,10 @@ class Pace(BaseModel):
 
     def basis(self) -> str:
         if not self.rollouts:
-            return "a default until a run here measures it"
+            return (
+                f"a default until a run here measures it (fresh 2-core machines took {SPREAD[0]} to {SPREAD[1]} s a "
+                "rollout)"
+            )
         if self.runs == 1:
             return f"measured here over {self.rollouts} rollouts of 1 earlier run"
         return f"the median of {self.runs} earlier runs here, over {self.rollouts} rollouts"
