@@ -223,6 +223,27 @@ def test_an_infrastructure_failure_never_becomes_a_harness_pattern(store):
     assert analyst.asked == []
 
 
+def test_a_container_that_dies_on_several_tasks_is_one_infrastructure_pattern_naming_no_container(store):
+    rows = [
+        rollout(
+            store,
+            task,
+            exit_reason="infra_error",
+            reward=None,
+            step_list=[],
+            error=f"sandbox container harness-evo-{task}-{suffix} died (exited, exit code 137)",
+        )
+        for task, suffix in (("csv-sum", "98f6dc"), ("log-grep", "0a1b2c"), ("json-merge", "ffe012"))
+    ]
+
+    analysis(store, Analyst()).process(rows)
+
+    [pattern] = live(store)
+    assert pattern.infra and pattern.support == 3
+    assert "harness-evo-<task> died (exited, exit code 137)" in pattern.description
+    assert not any(suffix in pattern.description for suffix in ("98f6dc", "0a1b2c", "ffe012"))
+
+
 def test_a_dev_failure_is_counted_and_leaves_no_pattern(store):
     row = rollout(store, "csv-sum", split="dev")
     analyst = Analyst()

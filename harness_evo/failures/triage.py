@@ -55,11 +55,17 @@ def triage(trajectory: Trajectory, loop_repeats: int) -> Triage | None:
     )
 
 
+CONTAINER = re.compile(r"\bharness-evo-[\w.-]+-[0-9a-f]{6}\b")
+"""A sandbox container's name (`harness-evo-<task>-<random suffix>`), which differs from one rollout to the next."""
+
+
 def infrastructure(trajectory: Trajectory) -> Triage | None:
+    """A rollout that was not scored; its pattern names neither its task nor its container, so that the same failure on
+    other tasks and containers is one pattern."""
     if trajectory.scored:
         return None
     what = (trajectory.error or "").strip().splitlines()[:1] or ["the verifier wrote no reward"]
-    message = what[0].replace(trajectory.task_id, "<task>")
+    message = CONTAINER.sub("harness-evo-<task>", what[0]).replace(trajectory.task_id, "<task>")
     return Triage(
         infra=True,
         final=True,
