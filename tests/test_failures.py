@@ -201,18 +201,17 @@ def test_a_pattern_blamed_mostly_on_the_model_is_not_promoted(store):
     assert (pattern.support, pattern.harness_blame, pattern.status) == (3, 0.0, "candidate")
 
 
-def test_an_infrastructure_failure_never_becomes_a_harness_pattern(store):
-    rows = [
-        rollout(
-            store,
-            task,
-            exit_reason="infra_error",
-            reward=None,
-            step_list=[],
-            error=f"image build failed for {task}: apt-get exited 100",
-        )
-        for task in ("csv-sum", "log-grep", "json-merge")
+def infra_failures(store, errors: dict[str, str]) -> list:
+    """Unscored rollouts of the tasks of `errors`, each ended by its error."""
+    return [
+        rollout(store, task, exit_reason="infra_error", reward=None, step_list=[], error=error)
+        for task, error in errors.items()
     ]
+
+
+def test_an_infrastructure_failure_never_becomes_a_harness_pattern(store):
+    tasks = ("csv-sum", "log-grep", "json-merge")
+    rows = infra_failures(store, {task: f"image build failed for {task}: apt-get exited 100" for task in tasks})
     analyst = Analyst()
 
     analysis(store, analyst).process(rows)
@@ -224,24 +223,16 @@ def test_an_infrastructure_failure_never_becomes_a_harness_pattern(store):
 
 
 def test_a_container_that_dies_on_several_tasks_is_one_infrastructure_pattern_naming_no_container(store):
-    rows = [
-        rollout(
-            store,
-            task,
-            exit_reason="infra_error",
-            reward=None,
-            step_list=[],
-            error=f"sandbox container harness-evo-{task}-{suffix} died (exited, exit code 137)",
-        )
-        for task, suffix in (("csv-sum", "98f6dc"), ("log-grep", "0a1b2c"), ("json-merge", "ffe012"))
-    ]
+    suffixes = {"csv-sum": "98f6dc", "log-grep": "0a1b2c", "json-merge": "ffe012"}
+    died = "sandbox container harness-evo-{}-{} died (exited, exit code 137)"
+    rows = infra_failures(store, {task: died.format(task, suffix) for task, suffix in suffixes.items()})
 
     analysis(store, Analyst()).process(rows)
 
     [pattern] = live(store)
     assert pattern.infra and pattern.support == 3
     assert "harness-evo-<task> died (exited, exit code 137)" in pattern.description
-    assert not any(suffix in pattern.description for suffix in ("98f6dc", "0a1b2c", "ffe012"))
+    assert not any(suffix in pattern.description for suffix in suffixes.values())
 
 
 def test_a_dev_failure_is_counted_and_leaves_no_pattern(store):
