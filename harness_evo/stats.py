@@ -132,7 +132,12 @@ def pp(value: float, sign: bool = True) -> str:
 
 
 def paired(pairs: Sequence[Pair], seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES) -> Difference:
-    """The paired difference of B over A: bootstrap over tasks (trials kept together) and an exact sign test."""
+    """The paired difference of B over A: bootstrap over tasks (trials kept together) and an exact sign test.
+
+    When no task's pairs move the difference (every pair ties, or a task's fixed and broken pairs cancel), every
+    resample gives the same difference and the bootstrap's interval has no width, which claims a certainty the sample
+    does not have; the interval is then +-u around 0, u the exact upper bound on the share of pairs that differ (no
+    difference can exceed it)."""
     if not pairs:
         return Difference(0, 0, 0.0, 0.0, 0.0, 0.0, 0, 0, None)
     by_task: dict[str, list[Pair]] = defaultdict(list)
@@ -152,6 +157,9 @@ def paired(pairs: Sequence[Pair], seed: int = 0, resamples: int = BOOTSTRAP_RESA
     discordant = a_better + b_better
     p_value = binomtest(b_better, discordant, 0.5).pvalue if discordant else None
     n = len(pairs)
+    if low == high:
+        bound = binomtest(discordant, n).proportion_ci(CONFIDENCE, method="exact").high
+        low, high = min(low, -bound), max(high, bound)
     return Difference(
         n,
         len(by_task),

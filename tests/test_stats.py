@@ -37,6 +37,17 @@ def test_a_small_sample_says_how_many_more_trials_per_task_would_resolve_a_diffe
     assert "at this sample size" in line and "more trials per task would resolve a difference of 25.0 pp" in line
 
 
+def test_pairs_that_all_tie_give_an_interval_as_wide_as_the_differing_share_could_be_not_a_point():
+    ties = paired([Pair(f"t{i}", 0, float(i < 3), float(i < 3)) for i in range(28)])  # 3 of 28 passed by both
+    assert ties.diff == 0 and ties.p_value is None
+    assert ties.low < -0.1 and ties.high > 0.1, "28 ties cannot rule out a 10 pp difference"
+    assert ties.interval() == "+0.0 pp [-12.3 pp, +12.3 pp]"  # 12.3%: the exact 95% bound on 0 differing of 28
+    cancelled = paired([Pair("a", 0, 1, 0), Pair("a", 1, 0, 1), *(Pair(f"t{i}", 0, 0, 0) for i in range(26))])
+    assert cancelled.low < -0.2 and cancelled.high > 0.2, "one fixed and one broken pair of one task: still unknown"
+    spread = paired(outcomes(28, 3, b_better=4, a_better=3))
+    assert spread.high - spread.low < 0.2, "a bootstrap with spread is kept as it is"
+
+
 def test_mixture_e_value_of_fair_coin_flips_reaches_1_over_alpha_at_most_alpha_of_the_time_however_often_looked_at():
     alternatives, alpha, flips, sequences = (0.6, 0.7, 0.8), 0.1, 200, 3000
     rng = random.Random(0)
