@@ -282,6 +282,14 @@ def test_the_closing_summary_says_plainly_when_the_run_has_not_shown_a_gain_and_
     screen.print(summary_panel(one))
     text = " ".join(screen.export_text().replace("│", " ").split())
     assert "1 iteration, 90 rollouts" in text and "from noise alone; 1 gate decision ran 72 rollouts spend" in text
+    steps = next_steps(summary, "/runs/evolve-1")
+    assert "(the best is the start: no accepted edit beat it on dev)" in steps and "no edit was accepted" not in steps
+    cut = summary.model_copy(
+        update={"fates": {"rejected_empirical": 3, "accepted": 1, "proposed": 2}, "accepted_by_move": {"knob": 1}}
+    )
+    screen.print(summary_panel(cut.model_copy(update={"interrupted": 1})))
+    text = " ".join(screen.export_text().replace("│", " ").split())
+    assert "3 rejected empirically, 1 accepted (1 by knob), 1 in a gate the stop interrupted, 1 not yet gated" in text
 
     shown = EvolutionSummary.model_validate(
         summary.model_dump()

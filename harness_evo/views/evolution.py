@@ -169,13 +169,15 @@ def summary_panel(summary: EvolutionSummary) -> Panel:
         f"{fates.get(EditStatus.REJECTED_STATIC, 0)} rejected statically, "
         f"{fates.get(EditStatus.REJECTED_EMPIRICAL, 0)} rejected empirically, {fates.get(EditStatus.ACCEPTED, 0)} "
         "accepted"
-        + (f", {fates[EditStatus.SCREENED]} dropped by the screen" if fates.get(EditStatus.SCREENED) else "")
-        + (f", {summary.interrupted} in a gate the stop interrupted" if summary.interrupted else "")
-        + (f", {waiting} not yet gated" if (waiting := fates.get(EditStatus.PROPOSED, 0) - summary.interrupted) else "")
         + (
             f" ({', '.join(f'{n} by {move}' for move, n in sorted(summary.accepted_by_move.items()))})"
             if summary.accepted_by_move
             else ""
+        )
+        + (f", {fates[EditStatus.SCREENED]} dropped by the screen" if fates.get(EditStatus.SCREENED) else "")
+        + (f", {summary.interrupted} in a gate the stop interrupted" if summary.interrupted else "")
+        + (
+            f", {waiting} not yet gated" if (waiting := fates.get(EditStatus.PROPOSED, 0) - summary.interrupted) else ""
         ),
         *dev_scores(summary),
         *dev_lines(summary),
@@ -287,7 +289,8 @@ def next_steps(summary: EvolutionSummary, run_folder: str) -> str:
             + (
                 f"; harness-evo diff {run} {summary.root[:12]} {best[:12]}"
                 if best != summary.root
-                else " (no edit was accepted)"
+                else " (the best is the start: "
+                + ("no edit was accepted)" if summary.nodes <= 1 else "no accepted edit beat it on dev)")
             ),
             f"export it:    harness-evo export {run} --node best --format native|mini-swe-agent|skills|claude-code "
             "--out DIR",
