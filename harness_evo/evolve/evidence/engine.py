@@ -209,11 +209,7 @@ class Race:
                 self.drop_outraced()
         except Halt as halt:
             for track in self.running:
-                self.stop(
-                    track,
-                    Stop.INTERRUPTED,
-                    f"undecided when the run stopped ({halt}): {self.tested(track)}, e = {self.e_value(track):.3g}",
-                )
+                self.undecided(track, Stop.INTERRUPTED, f"the run stopped ({halt})")
             raise Interrupted(self.decision(), str(halt)) from halt
         return self.decision()
 
@@ -234,9 +230,7 @@ class Race:
         if not picks:
             why = "the budget is spent" if n <= 0 else "every task of its plan has its trials"
             for track in running:
-                self.stop(
-                    track, Stop.SPENT, f"undecided when {why}: {self.tested(track)}, e = {self.e_value(track):.3g}"
-                )
+                self.undecided(track, Stop.SPENT, why)
             return []
         keys = []
         for task, reason in picks:
@@ -358,6 +352,10 @@ class Race:
 
     def cost_e(self, track: Track) -> float:
         return self.test.cheaper(track.costs)[2]
+
+    def undecided(self, track: Track, stop: Stop, when: str) -> None:
+        """Stop a track before its evidence was decisive, saying what it had."""
+        self.stop(track, stop, f"undecided when {when}: {self.tested(track)}, e = {self.e_value(track):.3g}")
 
     def stop(self, track: Track, stop: Stop, reason: str) -> None:
         tally, e, harm = self.test.evidence(track.pairs, track.plan.protected)
